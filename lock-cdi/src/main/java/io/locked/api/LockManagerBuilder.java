@@ -1,0 +1,71 @@
+package io.locked.api;
+
+import io.locked.internal.DefaultLockManager;
+import io.locked.internal.TimeSource;
+import io.locked.spi.LockRepository;
+import java.time.Clock;
+
+/**
+ * Builds a {@link LockManager} on a lock store, for use without a CDI container.
+ *
+ * <pre>{@code
+ * LockManager locks = LockManagerBuilder.on(new JpaLockRepository(entityManagerFactory)).build();
+ * try (LockHandle lock = locks.acquire(LockRequest.of("stock:42"))) {
+ *     ... // at most one holder of "stock:42" at a time, across JVMs
+ * }
+ * }</pre>
+ */
+public final class LockManagerBuilder {
+    private final LockRepository repository;
+    private Clock clock = Clock.systemUTC();
+    private int watchdogThreads = 1;
+
+    private LockManagerBuilder(LockRepository repository) {
+        this.repository = repository;
+    }
+
+    /**
+     * @param repository the lock store, not null
+     * @return a builder
+     */
+    public static LockManagerBuilder on(LockRepository repository) {
+        if (repository == null) {
+            throw new IllegalArgumentException("Lock repository must not be null");
+        }
+        return new LockManagerBuilder(repository);
+    }
+
+    /**
+     * The client wall clock, used only to label holders in the lock table; lease start, expiry and
+     * takeover are judged by the database's clock whatever this says. Default: system UTC.
+     *
+     * @param wallClock not null
+     * @return this builder
+     */
+    public LockManagerBuilder clock(Clock wallClock) {
+        if (wallClock == null) {
+            throw new IllegalArgumentException("Clock must not be null");
+        }
+        this.clock = wallClock;
+        return this;
+    }
+
+    /**
+     * Threads that renew optimistic leases. Default: 1.
+     *
+     * @param threads at least 1
+     * @return this builder
+     */
+    public LockManagerBuilder watchdogThreads(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("Watchdog threads must be at least 1, was " + threads);
+        }
+        this.watchdogThreads = threads;
+        return this;
+    }
+
+    /** @return a new lock manager; close it to stop its lease watchdog */
+    public LockManager build() {
+        return new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads);
+    }
+}

@@ -1,0 +1,97 @@
+package io.locked.api;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What to lock and how: an immutable value, checked when it is built.
+ *
+ * <pre>{@code
+ * LockRequest request = LockRequest.of("order:42").mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(5));
+ * }</pre>
+ *
+ * @param key   the lock key: not blank, at most {@link #MAX_KEY_LENGTH} characters
+ * @param mode  the lock mode; default {@link LockMode#PESSIMISTIC}
+ * @param maxWait how long to wait for the lock: zero tries once; default {@link #DEFAULT_WAIT}
+ * @param lease how long an optimistic lease lasts between renewals (ignored by pessimistic locks):
+ *              positive; default {@link #DEFAULT_LEASE}
+ */
+public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease) {
+
+    /** The longest key the lock table holds (its primary key column is {@code VARCHAR(255)}). */
+    public static final int MAX_KEY_LENGTH = 255;
+    /** Default wait: 10 seconds. */
+    public static final Duration DEFAULT_WAIT = Duration.ofSeconds(10);
+    /** Default lease: 30 seconds, renewed every 10 seconds while held. */
+    public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+
+    /**
+     * Checks every component.
+     *
+     * @throws IllegalArgumentException for a null, blank or too long key, a null mode, a negative wait,
+     *                                  or a zero or negative lease; the message names the value
+     */
+    public LockRequest {
+        if (key == null) {
+            throw new IllegalArgumentException("Lock key must not be null");
+        }
+        if (key.isBlank()) {
+            throw new IllegalArgumentException("Lock key must not be blank, was '" + key + "'");
+        }
+        if (key.length() > MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("Lock key must be at most " + MAX_KEY_LENGTH
+                    + " characters, was " + key.length() + ": '" + key.substring(0, 40) + "...'");
+        }
+        if (mode == null) {
+            throw new IllegalArgumentException("Lock mode must not be null for key '" + key + "'");
+        }
+        if (maxWait == null || maxWait.isNegative()) {
+            throw new IllegalArgumentException("Lock wait must be zero or positive for key '" + key + "', was " + maxWait);
+        }
+        if (lease == null || lease.isNegative() || lease.isZero()) {
+            throw new IllegalArgumentException("Lock lease must be positive for key '" + key + "', was " + lease);
+        }
+        if (lease.toMillis() < 1) {
+            throw new IllegalArgumentException("Lock lease must be at least 1ms for key '" + key + "', was " + lease);
+        }
+    }
+
+    /**
+     * A pessimistic request with the default wait and lease.
+     *
+     * @param key the lock key (see the record description for its constraints)
+     * @return the request
+     */
+    public static LockRequest of(String key) {
+        return new LockRequest(key, LockMode.PESSIMISTIC, DEFAULT_WAIT, DEFAULT_LEASE);
+    }
+
+    /**
+     * @param newMode the lock mode, not null
+     * @return a copy with that mode
+     */
+    public LockRequest mode(LockMode newMode) {
+        return new LockRequest(key, newMode, maxWait, lease);
+    }
+
+    /**
+     * @param newWait how long to wait, zero or positive
+     * @return a copy with that wait
+     */
+    public LockRequest waitFor(Duration newWait) {
+        return new LockRequest(key, mode, newWait, lease);
+    }
+
+    /**
+     * @param newLease the optimistic lease, positive
+     * @return a copy with that lease
+     */
+    public LockRequest leaseFor(Duration newLease) {
+        return new LockRequest(key, mode, maxWait, newLease);
+    }
+
+    @Override
+    public String toString() {
+        return "LockRequest[" + Objects.toString(key) + ", " + mode + ", wait " + maxWait + ", lease " + lease + "]";
+    }
+}

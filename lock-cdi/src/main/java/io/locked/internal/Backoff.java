@@ -1,0 +1,36 @@
+package io.locked.internal;
+
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Exponential backoff with jitter: the n-th pause is uniform in [c/2, c] with c = min(cap, first * 2^n).
+ * The jitter spreads competing JVMs apart instead of waking them in step; the lower half keeps a
+ * waiter from spinning on a busy row.
+ */
+final class Backoff {
+    private final long firstNanos;
+    private final long capNanos;
+    private long ceilingNanos;
+
+    Backoff(long firstNanos, long capNanos) {
+        this.firstNanos = firstNanos;
+        this.capNanos = capNanos;
+        this.ceilingNanos = firstNanos;
+    }
+
+    static Backoff standard() {
+        return new Backoff(TimeUnit.MICROSECONDS.toNanos(500), TimeUnit.MILLISECONDS.toNanos(50));
+    }
+
+    /** @return the next pause, never more than {@code remainingNanos} */
+    long nextPauseNanos(long remainingNanos) {
+        long pause = ThreadLocalRandom.current().nextLong(ceilingNanos / 2, ceilingNanos + 1);
+        ceilingNanos = Math.min(capNanos, ceilingNanos * 2);
+        return Math.max(0, Math.min(pause, remainingNanos));
+    }
+
+    long firstNanos() {
+        return firstNanos;
+    }
+}

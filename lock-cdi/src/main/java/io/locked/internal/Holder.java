@@ -1,0 +1,25 @@
+package io.locked.internal;
+
+import java.net.InetAddress;
+import java.time.Clock;
+
+/** Describes who holds a lock, for people reading the lock table: host, pid, thread, client time. */
+final class Holder {
+    private static final String HOST_AND_PID = hostName() + "/" + ProcessHandle.current().pid();
+
+    private Holder() {
+    }
+
+    static String describe(Clock clientClock) {
+        String text = HOST_AND_PID + "/" + Thread.currentThread().getName() + " at " + clientClock.instant();
+        return text.length() <= 255 ? text : text.substring(0, 255);
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "unknown-host";
+        }
+    }
+}

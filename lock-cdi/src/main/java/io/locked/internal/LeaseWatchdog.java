@@ -1,0 +1,36 @@
+package io.locked.internal;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Renews held leases in the background, every third of the lease, so that a renewal is sent
+ * before half the lease is gone and one failed renewal still leaves time for the next.
+ */
+final class LeaseWatchdog implements AutoCloseable {
+    private final ScheduledExecutorService scheduler;
+
+    LeaseWatchdog(int threads) {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(threads, runnable -> {
+            Thread thread = Executors.defaultThreadFactory().newThread(runnable);
+            thread.setName("locked-lease-watchdog-" + thread.getId());
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        this.scheduler = executor;
+    }
+
+    void watch(OptimisticAcquisition acquisition) {
+        long periodNanos = Math.max(1, acquisition.leaseLength.toNanos() / 3);
+        acquisition.startRenewal(scheduler.scheduleWithFixedDelay(
+                acquisition::renew, periodNanos, periodNanos, TimeUnit.NANOSECONDS));
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdownNow();
+    }
+}

@@ -1,0 +1,133 @@
+package io.locked.internal;
+
+import io.locked.api.LockLostException;
+import io.locked.api.LockMode;
+import io.locked.spi.Lease;
+import io.locked.spi.LockRepository;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * Holds the key's lease. Renewed by the {@link LeaseWatchdog}; valid until the last confirmed
+ * renewal's lease runs out, measured from when that renewal was <em>sent</em> on this JVM's
+ * monotonic clock. The database set the expiry no earlier than that, so this JVM never believes a
+ * lease is live after the database has let it expire (whatever either wall clock says).
+ */
+final class OptimisticAcquisition extends Acquisition {
+    private final LockRepository repository;
+    private final TimeSource time;
+    final Duration leaseLength;
+    private Lease lease;
+    private long validUntilNanos;
+    private boolean lost;
+    private String lostReason;
+    private ScheduledFuture<?> renewal;
+    // serialises the row writes of renewal and release, so a release never carries a stale version
+    private final Object rowWrites = new Object();
+
+    OptimisticAcquisition(Lease lease, Duration leaseLength, long sentAtNanos, LockRepository repository,
+                          TimeSource time, Map<String, Acquisition> heldByThread) {
+        super(lease.key(), lease.owner(), lease.token(), heldByThread);
+        this.lease = lease;
+        this.leaseLength = leaseLength;
+        this.validUntilNanos = sentAtNanos + leaseLength.toNanos();
+        this.repository = repository;
+        this.time = time;
+    }
+
+    @Override
+    LockMode mode() {
+        return LockMode.OPTIMISTIC;
+    }
+
+    @Override
+    synchronized boolean isValid() {
+        return !lost && time.nanoTime() - validUntilNanos < 0;
+    }
+
+    synchronized void startRenewal(ScheduledFuture<?> future) {
+        this.renewal = future;
+    }
+
+    /** Called by the watchdog: renews once, or marks the lease lost. */
+    void renew() {
+        synchronized (rowWrites) {
+            renewOnce();
+        }
+    }
+
+    private void renewOnce() {
+        Lease current;
+        synchronized (this) {
+            if (lost || renewal == null) {
+                return;
+            }
+            if (time.nanoTime() - validUntilNanos >= 0) {
+                markLost("its lease of " + leaseLength + " ran out before a renewal confirmed it");
+                return;
+            }
+            current = lease;
+        }
+        long sentAt = time.nanoTime();
+        Lease renewed;
+        try {
+            renewed = repository.renewLease(current, leaseLength);
+        } catch (RuntimeException storeDown) {
+            // keep the lease until it runs out; the next tick tries again
+            return;
+        }
+        synchronized (this) {
+            if (renewed == null) {
+                markLost("a renewal found it expired or taken over");
+            } else if (!lost) {
+                lease = renewed;
+                validUntilNanos = sentAt + leaseLength.toNanos();
+            }
+        }
+    }
+
+    private void markLost(String reason) {
+        lost = true;
+        lostReason = reason;
+        if (renewal != null) {
+            renewal.cancel(false);
+        }
+    }
+
+    @Override
+    void releaseRow() {
+        synchronized (rowWrites) {
+            releaseOnce();
+        }
+    }
+
+    private void releaseOnce() {
+        Lease last;
+        String reason;
+        synchronized (this) {
+            if (renewal != null) {
+                renewal.cancel(false);
+                renewal = null;
+            }
+            last = lease;
+            if (!lost && time.nanoTime() - validUntilNanos >= 0) {
+                // the database may still show it live, but this holder could not know it was: the
+                // work done since may have overlapped another holder
+                markLost("its lease of " + leaseLength + " ran out before a renewal confirmed it");
+            }
+            reason = lost ? lostReason : null;
+        }
+        boolean released = repository.releaseLease(last);
+        if (reason != null || !released) {
+            synchronized (this) {
+                lost = true;
+            }
+            throw new LockLostException(key, token,
+                    reason != null ? reason : "at release the lease had expired or was taken over");
+        }
+        synchronized (this) {
+            validUntilNanos = time.nanoTime();
+        }
+    }
+}

@@ -1,0 +1,374 @@
+package io.locked.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.api.LockRequest;
+import io.locked.spi.LockRepository;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The contract every lock store must keep, through the lock manager, on a real database. Each
+ * database runs it by extending this class and providing {@link #repository()}.
+ */
+public abstract class LockContractTest {
+    private static final Duration LONG_WAIT = Duration.ofSeconds(30);
+    private final List<LockManager> managers = new ArrayList<>();
+    // A new thread per task: a reused pool thread would still hold the keys it acquired (reentrancy).
+    private ExecutorService threads;
+    /** The manager most tests use. */
+    protected LockManager locks;
+
+    /** @return the store under test, its table in place */
+    protected abstract LockRepository repository();
+
+    /**
+     * Reads the table directly, past the store under test.
+     *
+     * @param key a lock key
+     * @return whether the key has a row
+     */
+    protected abstract boolean rowExists(String key);
+
+    @BeforeEach
+    void newManager() {
+        threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 0, TimeUnit.NANOSECONDS, new SynchronousQueue<>()) {
+            @Override
+            public void execute(Runnable command) {
+                Thread thread = new Thread(command, "contract-" + UUID.randomUUID().toString().substring(0, 8));
+                thread.setDaemon(true);
+                thread.start();
+            }
+        };
+        locks = manager(repository(), Clock.systemUTC());
+    }
+
+    @AfterEach
+    void closeManagers() {
+        threads.shutdownNow();
+        managers.forEach(LockManager::close);
+        managers.clear();
+    }
+
+    /** @return a manager on the given store and client clock, closed after the test */
+    protected LockManager manager(LockRepository repository, Clock clock) {
+        LockManager manager = LockManagerBuilder.on(repository).clock(clock).build();
+        managers.add(manager);
+        return manager;
+    }
+
+    /** @return a key no other test uses */
+    protected static String freshKey(String name) {
+        return "contract:" + name + ":" + UUID.randomUUID();
+    }
+
+    private <T> T inOtherThread(java.util.concurrent.Callable<T> work) throws Exception {
+        return threads.submit(work).get(60, TimeUnit.SECONDS);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void threadsOfOneJvmNeverOverlap(LockMode mode) throws Exception {
+        String key = freshKey("exclusion");
+        HistoryRecorder history = new HistoryRecorder();
+        int[] counter = {0};
+        int threadCount = 6;
+        int cycles = 25;
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < threadCount; t++) {
+            workers.add(threads.submit(() -> {
+                for (int i = 0; i < cycles; i++) {
+                    try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).waitFor(LONG_WAIT))) {
+                        long enter = System.nanoTime();
+                        int read = counter[0];
+                        Thread.yield();
+                        counter[0] = read + 1;
+                        history.record(new CriticalSection(Thread.currentThread().getName(), lock.token(), enter, System.nanoTime()));
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> worker : workers) {
+            worker.get(120, TimeUnit.SECONDS);
+        }
+        assertEquals(List.of(), HistoryChecker.violations(history.sections()));
+        assertEquals(threadCount * cycles, history.sections().size());
+        assertEquals(threadCount * cycles, counter[0], "the unguarded counter lost updates");
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void heldKeyIsRefusedToOthersAndFreedOnClose(LockMode mode) throws Exception {
+        String key = freshKey("held");
+        LockRequest request = LockRequest.of(key).mode(mode);
+        LockHandle held = locks.acquire(request);
+        assertTrue(held.isValid());
+        assertFalse(inOtherThread(() -> locks.tryAcquire(request)).isPresent(), "a second holder got in");
+        held.close();
+        assertFalse(held.isValid(), "a closed handle must not claim to hold the lock");
+        Optional<LockHandle> next = inOtherThread(() -> locks.tryAcquire(request));
+        assertTrue(next.isPresent(), "the lock was not freed on close");
+        assertTrue(next.get().token() > held.token(), "token did not increase");
+        inOtherThread(() -> {
+            next.get().close();
+            return null;
+        });
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void waitRunsOutWithNotAcquired(LockMode mode) throws Exception {
+        String key = freshKey("wait");
+        try (LockHandle held = locks.acquire(LockRequest.of(key).mode(mode))) {
+            LockRequest impatient = LockRequest.of(key).mode(mode).waitFor(Duration.ofMillis(1200));
+            // the bound is a hang detector, not a speed check
+            LockNotAcquiredException refused = assertTimeoutPreemptively(Duration.ofSeconds(15), () ->
+                    assertThrows(LockNotAcquiredException.class, () -> inOtherThreadUnwrapped(impatient)));
+            assertEquals(key, refused.key());
+            assertTrue(refused.getMessage().contains(key), refused.getMessage());
+            assertTrue(held.isValid());
+        }
+    }
+
+    private void inOtherThreadUnwrapped(LockRequest request) throws Throwable {
+        try {
+            inOtherThread(() -> locks.acquire(request)).close();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void waiterGetsTheLockWhenHolderReleasesWithinTheWait(LockMode mode) throws Exception {
+        String key = freshKey("handoff");
+        LockHandle held = locks.acquire(LockRequest.of(key).mode(mode));
+        CountDownLatch waiting = new CountDownLatch(1);
+        Future<Long> waiter = threads.submit(() -> {
+            waiting.countDown();
+            try (LockHandle next = locks.acquire(LockRequest.of(key).mode(mode).waitFor(LONG_WAIT))) {
+                return next.token();
+            }
+        });
+        waiting.await();
+        held.close();
+        assertTrue(waiter.get(60, TimeUnit.SECONDS) > held.token());
+    }
+
+    @Test
+    void tokensIncreaseAcrossModes() {
+        String key = freshKey("tokens");
+        long previous = 0;
+        for (LockMode mode : List.of(LockMode.PESSIMISTIC, LockMode.OPTIMISTIC, LockMode.OPTIMISTIC,
+                LockMode.PESSIMISTIC, LockMode.PESSIMISTIC, LockMode.OPTIMISTIC)) {
+            try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode))) {
+                assertTrue(lock.token() > previous, mode + " token " + lock.token() + " after " + previous);
+                previous = lock.token();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    @Timeout(30)
+    void sameThreadReentersAndOutermostCloseReleases(LockMode mode) throws Exception {
+        String key = freshKey("reentrant");
+        LockRequest request = LockRequest.of(key).mode(mode).waitFor(Duration.ofSeconds(2));
+        LockHandle outer = locks.acquire(request);
+        LockHandle inner = locks.acquire(request);
+        assertEquals(outer.token(), inner.token(), "a reentrant hold is the same acquisition");
+        inner.close();
+        assertFalse(inOtherThread(() -> locks.tryAcquire(request)).isPresent(), "inner close released the row");
+        assertTrue(outer.isValid());
+        outer.close();
+        Optional<LockHandle> after = inOtherThread(() -> locks.tryAcquire(request));
+        assertTrue(after.isPresent(), "outermost close did not release the row");
+        inOtherThread(() -> {
+            after.get().close();
+            return null;
+        });
+    }
+
+    @Test
+    void handleMayBeClosedFromAnotherThread() throws Exception {
+        String key = freshKey("async");
+        LockHandle held = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC));
+        CompletableFuture.runAsync(held::close, threads).get(30, TimeUnit.SECONDS);
+        try (LockHandle again = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(Duration.ZERO))) {
+            assertTrue(again.token() > held.token(), "not a new acquisition after the async release");
+        }
+    }
+
+    @Test
+    void watchdogKeepsALeaseAliveLongerThanItsLength() throws Exception {
+        String key = freshKey("renewed");
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(600));
+        try (LockHandle held = locks.acquire(request)) {
+            long until = System.nanoTime() + Duration.ofMillis(2400).toNanos();
+            // several lease lengths go by; another holder is refused all along
+            while (System.nanoTime() < until) {
+                assertFalse(inOtherThread(() -> locks.tryAcquire(request)).isPresent(), "lease expired while renewed");
+                assertTrue(held.isValid(), "handle turned invalid while renewals succeed");
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    @Test
+    void holderCutOffFromRenewalLearnsItLostTheLockAndNextHolderHasHigherToken() throws Exception {
+        String key = freshKey("lost");
+        PausableRepository paused = new PausableRepository(repository());
+        LockManager pausedHolder = manager(paused, Clock.systemUTC());
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(800));
+        LockHandle stale = pausedHolder.acquire(request);
+        paused.cutRenewals();
+        LockHandle next = inOtherThread(() -> locks.acquire(request.waitFor(LONG_WAIT)));
+        assertTrue(next.token() > stale.token(), "takeover token must be higher");
+        assertFalse(stale.isValid(), "the cut-off holder still believes it holds the lock");
+        LockLostException lost = assertThrows(LockLostException.class, stale::close);
+        assertEquals(key, lost.key());
+        // the stale release must not have freed the new holder's row
+        assertFalse(inOtherThread(() -> locks.tryAcquire(request)).isPresent(), "stale release freed the new holder");
+        assertTrue(next.isValid());
+        inOtherThread(() -> {
+            next.close();
+            return null;
+        });
+    }
+
+    @Test
+    void leaseThatRanOutUnrenewedIsReportedLostEvenIfNobodyTookIt() throws Exception {
+        String key = freshKey("expired");
+        PausableRepository paused = new PausableRepository(repository());
+        LockManager pausedHolder = manager(paused, Clock.systemUTC());
+        LockHandle held = pausedHolder.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(300)));
+        paused.cutRenewals();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (held.isValid() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertFalse(held.isValid());
+        assertThrows(LockLostException.class, held::close);
+        // and the expired row was freed for the next holder
+        try (LockHandle next = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(Duration.ZERO))) {
+            assertTrue(next.token() > held.token());
+        }
+    }
+
+    @ParameterizedTest(name = "client clock off by {0} minutes")
+    @ValueSource(ints = {10, -10})
+    void clientClockMinutesOffNeitherStealsNorKeeps(int minutesOff) throws Exception {
+        String key = freshKey("clock");
+        Clock skewed = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(minutesOff));
+        Clock opposite = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-minutesOff));
+        PausableRepository paused = new PausableRepository(repository());
+        LockManager skewedHolder = manager(paused, skewed);
+        LockManager oppositeContender = manager(repository(), opposite);
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(1500));
+
+        LockHandle held = skewedHolder.acquire(request);
+        // cannot steal a live lease
+        assertFalse(inOtherThread(() -> oppositeContender.tryAcquire(request)).isPresent(), "skewed client stole a live lease");
+        // cannot keep a dead one: once renewals stop, the lease dies on the database clock
+        paused.cutRenewals();
+        LockHandle takeover = inOtherThread(() -> oppositeContender.acquire(request.waitFor(LONG_WAIT)));
+        assertTrue(takeover.token() > held.token());
+        assertFalse(held.isValid());
+        assertThrows(LockLostException.class, held::close);
+        inOtherThread(() -> {
+            takeover.close();
+            return null;
+        });
+    }
+
+    @Test
+    void pessimisticRequestWaitsWhileALiveLeaseHoldsTheKey() throws Exception {
+        String key = freshKey("mixed");
+        LockHandle lease = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC));
+        assertFalse(inOtherThread(() -> locks.tryAcquire(LockRequest.of(key))).isPresent(),
+                "a pessimistic acquirer ignored a live lease");
+        lease.close();
+        Optional<LockHandle> pessimistic = inOtherThread(() -> locks.tryAcquire(LockRequest.of(key)));
+        assertTrue(pessimistic.isPresent());
+        inOtherThread(() -> {
+            pessimistic.get().close();
+            return null;
+        });
+    }
+
+    @Test
+    void callLockedRunsTheActionUnderTheLock() throws Exception {
+        String key = freshKey("call");
+        String result = locks.callLocked(LockRequest.of(key), () -> {
+            assertFalse(inOtherThread(() -> locks.tryAcquire(LockRequest.of(key))).isPresent());
+            return "done";
+        });
+        assertEquals("done", result);
+        IllegalStateException thrown = assertThrows(IllegalStateException.class,
+                () -> locks.callLocked(LockRequest.of(key), () -> {
+                    throw new IllegalStateException("boom");
+                }));
+        assertEquals("boom", thrown.getMessage());
+        assertTrue(inOtherThread(() -> locks.tryAcquire(LockRequest.of(key))).map(h -> {
+            h.close();
+            return true;
+        }).orElse(false), "the lock was not released after the action threw");
+    }
+
+    @Test
+    void cleanupDeletesIdleFreeRowsOnlyAndTokensKeepIncreasing() throws Exception {
+        String idle = freshKey("idle");
+        String heldPessimistic = freshKey("held-p");
+        String heldLease = freshKey("held-o");
+        long idleToken;
+        try (LockHandle lock = locks.acquire(LockRequest.of(idle).mode(LockMode.OPTIMISTIC))) {
+            idleToken = lock.token();
+        }
+        LockHandle pessimistic = locks.acquire(LockRequest.of(heldPessimistic));
+        LockHandle lease = locks.acquire(LockRequest.of(heldLease).mode(LockMode.OPTIMISTIC));
+        assertTrue(rowExists(idle));
+
+        // idle for a microsecond is enough: the held rows must survive on their own merits
+        int deleted = inOtherThread(() -> repository().deleteIdleRows(Duration.ofNanos(1000)));
+        assertTrue(deleted >= 1, "nothing was deleted");
+        assertFalse(rowExists(idle), "the idle free row was not deleted");
+        assertTrue(rowExists(heldPessimistic) && rowExists(heldLease), "a held row was deleted");
+        assertTrue(pessimistic.isValid() && lease.isValid());
+        assertFalse(inOtherThread(() -> locks.tryAcquire(LockRequest.of(heldPessimistic))).isPresent(), "a held row was deleted");
+        assertFalse(inOtherThread(() -> locks.tryAcquire(LockRequest.of(heldLease))).isPresent(), "a leased row was deleted");
+        pessimistic.close();
+        lease.close();
+        try (LockHandle again = locks.acquire(LockRequest.of(idle))) {
+            assertTrue(again.token() > idleToken, "token went backwards after the row was deleted");
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.locked.jpa;
+
+import jakarta.persistence.LockTimeoutException;
+import jakarta.persistence.PessimisticLockException;
+import java.sql.SQLException;
+import java.util.Set;
+
+/**
+ * Tells "another transaction holds the row" (busy: wait and try again) apart from a database
+ * failure. Providers map these inconsistently, so the SQL state and vendor code decide too.
+ */
+final class LockConflicts {
+    // 40001 serialization/deadlock (Connector/J's lock wait timeout too), 40P01 deadlock, 55P03 lock not available
+    private static final Set<String> BUSY_STATES = Set.of("40001", "40P01", "55P03", "HYT00");
+    // 1205 lock wait timeout, 1213 deadlock, 3572 NOWAIT (MySQL), 50200 H2 lock timeout, 40001 H2 deadlock
+    private static final Set<Integer> BUSY_CODES = Set.of(1205, 1213, 3572, 50200, 40001);
+
+    private LockConflicts() {
+    }
+
+    static boolean isBusy(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof PessimisticLockException || t instanceof LockTimeoutException) {
+                return true;
+            }
+            if (t instanceof SQLException sql
+                    && (BUSY_STATES.contains(sql.getSQLState()) || BUSY_CODES.contains(sql.getErrorCode()))) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+}

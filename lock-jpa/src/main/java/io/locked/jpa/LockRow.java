@@ -1,0 +1,81 @@
+package io.locked.jpa;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import java.time.Instant;
+
+/**
+ * One lock: a row per key. Add this class to the persistence unit that holds the lock table.
+ * Times are written by the database from its own clock, never bound from the JVM.
+ */
+@Entity
+@Table(name = LockRow.TABLE)
+public class LockRow {
+    /** The lock table's name. */
+    public static final String TABLE = "locked_lock";
+
+    @Id
+    @Column(name = "lock_key", length = 255, nullable = false)
+    private String key;
+
+    @Version
+    @Column(name = "version", nullable = false)
+    private long version;
+
+    @Column(name = "token", nullable = false)
+    private long token;
+
+    @Column(name = "owner", length = 36)
+    private String owner;
+
+    @Column(name = "acquired_at")
+    private Instant acquiredAt;
+
+    @Column(name = "expires_at")
+    private Instant expiresAt;
+
+    @Column(name = "holder", length = 255)
+    private String holder;
+
+    /** For JPA. */
+    protected LockRow() {
+    }
+
+    /** @return the lock key */
+    public String getKey() {
+        return key;
+    }
+
+    /** @return the row version, bumped by every write */
+    public long getVersion() {
+        return version;
+    }
+
+    /** @return the last fencing token drawn for this key */
+    public long getToken() {
+        return token;
+    }
+
+    /** @return the id of the acquisition holding the optimistic lease, or null when free */
+    public String getOwner() {
+        return owner;
+    }
+
+    /** @return when the key was last acquired, on the database's clock */
+    public Instant getAcquiredAt() {
+        return acquiredAt;
+    }
+
+    /** @return when the optimistic lease runs out, on the database's clock; null when free */
+    public Instant getExpiresAt() {
+        return expiresAt;
+    }
+
+    /** @return host, pid, thread and client time of the last acquirer, for diagnostics */
+    public String getHolder() {
+        return holder;
+    }
+}

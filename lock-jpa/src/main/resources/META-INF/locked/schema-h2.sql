@@ -1,0 +1,10 @@
+-- Lock table for H2 2.x. Times are written by the database.
+CREATE TABLE IF NOT EXISTS locked_lock (
+    lock_key    VARCHAR(255) NOT NULL PRIMARY KEY,
+    version     BIGINT       DEFAULT 0 NOT NULL,
+    token       BIGINT       DEFAULT 0 NOT NULL,
+    owner       VARCHAR(36),
+    acquired_at TIMESTAMP(6) WITH TIME ZONE,
+    expires_at  TIMESTAMP(6) WITH TIME ZONE,
+    holder      VARCHAR(255)
+);

@@ -1,0 +1,71 @@
+package io.locked.jpa.testing;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.locked.jpa.JpaLockRepository;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * A repository on a pooled test database, with the checks every suite makes at the end.
+ *
+ * @param database   which database
+ * @param pool       its connection pool
+ * @param factory    the EntityManagerFactory on that pool
+ * @param repository the lock store
+ */
+public record Store(TestDatabase database, HikariDataSource pool, EntityManagerFactory factory,
+                    JpaLockRepository repository) implements AutoCloseable {
+
+    /** @return connections borrowed from the pool right now */
+    public int borrowedConnections() {
+        return pool.getHikariPoolMXBean().getActiveConnections();
+    }
+
+    /**
+     * Counts transactions left open on the server by the test user, seen from outside the pool.
+     *
+     * @return open transactions
+     */
+    public int openTransactionsOnServer() throws SQLException {
+        String sql = switch (database) {
+            case MARIADB -> "SELECT COUNT(*) FROM information_schema.innodb_trx t"
+                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ?";
+            case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE usename = ? AND pid <> pg_backend_pid()"
+                    + " AND state LIKE 'idle in transaction%'";
+            case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
+                    + " AND SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED";
+        };
+        try (Connection connection = database.connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, database.user);
+            try (ResultSet result = statement.executeQuery()) {
+                result.next();
+                return result.getInt(1);
+            }
+        }
+    }
+
+    /**
+     * @param key a lock key
+     * @return whether the key has a row, read past the repository
+     */
+    public boolean rowExists(String key) {
+        try (Connection connection = pool.getConnection();
+             PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM locked_lock WHERE lock_key = ?")) {
+            statement.setString(1, key);
+            try (ResultSet result = statement.executeQuery()) {
+                return result.next();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        factory.close();
+        pool.close();
+    }
+}

@@ -1,0 +1,115 @@
+package io.locked.jpa.testing;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.locked.jpa.JpaLockRepository;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The real databases the tests run on. Servers are found on 127.0.0.1 (.ci/run starts them and
+ * creates the database and user); override with LOCKED_MARIADB_URL, LOCKED_POSTGRESQL_URL and their
+ * _USER/_PASSWORD. A server that cannot be reached fails the test under CI=true, and is skipped
+ * (with the reason) only on a developer's machine.
+ */
+public enum TestDatabase {
+    H2("jdbc:h2:mem:locked;DB_CLOSE_DELAY=-1", "sa", "", "org.hibernate.dialect.H2Dialect"),
+    MARIADB(env("LOCKED_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/locked_test"
+                    + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&useLocalSessionState=true&connectTimeout=3000"),
+            env("LOCKED_MARIADB_USER", "locked"), env("LOCKED_MARIADB_PASSWORD", "locked"),
+            "org.hibernate.dialect.MariaDBDialect"),
+    POSTGRESQL(env("LOCKED_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/locked_test?connectTimeout=3"),
+            env("LOCKED_POSTGRESQL_USER", "postgres"), env("LOCKED_POSTGRESQL_PASSWORD", ""),
+            "org.hibernate.dialect.PostgreSQLDialect");
+
+    /** The persistence unit of the tests, listing only {@code LockRow}. */
+    public static final String UNIT = "locked-test";
+    public final String url;
+    public final String user;
+    public final String password;
+    private final String dialect;
+
+    TestDatabase(String url, String user, String password, String dialect) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+        this.dialect = dialect;
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+
+    /** Fails under CI=true, skips elsewhere, when the server does not answer. */
+    public void requireReachable() {
+        try (Connection ignored = connect()) {
+            // reachable
+        } catch (SQLException e) {
+            String reason = this + " is not reachable at " + url + ": " + e.getMessage();
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                throw new AssertionError(reason + " (CI=true: a missing database fails the build; run .ci/run)", e);
+            }
+            Assumptions.abort(reason);
+        }
+    }
+
+    /** @return a plain JDBC connection, outside any pool */
+    public Connection connect() throws SQLException {
+        return DriverManager.getConnection(url, user, password);
+    }
+
+    /**
+     * @param maxConnections pool size
+     * @return a Hikari pool on this database
+     */
+    public HikariDataSource pool(int maxConnections) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(maxConnections);
+        config.setPoolName("locked-" + name().toLowerCase());
+        config.setConnectionTimeout(10_000);
+        return new HikariDataSource(config);
+    }
+
+    /**
+     * @param dataSource the pool
+     * @return an EntityManagerFactory of the test unit on that pool
+     */
+    public EntityManagerFactory entityManagerFactory(HikariDataSource dataSource) {
+        Map<String, Object> properties = new HashMap<>();
+        properties.put("jakarta.persistence.nonJtaDataSource", dataSource);
+        properties.put("hibernate.dialect", dialect);
+        // the driver calls MariaDB "5.5.5-10.11"; say what it is rather than let Hibernate guess
+        if (this == MARIADB) {
+            properties.put("jakarta.persistence.database-product-name", "MariaDB");
+            properties.put("jakarta.persistence.database-major-version", 10);
+            properties.put("jakarta.persistence.database-minor-version", 11);
+        }
+        properties.put("hibernate.show_sql", System.getProperty("locked.showSql", "false"));
+        return Persistence.createEntityManagerFactory(UNIT, properties);
+    }
+
+    /**
+     * A pool, an EntityManagerFactory and a repository with its table created.
+     *
+     * @param maxConnections pool size
+     * @return the store, to be closed by the caller
+     */
+    public Store open(int maxConnections) {
+        requireReachable();
+        HikariDataSource pool = pool(maxConnections);
+        EntityManagerFactory factory = entityManagerFactory(pool);
+        JpaLockRepository repository = new JpaLockRepository(factory);
+        repository.createTableIfMissing();
+        return new Store(this, pool, factory, repository);
+    }
+}
