@@ -1,0 +1,58 @@
+package io.locked.it.process;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.jpa.testing.Store;
+import io.locked.jpa.testing.TestDatabase;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * kill -9 of the JVM holding a lock: no release runs. The pessimistic lock is freed by the database
+ * when the connection drops; the optimistic lease expires. Either way the next holder gets the key
+ * with a higher token.
+ */
+class CrashTakeoverTest {
+    private static final long LEASE_MILLIS = 2000;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "POSTGRESQL, PESSIMISTIC", "POSTGRESQL, OPTIMISTIC"})
+    void nextHolderTakesOverAfterKill(TestDatabase database, LockMode mode) throws Exception {
+        String key = "it:crash:" + mode + ":" + UUID.randomUUID();
+        LockRequest request = LockRequest.of(key).mode(mode).leaseFor(Duration.ofMillis(LEASE_MILLIS));
+        try (Store store = database.open(4);
+             LockManager locks = LockManagerBuilder.on(store.repository()).build();
+             WorkerProcess holder = WorkerProcess.start(dir.resolve("holder.log"), "hold", database.name(), mode.name(),
+                     key, String.valueOf(LEASE_MILLIS))) {
+            String held = holder.readLine(120);
+            assertNotNull(held, "holder process died before taking the lock, see " + dir);
+            long crashedToken = Long.parseLong(held.substring("HELD ".length()));
+            assertFalse(locks.tryAcquire(request).isPresent(), "the lock was not held by the other process");
+
+            holder.kill();
+
+            long killedAt = System.nanoTime();
+            try (LockHandle next = locks.acquire(request.waitFor(Duration.ofSeconds(60)))) {
+                long tookMillis = (System.nanoTime() - killedAt) / 1_000_000;
+                System.out.printf("crash %s %s: took over %d ms after kill -9 (lease %d ms), token %d > %d%n",
+                        database, mode, tookMillis, LEASE_MILLIS, next.token(), crashedToken);
+                assertTrue(next.token() > crashedToken, "token after takeover must be higher");
+                assertTrue(next.isValid());
+            }
+        }
+    }
+}
