@@ -1,0 +1,91 @@
+package io.locked.api;
+
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the method under a distributed lock: across every JVM sharing the lock table, at most one
+ * call per key runs at a time. On a class, applies to every business method of the bean.
+ *
+ * <pre>{@code
+ * @Locked("order:{orderId}")
+ * public void ship(long orderId) { ... }
+ *
+ * @Locked(value = "report:{day}", mode = LockMode.OPTIMISTIC, maxWait = "0s", onTimeout = OnTimeout.SKIP)
+ * public void nightly(LocalDate day) { ... }
+ * }</pre>
+ *
+ * <p>The lock is taken outside any transaction of the method ({@code @Locked} runs before
+ * {@code @Transactional}), so a holder's writes are committed before the next holder enters.
+ * Every member can be overridden by MicroProfile Config, most specific first:
+ * {@code locked."<class>/<method>".<member>}, {@code locked."<class>".<member>},
+ * {@code locked.default.<member>}; members {@code mode}, {@code wait}, {@code lease},
+ * {@code on-timeout} and {@code enabled}. Misuse fails the deployment, naming class, method and member.
+ */
+@InterceptorBinding
+@Inherited
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface Locked {
+
+    /**
+     * The key template, same as {@link #key()}. Placeholders name a parameter ({@code {orderId}}; the
+     * build must compile with {@code -parameters}), give its index ({@code {0}}), or follow simple
+     * properties from it ({@code {order.id}}: getters, record accessors or public fields). Empty:
+     * the declaring class and method, {@code com.acme.Jobs#nightly}. The rendered key must be at
+     * most 255 characters and not blank.
+     *
+     * @return the key template
+     */
+    @Nonbinding
+    String value() default "";
+
+    /**
+     * The key template, for those who prefer to name it; see {@link #value()}. Set one or the other.
+     *
+     * @return the key template
+     */
+    @Nonbinding
+    String key() default "";
+
+    /**
+     * @return the lock mode; default {@link LockMode#PESSIMISTIC}
+     */
+    @Nonbinding
+    LockMode mode() default LockMode.PESSIMISTIC;
+
+    /**
+     * How long to wait for the lock: ISO-8601 ({@code PT5S}) or a number with a unit ({@code 250ms},
+     * {@code 5s}, {@code 2m}, {@code 1h}); {@code 0s} tries once. Default {@code 10s}. (Java keeps
+     * the name {@code wait} for {@code Object.wait()}; the config member is {@code wait}.)
+     *
+     * @return the wait
+     */
+    @Nonbinding
+    String maxWait() default "10s";
+
+    /**
+     * The optimistic lease, renewed while the method runs; same formats as {@link #maxWait()}; positive.
+     * Ignored by pessimistic locks. Default {@code 30s}.
+     *
+     * @return the lease
+     */
+    @Nonbinding
+    String lease() default "30s";
+
+    /**
+     * What happens when the wait runs out. {@link OnTimeout#SKIP} needs a method whose result can
+     * be "nothing": {@code void}, {@code Void}, {@code Optional}, or {@code CompletionStage<Void>}.
+     *
+     * @return the policy; default {@link OnTimeout#THROW}
+     */
+    @Nonbinding
+    OnTimeout onTimeout() default OnTimeout.THROW;
+}

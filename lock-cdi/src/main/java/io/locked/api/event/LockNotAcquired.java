@@ -1,0 +1,16 @@
+package io.locked.api.event;
+
+import io.locked.api.LockMode;
+import io.locked.api.OnTimeout;
+import java.time.Duration;
+
+/**
+ * A {@code @Locked} method did not get its lock within the wait.
+ *
+ * @param key      the lock key
+ * @param mode     the lock mode
+ * @param maxWait  the wait that ran out
+ * @param outcome  whether the call threw or was skipped
+ */
+public record LockNotAcquired(String key, LockMode mode, Duration maxWait, OnTimeout outcome) {
+}

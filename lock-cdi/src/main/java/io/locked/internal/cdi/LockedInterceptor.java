@@ -1,0 +1,125 @@
+package io.locked.internal.cdi;
+
+import io.locked.api.LockException;
+import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
+import io.locked.api.LockManager;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.api.LockRequest;
+import io.locked.api.Locked;
+import io.locked.api.OnTimeout;
+import io.locked.api.event.LockAcquired;
+import io.locked.api.event.LockLost;
+import io.locked.api.event.LockNotAcquired;
+import io.locked.api.event.LockReleased;
+import io.locked.internal.definition.LockedSettings;
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Runs a {@code @Locked} method under its lock. Priority {@link InterceptorPriority#DEFAULT}
+ * (configurable with {@code locked.interceptor-priority}) puts it outside {@code @Transactional}.
+ */
+@Locked
+@Interceptor
+@Priority(InterceptorPriority.DEFAULT)
+public class LockedInterceptor {
+    private final LockManager locks;
+    private final LockedMethods methods;
+    private final LockEvents events;
+
+    @Inject
+    LockedInterceptor(LockManager locks, LockedMethods methods, LockEvents events) {
+        this.locks = locks;
+        this.methods = methods;
+        this.events = events;
+    }
+
+    @AroundInvoke
+    Object lock(InvocationContext invocation) throws Exception {
+        LockedSettings settings = methods.settings(invocation.getTarget().getClass(), invocation.getMethod());
+        if (!settings.enabled()) {
+            return invocation.proceed();
+        }
+        LockRequest request = new LockRequest(settings.key().render(invocation.getParameters()),
+                settings.mode(), settings.maxWait(), settings.lease());
+        long started = System.nanoTime();
+        LockHandle handle;
+        try {
+            handle = locks.acquire(request);
+        } catch (LockNotAcquiredException notAcquired) {
+            events.notAcquired(new LockNotAcquired(request.key(), request.mode(), request.maxWait(), settings.onTimeout()));
+            if (settings.onTimeout() == OnTimeout.SKIP) {
+                return settings.returnKind().skippedResult();
+            }
+            throw notAcquired;
+        }
+        long acquired = System.nanoTime();
+        events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), acquired - started));
+        if (settings.returnKind().isAsync()) {
+            return proceedAsync(invocation, handle, acquired);
+        }
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable failure) {
+            releaseAfterFailure(handle, acquired, failure);
+            throw failure;
+        }
+        release(handle, acquired);
+        return result;
+    }
+
+    // the lock is held until the returned stage completes, then released on whichever thread completes it
+    private Object proceedAsync(InvocationContext invocation, LockHandle handle, long acquired) throws Exception {
+        CompletionStage<?> stage;
+        try {
+            stage = (CompletionStage<?>) invocation.proceed();
+        } catch (Throwable failure) {
+            releaseAfterFailure(handle, acquired, failure);
+            throw failure;
+        }
+        if (stage == null) {
+            release(handle, acquired);
+            return null;
+        }
+        CompletableFuture<Object> outcome = new CompletableFuture<>();
+        stage.whenComplete((value, failure) -> {
+            try {
+                if (failure != null) {
+                    releaseAfterFailure(handle, acquired, failure);
+                    outcome.completeExceptionally(failure);
+                } else {
+                    release(handle, acquired);
+                    outcome.complete(value);
+                }
+            } catch (LockException lost) {
+                outcome.completeExceptionally(lost);
+            }
+        });
+        return outcome;
+    }
+
+    private void release(LockHandle handle, long acquired) {
+        try {
+            handle.close();
+        } catch (LockLostException lost) {
+            events.lost(new LockLost(handle.key(), handle.mode(), handle.token(), lost.getMessage()));
+            throw lost;
+        }
+        events.released(new LockReleased(handle.key(), handle.mode(), handle.token(), System.nanoTime() - acquired));
+    }
+
+    private void releaseAfterFailure(LockHandle handle, long acquired, Throwable failure) {
+        try {
+            release(handle, acquired);
+        } catch (LockException releaseFailure) {
+            failure.addSuppressed(releaseFailure);
+        }
+    }
+}

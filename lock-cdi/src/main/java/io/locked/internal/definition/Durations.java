@@ -1,0 +1,54 @@
+package io.locked.internal.definition;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Parses durations as users write them: ISO-8601 ({@code PT5S}) or a number with a unit ({@code 250ms}). */
+public final class Durations {
+    private static final Pattern NUMBER_WITH_UNIT = Pattern.compile("(\\d+)\\s*(ns|us|ms|s|m|h|d)");
+
+    private Durations() {
+    }
+
+    /**
+     * @param text the duration text
+     * @return the duration
+     * @throws IllegalArgumentException naming the text when it is neither form
+     */
+    public static Duration parse(String text) {
+        if (text == null || text.isBlank()) {
+            throw new IllegalArgumentException("a duration is required, was '" + text + "'");
+        }
+        String trimmed = text.trim();
+        if (trimmed.charAt(0) == 'P' || trimmed.charAt(0) == 'p' || trimmed.charAt(0) == '-') {
+            try {
+                return Duration.parse(trimmed.toUpperCase(Locale.ROOT));
+            } catch (DateTimeParseException e) {
+                throw new IllegalArgumentException("'" + text + "' is not an ISO-8601 duration such as PT5S");
+            }
+        }
+        Matcher matcher = NUMBER_WITH_UNIT.matcher(trimmed.toLowerCase(Locale.ROOT));
+        if (!matcher.matches()) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration: use PT5S or a number with a unit"
+                    + " (ns, us, ms, s, m, h, d) such as 250ms or 5s");
+        }
+        long amount;
+        try {
+            amount = Long.parseLong(matcher.group(1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("'" + text + "' is too large a duration");
+        }
+        return switch (matcher.group(2)) {
+            case "ns" -> Duration.ofNanos(amount);
+            case "us" -> Duration.ofNanos(Math.multiplyExact(amount, 1000L));
+            case "ms" -> Duration.ofMillis(amount);
+            case "s" -> Duration.ofSeconds(amount);
+            case "m" -> Duration.ofMinutes(amount);
+            case "h" -> Duration.ofHours(amount);
+            default -> Duration.ofDays(amount);
+        };
+    }
+}

@@ -1,0 +1,204 @@
+package io.locked.internal.definition;
+
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.api.Locked;
+import io.locked.api.OnTimeout;
+import io.locked.internal.key.KeyTemplate;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Turns {@code @Locked} (on the method, else on the class) plus config overrides into
+ * {@link LockedSettings}, or into the list of definition errors that fail the deployment. The
+ * same code serves the portable extension, the build-compatible extension and the runtime.
+ */
+public final class LockedDefinitions {
+    private LockedDefinitions() {
+    }
+
+    /** @return the {@code @Locked} that applies to the method (its own, else its class's), or null */
+    public static Locked lockedOf(Class<?> beanClass, Method method) {
+        Locked onMethod = method.getAnnotation(Locked.class);
+        return onMethod != null ? onMethod : beanClass.getAnnotation(Locked.class);
+    }
+
+    /** @return whether {@code @Locked} is on the method itself rather than inherited from its class */
+    public static boolean isOnMethod(Method method) {
+        return method.isAnnotationPresent(Locked.class);
+    }
+
+    /**
+     * Checks whether a class-level {@code @Locked} reaches this method at all: private and static
+     * methods are not business methods, so a class annotation leaves them alone.
+     */
+    public static boolean isBusinessMethod(Method method) {
+        int modifiers = method.getModifiers();
+        return !Modifier.isPrivate(modifiers) && !Modifier.isStatic(modifiers)
+                && !method.isSynthetic() && !method.isBridge() && method.getDeclaringClass() != Object.class;
+    }
+
+    /**
+     * @param beanClass the bean class carrying or inheriting the annotation
+     * @param method    the method (annotated, or a business method of an annotated class)
+     * @param config    overrides
+     * @return the settings, or the errors
+     */
+    public static Resolution resolve(Class<?> beanClass, Method method, SettingLookup config) {
+        String where = describe(method);
+        List<String> errors = new ArrayList<>();
+        Locked locked = lockedOf(beanClass, method);
+        if (locked == null) {
+            return Resolution.failed(List.of("No @Locked on " + where));
+        }
+        int modifiers = method.getModifiers();
+        if (isOnMethod(method) || !Modifier.isPrivate(modifiers) && !Modifier.isStatic(modifiers)) {
+            if (Modifier.isPrivate(modifiers)) {
+                errors.add("Invalid @Locked on " + where + ": a private method cannot be intercepted; make it"
+                        + " package-private, protected or public");
+            }
+            if (Modifier.isStatic(modifiers)) {
+                errors.add("Invalid @Locked on " + where + ": a static method cannot be intercepted");
+            }
+            if (Modifier.isFinal(modifiers) || Modifier.isFinal(method.getDeclaringClass().getModifiers())) {
+                errors.add("Invalid @Locked on " + where + ": a final method (or a method of a final class) cannot be"
+                        + " intercepted");
+            }
+        }
+
+        Overrides overrides = new Overrides(method, config);
+        KeyTemplate key = keyTemplate(locked, method, where, errors);
+        LockMode mode = overrides.value("mode", locked.mode(), text -> parseEnum(LockMode.class, text), where, errors);
+        Duration maxWait = overrides.value("wait", null, LockedDefinitions::wait, where, errors, locked.maxWait());
+        Duration lease = overrides.value("lease", null, LockedDefinitions::lease, where, errors, locked.lease());
+        OnTimeout onTimeout = overrides.value("on-timeout", locked.onTimeout(), text -> parseEnum(OnTimeout.class, text), where, errors);
+        Boolean enabled = overrides.value("enabled", Boolean.TRUE, LockedDefinitions::parseBoolean, where, errors);
+
+        ReturnKind returnKind = ReturnKind.of(method);
+        if (onTimeout == OnTimeout.SKIP && !returnKind.canSkip()) {
+            errors.add("Invalid @Locked.on-timeout on " + where + ": SKIP needs a method returning void, Void, Optional"
+                    + " or CompletionStage<Void>, but it returns " + method.getGenericReturnType().getTypeName());
+        }
+        if (!errors.isEmpty()) {
+            return Resolution.failed(errors);
+        }
+        return Resolution.of(new LockedSettings(where, key, mode, maxWait, lease, onTimeout, enabled, returnKind));
+    }
+
+    private static KeyTemplate keyTemplate(Locked locked, Method method, String where, List<String> errors) {
+        String value = locked.value();
+        String key = locked.key();
+        if (!value.isEmpty() && !key.isEmpty() && !value.equals(key)) {
+            errors.add("Invalid @Locked.key on " + where + ": set value or key, not both ('" + value + "' and '" + key + "')");
+            return null;
+        }
+        String text = !value.isEmpty() ? value : !key.isEmpty() ? key : defaultKey(method);
+        if (text.isBlank()) {
+            errors.add("Invalid @Locked.key on " + where + ": must not be blank");
+            return null;
+        }
+        if (text.length() > LockRequest.MAX_KEY_LENGTH) {
+            errors.add("Invalid @Locked.key on " + where + ": longer than " + LockRequest.MAX_KEY_LENGTH + " characters");
+            return null;
+        }
+        try {
+            return KeyTemplate.compile(text, method);
+        } catch (IllegalArgumentException e) {
+            errors.add("Invalid @Locked.key on " + where + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** @return the key of a method with no template: {@code com.acme.Jobs#nightly} */
+    public static String defaultKey(Method method) {
+        return method.getDeclaringClass().getName() + "#" + method.getName();
+    }
+
+    /** @return {@code com.acme.Jobs#nightly()} */
+    public static String describe(Method method) {
+        return method.getDeclaringClass().getName() + "#" + method.getName() + "()";
+    }
+
+    private static Duration wait(String text) {
+        Duration wait = Durations.parse(text);
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("must be zero or positive, was " + wait);
+        }
+        return wait;
+    }
+
+    private static Duration lease(String text) {
+        Duration lease = Durations.parse(text);
+        if (lease.toMillis() < 1) {
+            throw new IllegalArgumentException("must be at least 1ms, was " + lease);
+        }
+        return lease;
+    }
+
+    private static <E extends Enum<E>> E parseEnum(Class<E> type, String text) {
+        String normalised = text.trim().toUpperCase(Locale.ROOT).replace('-', '_');
+        for (E constant : type.getEnumConstants()) {
+            if (constant.name().equals(normalised)) {
+                return constant;
+            }
+        }
+        throw new IllegalArgumentException("unknown value '" + text + "', expected one of "
+                + List.of(type.getEnumConstants()).toString().toLowerCase(Locale.ROOT));
+    }
+
+    private static Boolean parseBoolean(String text) {
+        return switch (text.trim().toLowerCase(Locale.ROOT)) {
+            case "true" -> Boolean.TRUE;
+            case "false" -> Boolean.FALSE;
+            default -> throw new IllegalArgumentException("must be true or false, was '" + text + "'");
+        };
+    }
+
+    /** The config names of one method, most specific first. */
+    private static final class Overrides {
+        private final String methodPrefix;
+        private final String classPrefix;
+        private final SettingLookup config;
+
+        Overrides(Method method, SettingLookup config) {
+            String className = method.getDeclaringClass().getName();
+            this.methodPrefix = "locked.\"" + className + "/" + method.getName() + "\".";
+            this.classPrefix = "locked.\"" + className + "\".";
+            this.config = config;
+        }
+
+        <T> T value(String member, T annotated, Function<String, T> parse, String where, List<String> errors) {
+            return value(member, annotated, parse, where, errors, null);
+        }
+
+        // annotationText: the annotation's own text for members parsed from strings, checked like config values
+        <T> T value(String member, T annotated, Function<String, T> parse, String where, List<String> errors,
+                    String annotationText) {
+            for (String name : List.of(methodPrefix + member, classPrefix + member, "locked.default." + member)) {
+                Optional<String> text = config.get(name);
+                if (text.isPresent()) {
+                    try {
+                        return parse.apply(text.get());
+                    } catch (IllegalArgumentException e) {
+                        errors.add("Invalid @Locked." + member + " on " + where + " from config " + name + ": " + e.getMessage());
+                        return annotated;
+                    }
+                }
+            }
+            if (annotationText != null) {
+                try {
+                    return parse.apply(annotationText);
+                } catch (IllegalArgumentException e) {
+                    errors.add("Invalid @Locked." + member + " on " + where + ": " + e.getMessage());
+                }
+            }
+            return annotated;
+        }
+    }
+}

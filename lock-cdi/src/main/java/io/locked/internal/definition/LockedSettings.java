@@ -1,0 +1,22 @@
+package io.locked.internal.definition;
+
+import io.locked.api.LockMode;
+import io.locked.api.OnTimeout;
+import io.locked.internal.key.KeyTemplate;
+import java.time.Duration;
+
+/**
+ * A {@code @Locked} method's settings after config overrides: resolved once per method, read on every call.
+ *
+ * @param method     {@code com.acme.Jobs#nightly()}, for messages
+ * @param key        the compiled key template
+ * @param mode       the lock mode
+ * @param maxWait    how long to wait
+ * @param lease      the optimistic lease
+ * @param onTimeout  what to do when the wait runs out
+ * @param enabled    false: the method runs without a lock
+ * @param returnKind how the method returns, which decides skipping and async holding
+ */
+public record LockedSettings(String method, KeyTemplate key, LockMode mode, Duration maxWait, Duration lease,
+                             OnTimeout onTimeout, boolean enabled, ReturnKind returnKind) {
+}

@@ -1,0 +1,57 @@
+package io.locked.jpa.cdi;
+
+import io.locked.api.LockStore;
+import io.locked.jpa.JpaLockRepository;
+import io.locked.spi.LockRepository;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import java.util.Optional;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * Supplies the lock store to {@code @Locked}: the application's {@code @LockStore EntityManagerFactory}
+ * if it produces one, otherwise the persistence unit named by {@code locked.persistence-unit}
+ * (created here and closed at shutdown). With {@code locked.create-table=true} the lock table is
+ * created if missing (for demos and tests; use your migrations in production).
+ */
+@ApplicationScoped
+public class JpaLockStoreProducer {
+    static final String PERSISTENCE_UNIT = "locked.persistence-unit";
+    static final String CREATE_TABLE = "locked.create-table";
+    private EntityManagerFactory ownFactory;
+
+    @Produces
+    @ApplicationScoped
+    LockRepository lockRepository(@LockStore Instance<EntityManagerFactory> supplied) {
+        EntityManagerFactory factory;
+        if (supplied.isResolvable()) {
+            factory = supplied.get();
+        } else {
+            String unit = setting(PERSISTENCE_UNIT).orElseThrow(() -> new IllegalStateException(
+                    "Locked needs the EntityManagerFactory that holds the lock table: produce one qualified"
+                            + " @LockStore, or set " + PERSISTENCE_UNIT + " to a persistence unit that lists io.locked.jpa.LockRow"));
+            ownFactory = Persistence.createEntityManagerFactory(unit);
+            factory = ownFactory;
+        }
+        JpaLockRepository repository = new JpaLockRepository(factory);
+        if (setting(CREATE_TABLE).map(Boolean::parseBoolean).orElse(false)) {
+            repository.createTableIfMissing();
+        }
+        return repository;
+    }
+
+    private static Optional<String> setting(String name) {
+        return ConfigProvider.getConfig(Thread.currentThread().getContextClassLoader()).getOptionalValue(name, String.class);
+    }
+
+    @PreDestroy
+    void closeOwnFactory() {
+        if (ownFactory != null && ownFactory.isOpen()) {
+            ownFactory.close();
+        }
+    }
+}
