@@ -1,0 +1,16 @@
+package io.locked.it.weld.async;
+
+import io.locked.api.Locked;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/** An asynchronous job: the lock is held until the returned stage completes. */
+@ApplicationScoped
+public class Exporter {
+
+    @Locked("export")
+    public CompletionStage<String> export(CompletableFuture<String> work) {
+        return work;
+    }
+}
