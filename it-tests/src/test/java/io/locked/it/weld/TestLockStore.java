@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.locked.api.LockStore;
 import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.testing.TestDatabase;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
@@ -18,17 +19,14 @@ import org.eclipse.microprofile.config.ConfigProvider;
 @ApplicationScoped
 public class TestLockStore {
     static final String DATABASE = "locked-test.database";
+    private TestDatabase database;
     private HikariDataSource pool;
 
     @Produces
     @LockStore
     @ApplicationScoped
     EntityManagerFactory lockStore() {
-        TestDatabase database = TestDatabase.valueOf(ConfigProvider.getConfig()
-                .getOptionalValue(DATABASE, String.class).orElse("H2"));
-        database.requireReachable();
-        pool = database.pool(32);
-        EntityManagerFactory factory = database.entityManagerFactory(pool);
+        EntityManagerFactory factory = database().entityManagerFactory(pool());
         new JpaLockRepository(factory).createTableIfMissing();
         return factory;
     }
@@ -36,11 +34,32 @@ public class TestLockStore {
     /** @return the pool behind the lock store, for the scenarios' own tables */
     @Produces
     DataSource dataSource() {
+        return pool();
+    }
+
+    private synchronized TestDatabase database() {
+        if (database == null) {
+            database = TestDatabase.valueOf(ConfigProvider.getConfig().getOptionalValue(DATABASE, String.class).orElse("H2"));
+            database.requireReachable();
+        }
+        return database;
+    }
+
+    private synchronized HikariDataSource pool() {
+        if (pool == null) {
+            pool = database().pool(32);
+        }
         return pool;
     }
 
     void close(@Disposes @LockStore EntityManagerFactory factory) {
         factory.close();
-        pool.close();
+    }
+
+    @PreDestroy
+    synchronized void closePool() {
+        if (pool != null) {
+            pool.close();
+        }
     }
 }

@@ -1,0 +1,90 @@
+package io.locked.it.weld.invalid;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.it.weld.LockedDeployment;
+import io.locked.it.weld.TestConfig;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Each misuse of @Locked stops the container from booting, with a message naming class, method and member. */
+class InvalidDeploymentTest {
+
+    @AfterEach
+    void clearConfig() {
+        TestConfig.clear();
+    }
+
+    @Test
+    void unknownTemplateParameter() {
+        refused(UnknownParameterBean.class, "Invalid @Locked.key on " + UnknownParameterBean.class.getName() + "#ship()",
+                "{orderid}", "names no parameter");
+    }
+
+    @Test
+    void badDuration() {
+        refused(BadDurationBean.class, "Invalid @Locked.wait on " + BadDurationBean.class.getName() + "#report()",
+                "'5 parsecs' is not a duration");
+    }
+
+    @Test
+    void zeroLease() {
+        refused(ZeroLeaseBean.class, "Invalid @Locked.lease on " + ZeroLeaseBean.class.getName() + "#job()",
+                "must be at least 1ms, was PT0S");
+    }
+
+    @Test
+    void skipOnAMethodThatMustReturnAValue() {
+        refused(SkipOnValueBean.class, "Invalid @Locked.on-timeout on " + SkipOnValueBean.class.getName() + "#count()",
+                "SKIP needs a method returning void, Void, Optional or CompletionStage<Void>, but it returns int");
+    }
+
+    @Test
+    void privateMethod() {
+        refused(PrivateMethodBean.class, "Invalid @Locked on " + PrivateMethodBean.class.getName() + "#secret()",
+                "a private method cannot be intercepted");
+    }
+
+    @Test
+    void finalMethod() {
+        refused(FinalMethodBean.class, "Invalid @Locked on " + FinalMethodBean.class.getName() + "#fixed()",
+                "a final method");
+    }
+
+    @Test
+    void staticMethod() {
+        refused(StaticMethodBean.class, "Invalid @Locked on " + StaticMethodBean.class.getName() + "#util()",
+                "a static method cannot be intercepted");
+    }
+
+    @Test
+    void unknownModeFromConfig() {
+        String property = "locked.\"" + ModeFromConfigBean.class.getName() + "/run\".mode";
+        TestConfig.set(property, "exclusive");
+        refused(ModeFromConfigBean.class, "Invalid @Locked.mode on " + ModeFromConfigBean.class.getName() + "#run()",
+                "from config " + property, "unknown value 'exclusive', expected one of [pessimistic, optimistic]");
+    }
+
+    @Test
+    void keyAndValueDisagree() {
+        refused(BothKeysBean.class, "Invalid @Locked.key on " + BothKeysBean.class.getName() + "#run()",
+                "set value or key, not both");
+    }
+
+    private static void refused(Class<?> bean, String... expected) {
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> {
+            try (WeldContainer ignored = LockedDeployment.with(bean).initialize()) {
+                // booted: the misuse went unnoticed
+            }
+        }, "the container booted with " + bean.getSimpleName());
+        StringBuilder messages = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            messages.append(t.getMessage()).append('\n');
+        }
+        for (String part : expected) {
+            assertTrue(messages.toString().contains(part), "expected <" + part + "> in:\n" + messages);
+        }
+    }
+}
