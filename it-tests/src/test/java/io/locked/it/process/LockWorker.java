@@ -7,6 +7,8 @@ import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryRecorder;
+import io.locked.it.weld.LockedDeployment;
+import io.locked.it.weld.TestConfig;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.io.IOException;
@@ -19,6 +21,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jboss.weld.environment.se.WeldContainer;
 
 /**
  * A separate JVM that takes a lock, started by the multi-process tests.
@@ -29,6 +32,8 @@ import java.util.List;
  *   critical section is written to HISTORY_FILE for the checker.</li>
  *   <li>{@code unlocked DATABASE - KEY THREADS CYCLES HISTORY_FILE}: the same without any lock, the
  *   negative control that shows the checker catches what a missing lock does.</li>
+ *   <li>{@code locked-bean DATABASE MODE KEY THREADS CYCLES HISTORY_FILE}: the same through a
+ *   {@code @Locked} bean on Weld SE, the mode set by MicroProfile Config.</li>
  *   <li>{@code hold DATABASE MODE KEY LEASE_MILLIS}: takes the lock, prints {@code HELD token}, and
  *   holds it until the process is killed.</li>
  * </ul>
@@ -47,6 +52,8 @@ public final class LockWorker {
             case "cycles" -> runCycles(database, LockMode.valueOf(args[2]), key,
                     Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
             case "unlocked" -> runCycles(database, null, key,
+                    Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
+            case "locked-bean" -> runLockedBean(database, args[2], key,
                     Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
             case "hold" -> hold(database, LockMode.valueOf(args[2]), key, Duration.ofMillis(Long.parseLong(args[4])));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
@@ -90,6 +97,40 @@ public final class LockWorker {
         List<String> lines = history.sections().stream().map(CriticalSection::toLine).toList();
         Files.write(historyFile, lines);
         System.out.println("DONE " + lines.size());
+    }
+
+    private static void runLockedBean(TestDatabase database, String mode, String key, int threads, int cycles,
+                                      Path historyFile) throws Exception {
+        TestConfig.set("locked-test.database", database.name());
+        TestConfig.set("locked.\"" + LockedCounter.class.getName() + "/increment\".mode", mode);
+        try (WeldContainer container = LockedDeployment.with(LockedCounter.class).initialize()) {
+            LockedCounter counter = container.select(LockedCounter.class).get();
+            List<Thread> workers = new ArrayList<>();
+            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (int t = 0; t < threads; t++) {
+                Thread worker = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < cycles; i++) {
+                            counter.increment(key);
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }, "w" + t);
+                workers.add(worker);
+                worker.start();
+            }
+            for (Thread worker : workers) {
+                worker.join();
+            }
+            if (!failures.isEmpty()) {
+                failures.get(0).printStackTrace();
+                System.exit(2);
+            }
+            List<String> lines = counter.history().sections().stream().map(CriticalSection::toLine).toList();
+            Files.write(historyFile, lines);
+            System.out.println("DONE " + lines.size());
+        }
     }
 
     private static void oneCycle(Store store, LockManager locks, LockRequest request, String key, HistoryRecorder history)

@@ -42,6 +42,16 @@ class MultiJvmExclusionTest {
         assertEquals(PROCESSES * THREADS * CYCLES, outcome.counter(), "the counter lost increments");
     }
 
+    /** The same through a {@code @Locked} bean on Weld SE in each JVM. */
+    @ParameterizedTest(name = "@Locked {0} {1}")
+    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC"})
+    void lockedBeansInProcessesNeverOverlap(TestDatabase database, LockMode mode) throws Exception {
+        Outcome outcome = run(database, "locked-bean", mode.name());
+        assertEquals(PROCESSES * THREADS * CYCLES, outcome.sections().size(), "cycles recorded");
+        assertEquals(List.of(), outcome.violations());
+        assertEquals(PROCESSES * THREADS * CYCLES, outcome.counter(), "the counter lost increments");
+    }
+
     /** The negative control: without the lock the same harness must find overlaps. */
     @ParameterizedTest(name = "{0}")
     @CsvSource({"MARIADB"})
