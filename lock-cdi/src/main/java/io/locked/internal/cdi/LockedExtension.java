@@ -3,7 +3,11 @@ package io.locked.internal.cdi;
 import io.locked.api.Locked;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
+import io.locked.spi.LockRepository;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.DefinitionException;
 import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
@@ -18,12 +22,14 @@ import java.util.List;
  */
 public class LockedExtension implements Extension {
     private final List<String> errors = new ArrayList<>();
+    private boolean lockedBeansSeen;
 
     void check(@Observes @WithAnnotations(Locked.class) ProcessAnnotatedType<?> event) {
         Class<?> beanClass = event.getAnnotatedType().getJavaClass();
         if (beanClass == LockedInterceptor.class) {
             return;
         }
+        lockedBeansSeen = true;
         errors.addAll(LockedMethodScanner.errorsOf(beanClass, MicroProfileSettings.current()));
     }
 
@@ -37,5 +43,18 @@ public class LockedExtension implements Extension {
     void report(@Observes AfterBeanDiscovery event) {
         errors.forEach(message -> event.addDefinitionError(new DefinitionException(message)));
         errors.clear();
+    }
+
+    // A deployment that uses @Locked but has no usable lock store should not boot and fail at the first call.
+    void storeReachable(@Observes AfterDeploymentValidation event, BeanManager beans) {
+        if (!lockedBeansSeen) {
+            return;
+        }
+        try {
+            beans.createInstance().select(LockRepository.class).get().toString();
+        } catch (RuntimeException noStore) {
+            event.addDeploymentProblem(new DeploymentException(
+                    "@Locked is used but its lock store cannot be created: " + noStore.getMessage(), noStore));
+        }
     }
 }

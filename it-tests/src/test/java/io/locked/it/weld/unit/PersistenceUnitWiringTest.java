@@ -1,0 +1,57 @@
+package io.locked.it.weld.unit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.event.LockAcquired;
+import io.locked.internal.cdi.LockEvents;
+import io.locked.internal.cdi.LockManagerProducer;
+import io.locked.internal.cdi.LockedExtension;
+import io.locked.internal.cdi.LockedInterceptor;
+import io.locked.internal.cdi.LockedMethods;
+import io.locked.it.weld.EventLog;
+import io.locked.it.weld.TestConfig;
+import io.locked.it.weld.skip.Cleaner;
+import io.locked.jpa.cdi.JpaLockStoreProducer;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Without a @LockStore producer, the lock store is the persistence unit named by locked.persistence-unit. */
+class PersistenceUnitWiringTest {
+
+    @AfterEach
+    void clearConfig() {
+        TestConfig.clear();
+    }
+
+    private static Weld withoutLockStoreProducer() {
+        return new Weld().disableDiscovery().addExtension(new LockedExtension())
+                .addBeanClasses(LockedInterceptor.class, LockedMethods.class, LockEvents.class, LockManagerProducer.class,
+                        JpaLockStoreProducer.class, EventLog.class, Cleaner.class);
+    }
+
+    @Test
+    void namedPersistenceUnitHoldsTheLocks() {
+        TestConfig.set("locked.persistence-unit", "locked-it-named");
+        TestConfig.set("locked.create-table", "true");
+        try (WeldContainer container = withoutLockStoreProducer().initialize()) {
+            container.select(Cleaner.class).get().clean();
+            assertEquals(1, container.select(Cleaner.class).get().runs());
+            assertEquals(1, container.select(EventLog.class).get().of(LockAcquired.class).size());
+        }
+    }
+
+    @Test
+    void noLockStoreAtAllFailsTheDeployment() {
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> withoutLockStoreProducer().initialize().close());
+        StringBuilder messages = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            messages.append(t.getMessage()).append('\n');
+        }
+        assertTrue(messages.toString().contains("produce one qualified @LockStore, or set locked.persistence-unit"),
+                messages.toString());
+    }
+}
