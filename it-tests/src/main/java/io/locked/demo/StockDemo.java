@@ -14,9 +14,10 @@ import java.util.logging.LogManager;
 import org.h2.tools.Server;
 
 /**
- * The demo: three shop processes of four buyers each sell a limited stock of two items, widgets
- * under a pessimistic lock and gadgets under an optimistic one, against one embedded H2 database
- * that this process serves on loopback. It ends with a summary: nothing may be oversold.
+ * The demo: three shop processes of four buyers each sell a limited stock of two items through a
+ * {@code @Locked} bean on Weld SE, widgets under a pessimistic lock and gadgets under an optimistic
+ * one, against one embedded H2 database that this process serves on loopback. It ends with a
+ * summary: nothing may be oversold.
  *
  * <p>Run it with {@code mvn -q -Pdemo -DskipTests verify}; arguments: {@code [processes] [buyers] [stock]}.
  */
@@ -43,7 +44,7 @@ public final class StockDemo {
             database.locks.createTableIfMissing();
             createShop(database, stock);
             System.out.printf("Locked demo: %d shop processes x %d buyers selling %d widgets (pessimistic lock)"
-                    + " and %d gadgets (optimistic lock) on embedded H2%n", processes, buyers, stock, stock);
+                    + " and %d gadgets (optimistic lock) through @Locked beans on Weld SE, embedded H2%n", processes, buyers, stock, stock);
             long started = System.nanoTime();
             runShops(url, processes, buyers);
             double seconds = (System.nanoTime() - started) / 1e9;
