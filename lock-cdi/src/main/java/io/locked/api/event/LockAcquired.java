@@ -3,7 +3,8 @@ package io.locked.api.event;
 import io.locked.api.LockMode;
 
 /**
- * A {@code @Locked} method's lock was acquired (the outermost hold; reentrant entries fire none).
+ * A {@code @Locked} method's lock was acquired. A reentrant call (the thread already holds the key)
+ * fires one too, with the outer acquisition's token.
  *
  * @param key         the lock key
  * @param mode        the lock mode
