@@ -65,38 +65,17 @@ public final class LockWorker {
         HistoryRecorder history = new HistoryRecorder();
         try (Store store = database.open(threads + 2);
              LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
-            List<Thread> workers = new ArrayList<>();
-            List<Throwable> failures = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                Thread worker = new Thread(() -> {
-                    try {
-                        for (int i = 0; i < cycles; i++) {
-                            if (mode == null) {
-                                unlockedCycle(store, key, history);
-                            } else {
-                                oneCycle(store, locks, LockRequest.of(key).mode(mode).waitFor(PATIENT), key, history);
-                            }
-                        }
-                    } catch (Throwable e) {
-                        synchronized (failures) {
-                            failures.add(e);
-                        }
+            runThreads(threads, () -> {
+                for (int i = 0; i < cycles; i++) {
+                    if (mode == null) {
+                        unlockedCycle(store, key, history);
+                    } else {
+                        oneCycle(store, locks, LockRequest.of(key).mode(mode).waitFor(PATIENT), key, history);
                     }
-                }, "w" + t);
-                workers.add(worker);
-                worker.start();
-            }
-            for (Thread worker : workers) {
-                worker.join();
-            }
-            if (!failures.isEmpty()) {
-                failures.get(0).printStackTrace();
-                System.exit(2);
-            }
+                }
+            });
         }
-        List<String> lines = history.sections().stream().map(CriticalSection::toLine).toList();
-        Files.write(historyFile, lines);
-        System.out.println("DONE " + lines.size());
+        writeHistory(history, historyFile);
     }
 
     private static void runLockedBean(TestDatabase database, String mode, String key, int threads, int cycles,
@@ -105,32 +84,48 @@ public final class LockWorker {
         TestConfig.set("locked.\"" + LockedCounter.class.getName() + "/increment\".mode", mode);
         try (WeldContainer container = LockedDeployment.with(LockedCounter.class).initialize()) {
             LockedCounter counter = container.select(LockedCounter.class).get();
-            List<Thread> workers = new ArrayList<>();
-            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-            for (int t = 0; t < threads; t++) {
-                Thread worker = new Thread(() -> {
-                    try {
-                        for (int i = 0; i < cycles; i++) {
-                            counter.increment(key);
-                        }
-                    } catch (Throwable e) {
-                        failures.add(e);
-                    }
-                }, "w" + t);
-                workers.add(worker);
-                worker.start();
-            }
-            for (Thread worker : workers) {
-                worker.join();
-            }
-            if (!failures.isEmpty()) {
-                failures.get(0).printStackTrace();
-                System.exit(2);
-            }
-            List<String> lines = counter.history().sections().stream().map(CriticalSection::toLine).toList();
-            Files.write(historyFile, lines);
-            System.out.println("DONE " + lines.size());
+            runThreads(threads, () -> {
+                for (int i = 0; i < cycles; i++) {
+                    counter.increment(key);
+                }
+            });
+            writeHistory(counter.history(), historyFile);
         }
+    }
+
+    /** Work that each thread of a worker runs. */
+    private interface ThreadWork {
+        void run() throws Exception;
+    }
+
+    // Runs the work on that many threads and exits the JVM with status 2 if any thread failed.
+    private static void runThreads(int threads, ThreadWork work) throws InterruptedException {
+        List<Thread> workers = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < threads; t++) {
+            Thread worker = new Thread(() -> {
+                try {
+                    work.run();
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "w" + t);
+            workers.add(worker);
+            worker.start();
+        }
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        if (!failures.isEmpty()) {
+            failures.get(0).printStackTrace();
+            System.exit(2);
+        }
+    }
+
+    private static void writeHistory(HistoryRecorder history, Path historyFile) throws IOException {
+        List<String> lines = history.sections().stream().map(CriticalSection::toLine).toList();
+        Files.write(historyFile, lines);
+        System.out.println("DONE " + lines.size());
     }
 
     private static void oneCycle(Store store, LockManager locks, LockRequest request, String key, HistoryRecorder history)

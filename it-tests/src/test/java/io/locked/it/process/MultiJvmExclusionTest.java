@@ -37,9 +37,7 @@ class MultiJvmExclusionTest {
     @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "POSTGRESQL, PESSIMISTIC", "POSTGRESQL, OPTIMISTIC"})
     void processesNeverOverlapOnOneKey(TestDatabase database, LockMode mode) throws Exception {
         Outcome outcome = run(database, "cycles", mode.name());
-        assertEquals(PROCESSES * THREADS * CYCLES, outcome.sections().size(), "cycles recorded");
-        assertEquals(List.of(), outcome.violations());
-        assertEquals(PROCESSES * THREADS * CYCLES, outcome.counter(), "the counter lost increments");
+        assertExclusive(outcome);
     }
 
     /** The same through a {@code @Locked} bean on Weld SE in each JVM. */
@@ -47,9 +45,7 @@ class MultiJvmExclusionTest {
     @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC"})
     void lockedBeansInProcessesNeverOverlap(TestDatabase database, LockMode mode) throws Exception {
         Outcome outcome = run(database, "locked-bean", mode.name());
-        assertEquals(PROCESSES * THREADS * CYCLES, outcome.sections().size(), "cycles recorded");
-        assertEquals(List.of(), outcome.violations());
-        assertEquals(PROCESSES * THREADS * CYCLES, outcome.counter(), "the counter lost increments");
+        assertExclusive(outcome);
     }
 
     /** The negative control: without the lock the same harness must find overlaps. */
@@ -60,6 +56,12 @@ class MultiJvmExclusionTest {
         assertEquals(PROCESSES * THREADS * CYCLES, outcome.sections().size(), "cycles recorded");
         assertTrue(outcome.violations().stream().anyMatch(v -> v.startsWith("overlap")),
                 "24 unlocked threads in 3 JVMs produced no overlap: the harness cannot see a broken lock");
+    }
+
+    private static void assertExclusive(Outcome outcome) {
+        assertEquals(PROCESSES * THREADS * CYCLES, outcome.sections().size(), "cycles recorded");
+        assertEquals(List.of(), outcome.violations());
+        assertEquals(PROCESSES * THREADS * CYCLES, outcome.counter(), "the counter lost increments");
     }
 
     private record Outcome(List<CriticalSection> sections, List<String> violations, long counter) {
