@@ -1,0 +1,60 @@
+package io.locked.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Bad input is refused with an IllegalArgumentException that names the bad value. */
+class LockRequestTest {
+
+    @Test
+    void nullKey() {
+        assertMessage(() -> LockRequest.of(null), "Lock key must not be null");
+    }
+
+    @Test
+    void blankKey() {
+        assertMessage(() -> LockRequest.of("   "), "must not be blank, was '   '");
+    }
+
+    @Test
+    void oversizedKey() {
+        String key = "k".repeat(256);
+        assertMessage(() -> LockRequest.of(key), "at most 255 characters, was 256");
+        assertEquals(255, LockRequest.of("k".repeat(255)).key().length(), "255 characters fit the column");
+    }
+
+    @Test
+    void negativeWait() {
+        assertMessage(() -> LockRequest.of("order:1").waitFor(Duration.ofSeconds(-1)), "was PT-1S");
+    }
+
+    @Test
+    void zeroAndNegativeLease() {
+        assertMessage(() -> LockRequest.of("order:1").leaseFor(Duration.ZERO), "Lock lease must be positive for key 'order:1', was PT0S");
+        assertMessage(() -> LockRequest.of("order:1").leaseFor(Duration.ofMillis(-5)), "was PT-0.005S");
+    }
+
+    @Test
+    void nullMode() {
+        assertMessage(() -> LockRequest.of("order:1").mode(null), "Lock mode must not be null for key 'order:1'");
+    }
+
+    @Test
+    void zeroWaitIsATryOnce() {
+        assertEquals(Duration.ZERO, LockRequest.of("order:1").waitFor(Duration.ZERO).maxWait());
+    }
+
+    @Test
+    void builderRefusesNullRepository() {
+        assertMessage(() -> LockManagerBuilder.on(null), "Lock repository must not be null");
+    }
+
+    private static void assertMessage(Runnable call, String expected) {
+        IllegalArgumentException error = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(error.getMessage().contains(expected), "expected <" + expected + "> in <" + error.getMessage() + ">");
+    }
+}
