@@ -1,0 +1,55 @@
+package io.locked.internal.cdi;
+
+import io.locked.api.Locked;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
+import jakarta.enterprise.inject.build.compatible.spi.ClassConfig;
+import jakarta.enterprise.inject.build.compatible.spi.Enhancement;
+import jakarta.enterprise.inject.build.compatible.spi.Messages;
+import jakarta.enterprise.inject.build.compatible.spi.SkipIfPortableExtensionPresent;
+import jakarta.enterprise.inject.build.compatible.spi.Validation;
+import jakarta.enterprise.lang.model.declarations.ClassInfo;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+/**
+ * The build-compatible extension (Quarkus and other CDI Lite containers): the same checks as
+ * {@link LockedExtension}, through the same {@link LockedMethodScanner}, and the same
+ * {@code locked.interceptor-priority}. Skipped where the portable extension runs.
+ */
+@SkipIfPortableExtensionPresent(LockedExtension.class)
+public class LockedBuildCompatibleExtension implements BuildCompatibleExtension {
+    private final Set<String> lockedClasses = new LinkedHashSet<>();
+
+    @Enhancement(types = Object.class, withSubtypes = true, withAnnotations = Locked.class)
+    public void collect(ClassInfo type) {
+        if (!type.name().equals(LockedInterceptor.class.getName())) {
+            lockedClasses.add(type.name());
+        }
+    }
+
+    @Enhancement(types = LockedInterceptor.class)
+    public void priority(ClassConfig interceptor) {
+        InterceptorPriority.configured(MicroProfileSettings.current()).ifPresent(priority -> {
+            interceptor.removeAnnotation(annotation -> annotation.name().equals(Priority.class.getName()));
+            interceptor.addAnnotation(new PriorityLiteral(priority));
+        });
+    }
+
+    // The checks read the classes by reflection, like the portable extension; at build time the
+    // application's classes are loadable from the context class loader.
+    @Validation
+    public void validate(Messages messages) {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        for (String name : lockedClasses) {
+            Class<?> beanClass;
+            try {
+                beanClass = Class.forName(name, false, loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                messages.error("Cannot check @Locked on " + name + ": the class cannot be loaded (" + e + ")");
+                continue;
+            }
+            LockedMethodScanner.errorsOf(beanClass, MicroProfileSettings.current()).forEach(messages::error);
+        }
+    }
+}
