@@ -1,0 +1,83 @@
+package io.locked.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The databases the benchmark runs on, with the same servers and overrides as the tests
+ * (LOCKED_MARIADB_URL, LOCKED_POSTGRESQL_URL and their _USER/_PASSWORD). Each gets one pool; the
+ * raw JDBC cases, the programmatic API and the {@code @Locked} beans all draw from it.
+ */
+enum BenchDatabase {
+    H2("jdbc:h2:mem:locked-bench;DB_CLOSE_DELAY=-1", "sa", "", "org.hibernate.dialect.H2Dialect",
+            "CURRENT_TIMESTAMP(6)", "DATEADD(SECOND, 30, CURRENT_TIMESTAMP(6))",
+            "INSERT INTO locked_lock (lock_key, version, token) SELECT CONCAT('fill-', X), 0, 0 FROM SYSTEM_RANGE(?, ?)"),
+    MARIADB(env("LOCKED_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/locked_test"
+                    + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&useLocalSessionState=true"),
+            env("LOCKED_MARIADB_USER", "locked"), env("LOCKED_MARIADB_PASSWORD", "locked"),
+            "org.hibernate.dialect.MariaDBDialect",
+            "UTC_TIMESTAMP(6)", "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL 30 SECOND)",
+            // the Sequence engine ships with MariaDB; seq_1_to_N cannot take parameters, so the
+            // range is filtered instead
+            "INSERT INTO locked_lock (lock_key, version, token) SELECT CONCAT('fill-', seq), 0, 0"
+                    + " FROM seq_1_to_1000000 WHERE seq BETWEEN ? AND ?"),
+    POSTGRESQL(env("LOCKED_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/locked_test"),
+            env("LOCKED_POSTGRESQL_USER", "postgres"), env("LOCKED_POSTGRESQL_PASSWORD", ""),
+            "org.hibernate.dialect.PostgreSQLDialect",
+            "clock_timestamp()", "clock_timestamp() + INTERVAL '30 seconds'",
+            "INSERT INTO locked_lock (lock_key, version, token) SELECT 'fill-' || g, 0, 0 FROM generate_series(?, ?) g");
+
+    final String url;
+    final String user;
+    final String password;
+    private final String dialect;
+    /** The database's clock, and that clock plus a 30 s lease, for the hand-written optimistic lock. */
+    final String now;
+    final String nowPlusLease;
+    /** Inserts the rows fill-N for N in [?, ?], for the table-size comparison. */
+    final String fillRows;
+
+    BenchDatabase(String url, String user, String password, String dialect, String now, String nowPlusLease,
+                  String fillRows) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+        this.dialect = dialect;
+        this.now = now;
+        this.nowPlusLease = nowPlusLease;
+        this.fillRows = fillRows;
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+
+    HikariDataSource pool(int connections) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(connections);
+        config.setMinimumIdle(connections);
+        config.setPoolName("bench-" + name().toLowerCase());
+        return new HikariDataSource(config);
+    }
+
+    EntityManagerFactory entityManagerFactory(HikariDataSource pool) {
+        Map<String, Object> properties = new HashMap<>();
+        properties.put("jakarta.persistence.nonJtaDataSource", pool);
+        properties.put("hibernate.dialect", dialect);
+        if (this == MARIADB) {
+            // Connector/J reports MariaDB as "5.5.5-10.x"
+            properties.put("jakarta.persistence.database-product-name", "MariaDB");
+            properties.put("jakarta.persistence.database-major-version", 10);
+            properties.put("jakarta.persistence.database-minor-version", 11);
+        }
+        return Persistence.createEntityManagerFactory("locked-bench", properties);
+    }
+}

@@ -1,0 +1,261 @@
+package io.locked.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.bench.Runner.Result;
+import io.locked.jpa.JpaLockRepository;
+import jakarta.persistence.EntityManagerFactory;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+
+/**
+ * What a lock costs next to the database's own floor: every case at 1, 4 and 16 threads, on a key
+ * per thread and on one shared key, per database; then the lock table at 1 k and 1 M rows, and the
+ * heap after 1 M cycles. Prints one Markdown report and writes it to {@code bench.out}.
+ *
+ * <p>System properties: {@code bench.databases} (h2,mariadb,postgresql), {@code bench.threads}
+ * (1,4,16), {@code bench.seconds} per cell (2), {@code bench.warmup-seconds} (1),
+ * {@code bench.heap-cycles} (1000000), {@code bench.heap-database} (h2),
+ * {@code bench.out} (target/benchmark.md).
+ */
+public final class Benchmark {
+    private static final int POOL_SIZE = 24;
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static final int SMALL_TABLE = 1_000;
+    private static final int LARGE_TABLE = 1_000_000;
+
+    private final Runner runner;
+    private final int[] threadCounts;
+    private final long heapCycles;
+
+    private Benchmark(Runner runner, int[] threadCounts, long heapCycles) {
+        this.runner = runner;
+        this.threadCounts = threadCounts;
+        this.heapCycles = heapCycles;
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<BenchDatabase> databases = Arrays.stream(property("bench.databases", "h2,mariadb,postgresql").split(","))
+                .map(name -> BenchDatabase.valueOf(name.trim().toUpperCase(Locale.ROOT))).toList();
+        int[] threads = Arrays.stream(property("bench.threads", "1,4,16").split(","))
+                .mapToInt(count -> Integer.parseInt(count.trim())).toArray();
+        Runner runner = new Runner(Duration.ofMillis((long) (1000 * Double.parseDouble(property("bench.warmup-seconds", "1")))),
+                Duration.ofMillis((long) (1000 * Double.parseDouble(property("bench.seconds", "2")))));
+        BenchDatabase heapDatabase = BenchDatabase.valueOf(property("bench.heap-database", "h2").toUpperCase(Locale.ROOT));
+        Benchmark benchmark = new Benchmark(runner, threads, Long.parseLong(property("bench.heap-cycles", "1000000")));
+
+        StringBuilder report = new StringBuilder("## Benchmark, " + Instant.now() + "\n\n"
+                + "Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores; "
+                + "one Hikari pool of " + POOL_SIZE + " per database for every case; an empty critical section; "
+                + runner + ".\n");
+        for (BenchDatabase database : databases) {
+            report.append(benchmark.run(database, database == heapDatabase));
+        }
+        Path out = Path.of(property("bench.out", "target/benchmark.md"));
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        Files.writeString(out, report);
+        System.out.println(report);
+        System.out.println("Written to " + out.toAbsolutePath());
+    }
+
+    private static String property(String name, String fallback) {
+        String value = System.getProperty(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+
+    private String run(BenchDatabase database, boolean measureHeap) throws Exception {
+        Report report = new Report();
+        String version;
+        try (Connection probe = DriverManager.getConnection(database.url, database.user, database.password)) {
+            version = probe.getMetaData().getDatabaseProductName() + " " + probe.getMetaData().getDatabaseProductVersion()
+                    + ", driver " + probe.getMetaData().getDriverName() + " " + probe.getMetaData().getDriverVersion();
+        } catch (SQLException unreachable) {
+            throw new IllegalStateException(database + " is not reachable at " + database.url
+                    + " (start it, or leave it out with -Dbench.databases=...)", unreachable);
+        }
+        report.heading(database + ": " + version);
+        try (HikariDataSource pool = database.pool(POOL_SIZE)) {
+            EntityManagerFactory factory = database.entityManagerFactory(pool);
+            JpaLockRepository repository = new JpaLockRepository(factory);
+            repository.createTableIfMissing();
+            try (LockManager locks = LockManagerBuilder.on(repository).build();
+                 WeldContainer container = lockedBeans(factory)) {
+                List<Case> cases = cases(new RawCycles(pool, database), locks, container.select(LockedCycles.class).get());
+                createRows(pool, cases);
+                List<Result> results = new ArrayList<>();
+                for (Case benchCase : cases) {
+                    for (int threads : threadCounts) {
+                        for (boolean contended : new boolean[] {false, true}) {
+                            Result result = runner.run(benchCase, threads, contended, keyPrefix(benchCase));
+                            System.err.printf(Locale.ROOT, "%s %-34s %2d threads %-9s %8.0f/s p50 %8.1f µs%s%n", database,
+                                    benchCase.name(), threads, contended ? "contended" : "", result.cyclesPerSecond(),
+                                    result.p50(), result.errors() > 0 ? "  errors " + result.errors() + ": " + result.firstError() : "");
+                            results.add(result);
+                        }
+                    }
+                }
+                report.cases(results);
+                report.heading(database + ": targets");
+                report.targets(results);
+                report.heading(database + ": lock table size (1 thread, a random key of the table per cycle)");
+                report.line("| case | p50 µs at 1 k rows | p50 µs at 1 M rows | cycles/s at 1 k | cycles/s at 1 M | 1 M ÷ 1 k | within 10 % |");
+                report.line("|---|---:|---:|---:|---:|---:|---|");
+                tableSize(database, pool, locks, report);
+                if (measureHeap) {
+                    report.heading(database + ": heap");
+                    report.line(heap(locks));
+                }
+            } finally {
+                factory.close();
+            }
+        }
+        return report.toString();
+    }
+
+    private static WeldContainer lockedBeans(EntityManagerFactory factory) {
+        BenchStore.current = factory;
+        // beans.xml leaves the demo's beans out of discovery while this property is set
+        System.setProperty("locked.bench", "true");
+        return new Weld().addBeanClasses(LockedCycles.class, BenchStore.class).initialize();
+    }
+
+    private static List<Case> cases(RawCycles raw, LockManager locks, LockedCycles locked) {
+        return List.of(
+                new Case("SELECT 1", Case.FLOOR, Case.FLOOR, raw::selectOne),
+                new Case("autocommit UPDATE", Case.FLOOR, Case.FLOOR, raw::autocommitUpdate),
+                new Case("raw SELECT FOR UPDATE + COMMIT", "pessimistic", Case.RAW, raw::selectForUpdate),
+                new Case("raw conditional UPDATE + UPDATE", "optimistic", Case.RAW, raw::conditionalUpdate),
+                new Case("API pessimistic", "pessimistic", Case.API, apiCycle(locks, LockMode.PESSIMISTIC)),
+                new Case("API optimistic", "optimistic", Case.API, apiCycle(locks, LockMode.OPTIMISTIC)),
+                new Case("@Locked pessimistic", "pessimistic", Case.LOCKED, locked::pessimistic),
+                new Case("@Locked optimistic", "optimistic", Case.LOCKED, locked::optimistic));
+    }
+
+    private static Cycle apiCycle(LockManager locks, LockMode mode) {
+        return (key, inside) -> {
+            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT))) {
+                inside.run();
+            }
+        };
+    }
+
+    private static String keyPrefix(Case benchCase) {
+        return "bench:" + benchCase.layer() + ":" + benchCase.name().replace(' ', '-') + ":";
+    }
+
+    /** Every case starts on existing rows, as the raw cases require. */
+    private void createRows(HikariDataSource pool, List<Case> cases) throws SQLException {
+        int maxThreads = Arrays.stream(threadCounts).max().orElse(1);
+        try (Connection connection = pool.getConnection()) {
+            try (Statement clear = connection.createStatement()) {
+                clear.executeUpdate("DELETE FROM locked_lock");
+            }
+            try (PreparedStatement insert = connection.prepareStatement(
+                    "INSERT INTO locked_lock (lock_key, version, token) VALUES (?, 0, 0)")) {
+                for (Case benchCase : cases) {
+                    for (int t = 0; t <= maxThreads; t++) {
+                        insert.setString(1, keyPrefix(benchCase) + (t == maxThreads ? "shared" : String.valueOf(t)));
+                        insert.addBatch();
+                    }
+                }
+                insert.executeBatch();
+            }
+        }
+    }
+
+    private void tableSize(BenchDatabase database, HikariDataSource pool, LockManager locks, Report report) throws Exception {
+        double[][] small = new double[2][];
+        fill(database, pool, 1, SMALL_TABLE);
+        small[0] = randomKeyRun(locks, LockMode.PESSIMISTIC, SMALL_TABLE);
+        small[1] = randomKeyRun(locks, LockMode.OPTIMISTIC, SMALL_TABLE);
+        fill(database, pool, SMALL_TABLE + 1, LARGE_TABLE);
+        double[] largePessimistic = randomKeyRun(locks, LockMode.PESSIMISTIC, LARGE_TABLE);
+        double[] largeOptimistic = randomKeyRun(locks, LockMode.OPTIMISTIC, LARGE_TABLE);
+        report.rows("pessimistic", small[0][0], largePessimistic[0], small[0][1], largePessimistic[1]);
+        report.rows("optimistic", small[1][0], largeOptimistic[0], small[1][1], largeOptimistic[1]);
+        try (Connection connection = pool.getConnection(); Statement clear = connection.createStatement()) {
+            clear.executeUpdate("DELETE FROM locked_lock WHERE lock_key LIKE 'fill-%'");
+        }
+    }
+
+    private static void fill(BenchDatabase database, HikariDataSource pool, int from, int to) throws SQLException {
+        try (Connection connection = pool.getConnection();
+             PreparedStatement insert = connection.prepareStatement(database.fillRows)) {
+            insert.setInt(1, from);
+            insert.setInt(2, to);
+            insert.executeUpdate();
+        }
+    }
+
+    /** @return p50 in µs and cycles/s, one thread, each cycle on a random row of the table */
+    private double[] randomKeyRun(LockManager locks, LockMode mode, int rows) throws InterruptedException {
+        Cycle api = apiCycle(locks, mode);
+        Case randomRow = new Case("API " + mode, mode.name().toLowerCase(Locale.ROOT), Case.API,
+                (ignored, inside) -> api.run("fill-" + ThreadLocalRandom.current().nextInt(1, rows + 1), inside));
+        Result result = runner.run(randomRow, 1, false, "fill-");
+        System.err.printf(Locale.ROOT, "%d rows: %s p50 %.1f µs, %.0f/s%n", rows, mode, result.p50(), result.cyclesPerSecond());
+        return new double[] {result.p50(), result.cyclesPerSecond()};
+    }
+
+    /** Runs heapCycles API cycles (4 threads, a key each, the modes alternating) and reports the heap around them. */
+    private String heap(LockManager locks) throws InterruptedException {
+        long before = usedHeapAfterGc();
+        int threads = 4;
+        List<Thread> workers = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < threads; t++) {
+            String key = "heap:" + t;
+            long cycles = heapCycles / threads;
+            workers.add(new Thread(() -> {
+                for (long i = 0; i < cycles; i++) {
+                    LockMode mode = (i & 1) == 0 ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
+                    try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT))) {
+                        // empty critical section
+                    } catch (RuntimeException failure) {
+                        failures.add(failure);
+                        return;
+                    }
+                }
+            }, "heap-" + t));
+        }
+        long started = System.nanoTime();
+        workers.forEach(Thread::start);
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        double seconds = (System.nanoTime() - started) / 1e9;
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException("heap run failed", failures.get(0));
+        }
+        long after = usedHeapAfterGc();
+        return String.format(Locale.ROOT, "%d API cycles (4 threads, pessimistic and optimistic alternating) in %.0f s:"
+                        + " used heap after a full GC %.1f MB before, %.1f MB after (%+.1f MB).",
+                threads * (heapCycles / threads), seconds, before / 1e6, after / 1e6, (after - before) / 1e6);
+    }
+
+    private static long usedHeapAfterGc() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+}

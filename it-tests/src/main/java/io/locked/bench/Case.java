@@ -1,0 +1,20 @@
+package io.locked.bench;
+
+/**
+ * One benchmarked way to take and free a lock (or a floor that takes none).
+ *
+ * @param name   as printed
+ * @param mode   "floor", "pessimistic" or "optimistic"
+ * @param layer  "floor", "raw JDBC", "API" or "@Locked"
+ * @param cycle  the work of one cycle
+ */
+record Case(String name, String mode, String layer, Cycle cycle) {
+    static final String FLOOR = "floor";
+    static final String RAW = "raw JDBC";
+    static final String API = "API";
+    static final String LOCKED = "@Locked";
+
+    boolean locks() {
+        return !layer.equals(FLOOR);
+    }
+}

@@ -1,0 +1,93 @@
+package io.locked.bench;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+
+/**
+ * What a developer would write by hand with JDBC on the same pool and the same table: the floors
+ * every lock pays, and the raw form of each mode.
+ */
+final class RawCycles {
+    private final DataSource pool;
+    private final BenchDatabase database;
+
+    RawCycles(DataSource pool, BenchDatabase database) {
+        this.pool = pool;
+        this.database = database;
+    }
+
+    /** The cheapest round trip. */
+    void selectOne(String key, Runnable inside) throws SQLException {
+        try (Connection connection = pool.getConnection();
+             PreparedStatement select = connection.prepareStatement("SELECT 1");
+             ResultSet result = select.executeQuery()) {
+            result.next();
+        }
+    }
+
+    /** The cheapest durable write: one row, one autocommit UPDATE. */
+    void autocommitUpdate(String key, Runnable inside) throws SQLException {
+        try (Connection connection = pool.getConnection();
+             PreparedStatement update = connection.prepareStatement(
+                     "UPDATE locked_lock SET version = version + 1 WHERE lock_key = ?")) {
+            update.setString(1, key);
+            update.executeUpdate();
+        }
+    }
+
+    /** Pessimistic by hand: SELECT ... FOR UPDATE on an existing row, then COMMIT. */
+    void selectForUpdate(String key, Runnable inside) throws SQLException {
+        try (Connection connection = pool.getConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement select = connection.prepareStatement(
+                    "SELECT token FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
+                select.setString(1, key);
+                try (ResultSet row = select.executeQuery()) {
+                    row.next();
+                }
+                inside.run();
+                connection.commit();
+            } catch (SQLException | RuntimeException failure) {
+                connection.rollback();
+                throw failure;
+            }
+        }
+    }
+
+    /**
+     * Optimistic by hand: a conditional autocommit UPDATE takes a free or expired row, an UPDATE
+     * frees it; a loser retries after a pause that doubles from 0.5 ms up to 50 ms, with jitter.
+     */
+    void conditionalUpdate(String key, Runnable inside) throws SQLException {
+        String owner = Thread.currentThread().getName();
+        long ceiling = 500_000;
+        while (!take(key, owner)) {
+            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
+            ceiling = Math.min(50_000_000, ceiling * 2);
+        }
+        inside.run();
+        try (Connection connection = pool.getConnection();
+             PreparedStatement free = connection.prepareStatement(
+                     "UPDATE locked_lock SET owner = NULL, expires_at = NULL WHERE lock_key = ? AND owner = ?")) {
+            free.setString(1, key);
+            free.setString(2, owner);
+            free.executeUpdate();
+        }
+    }
+
+    private boolean take(String key, String owner) throws SQLException {
+        try (Connection connection = pool.getConnection();
+             PreparedStatement take = connection.prepareStatement(
+                     "UPDATE locked_lock SET owner = ?, expires_at = " + database.nowPlusLease
+                             + " WHERE lock_key = ? AND (owner IS NULL OR expires_at <= " + database.now + ")")) {
+            take.setString(1, owner);
+            take.setString(2, key);
+            return take.executeUpdate() == 1;
+        }
+    }
+}

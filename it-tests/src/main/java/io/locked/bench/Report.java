@@ -1,0 +1,95 @@
+package io.locked.bench;
+
+import io.locked.bench.Runner.Result;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/** Renders one database's results as Markdown, with the ratios the targets are stated in. */
+final class Report {
+    private final StringBuilder out = new StringBuilder();
+
+    void heading(String text) {
+        out.append("\n### ").append(text).append("\n\n");
+    }
+
+    void line(String text) {
+        out.append(text).append('\n');
+    }
+
+    void cases(List<Result> results) {
+        line("| case | threads | keys | cycles/s | p50 µs | p99 µs | p99.9 µs | hand-off p50 µs | violations | errors | × raw | × API |");
+        line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (Result r : results) {
+            Case c = r.benchCase();
+            String vsRaw = c.layer().equals(Case.API) ? ratio(r, results, Case.RAW) : "";
+            String vsApi = c.layer().equals(Case.LOCKED) ? ratio(r, results, Case.API) : "";
+            line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %s | %s | %s | %s | %d | %s | %s |",
+                    c.name(), r.threads(), r.contended() ? "one" : "one per thread", r.cyclesPerSecond(),
+                    micros(r.p50()), micros(r.p99()), micros(r.p999()),
+                    r.contended() && r.threads() > 1 && c.locks() ? micros(r.handOffP50()) : "",
+                    c.locks() ? String.valueOf(r.violations()) : "", r.errors(), vsRaw, vsApi));
+        }
+    }
+
+    /** The targets of the issue, as measured ratios and bounds, each marked met or missed. */
+    void targets(List<Result> results) {
+        line("| target | measured (worst cell) | met |");
+        line("|---|---:|---|");
+        ratioTarget(results, "pessimistic API ≥ 0.8 × raw", "pessimistic", Case.API, Case.RAW, 0.8);
+        ratioTarget(results, "optimistic API ≥ 0.9 × raw", "optimistic", Case.API, Case.RAW, 0.9);
+        ratioTarget(results, "pessimistic @Locked ≥ 0.95 × API", "pessimistic", Case.LOCKED, Case.API, 0.95);
+        ratioTarget(results, "optimistic @Locked ≥ 0.95 × API", "optimistic", Case.LOCKED, Case.API, 0.95);
+        handOffTarget(results, "pessimistic", 1000);
+        handOffTarget(results, "optimistic", 5000);
+    }
+
+    void rows(String mode, double smallP50, double largeP50, double smallRate, double largeRate) {
+        double ratio = largeP50 / smallP50;
+        line(String.format(Locale.ROOT, "| API %s | %s | %s | %.0f | %.0f | %.2f | %s |", mode, micros(smallP50),
+                micros(largeP50), smallRate, largeRate, ratio, ratio <= 1.10 ? "yes" : "no"));
+    }
+
+    private void ratioTarget(List<Result> results, String label, String mode, String layer, String base, double bound) {
+        double worst = Double.MAX_VALUE;
+        for (Result r : results) {
+            if (r.benchCase().mode().equals(mode) && r.benchCase().layer().equals(layer)) {
+                Optional<Result> baseline = find(results, r, base);
+                if (baseline.isPresent()) {
+                    worst = Math.min(worst, r.cyclesPerSecond() / baseline.get().cyclesPerSecond());
+                }
+            }
+        }
+        line(String.format(Locale.ROOT, "| %s | %.2f | %s |", label, worst, worst >= bound ? "yes" : "no"));
+    }
+
+    private void handOffTarget(List<Result> results, String mode, double boundMicros) {
+        Predicate<Result> apiContended = r -> r.benchCase().mode().equals(mode)
+                && r.benchCase().layer().equals(Case.API) && r.contended() && r.threads() > 1;
+        double worst = results.stream().filter(apiContended).mapToDouble(Result::handOffP50).max().orElse(Double.NaN);
+        line(String.format(Locale.ROOT, "| %s hand-off p50 ≤ %.0f ms | %s µs | %s |", mode, boundMicros / 1000,
+                micros(worst), worst <= boundMicros ? "yes" : "no"));
+    }
+
+    private static String ratio(Result r, List<Result> results, String baseLayer) {
+        return find(results, r, baseLayer)
+                .map(base -> String.format(Locale.ROOT, "%.2f", r.cyclesPerSecond() / base.cyclesPerSecond()))
+                .orElse("");
+    }
+
+    private static Optional<Result> find(List<Result> results, Result like, String layer) {
+        return results.stream().filter(r -> r.benchCase().layer().equals(layer)
+                && r.benchCase().mode().equals(like.benchCase().mode())
+                && r.threads() == like.threads() && r.contended() == like.contended()).findFirst();
+    }
+
+    private static String micros(double value) {
+        return Double.isNaN(value) ? "" : String.format(Locale.ROOT, value < 100 ? "%.1f" : "%.0f", value);
+    }
+
+    @Override
+    public String toString() {
+        return out.toString();
+    }
+}
