@@ -4,43 +4,48 @@ import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
-import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.EntityTransaction;
-import jakarta.persistence.LockModeType;
-import jakarta.persistence.PersistenceException;
-import jakarta.persistence.Query;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
 
 /**
- * The lock rows in a JPA persistence unit (resource-local transactions). The unit must include
- * {@link LockRow}; the table comes from the schema script of its {@link LockDatabase}
+ * The lock rows ({@link LockRow}) of a JPA persistence unit. Each operation is the fewest plain JDBC
+ * statements that do it, on a connection from the unit's own pool: an optimistic take, renewal or
+ * release is one autocommit statement (plus a read of the new token where the database cannot
+ * return it), a pessimistic acquisition is a row lock and a token write in the lock's own
+ * transaction. The table comes from the schema script of the {@link LockDatabase}
  * ({@link #createTableIfMissing()} runs it).
  */
 public class JpaLockRepository implements LockRepository {
-    private static final String LOCK_TIMEOUT_HINT = "jakarta.persistence.lock.timeout";
-    private final EntityManagerFactory factory;
+    private final LockConnections connections;
     private final LockDatabase database;
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
      */
     public JpaLockRepository(EntityManagerFactory factory) {
-        this(factory, DatabaseDetection.detect(requireFactory(factory)));
+        this.connections = LockConnections.of(requireFactory(factory));
+        this.database = DatabaseDetection.detect(factory, connections);
     }
 
     /**
+     * Locked takes its connections from the data source handed to the unit
+     * ({@code jakarta.persistence.nonJtaDataSource}) or, with Hibernate ORM, from its connection provider.
+     *
      * @param factory  the persistence unit holding the lock table
      * @param database which statements to use
      */
     public JpaLockRepository(EntityManagerFactory factory, LockDatabase database) {
-        this.factory = requireFactory(factory);
+        this.connections = LockConnections.of(requireFactory(factory));
         if (database == null) {
             throw new IllegalArgumentException("LockDatabase must not be null");
         }
@@ -62,12 +67,14 @@ public class JpaLockRepository implements LockRepository {
     /** Creates the lock table from the shipped script if it does not exist (for demos and tests). */
     public void createTableIfMissing() {
         String script = readScript(database.schemaResource);
-        storeCall("(schema)", "creating the lock table", em -> {
-            for (String statement : script.split(";")) {
-                String sql = statement.lines().filter(line -> !line.trim().startsWith("--"))
-                        .reduce("", (a, b) -> a + "\n" + b).trim();
-                if (!sql.isEmpty()) {
-                    em.createNativeQuery(sql).executeUpdate();
+        storeCall("(schema)", "creating the lock table", connection -> {
+            try (Statement statement = connection.createStatement()) {
+                for (String part : script.split(";")) {
+                    String sql = part.lines().filter(line -> !line.trim().startsWith("--"))
+                            .reduce("", (a, b) -> a + "\n" + b).trim();
+                    if (!sql.isEmpty()) {
+                        statement.execute(sql);
+                    }
                 }
             }
             return null;
@@ -76,67 +83,88 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        EntityManager em = factory.createEntityManager();
-        EntityTransaction transaction = em.getTransaction();
+        long waitMillis = dbWait.toMillis();
+        Connection connection = null;
+        boolean pooledAutoCommit = true;
         boolean handedOver = false;
         try {
-            LockRow row = lockRow(em, transaction, key, dbWait);
+            connection = connections.open();
+            pooledAutoCommit = LockTransactions.begin(connection);
+            RowForUpdate row = readForUpdate(connection, key, waitMillis);
             if (row == null) {
-                // missing: create it in a transaction of its own, then queue for it like everyone else
-                Transactions.rollbackQuietly(transaction);
-                ensureRow(key);
-                row = lockRow(em, transaction, key, dbWait);
+                // missing: create it in a short transaction of its own on this connection (a second
+                // connection could wait forever on a pool that holders have drained), then queue for
+                // it like everyone else
+                connection.rollback();
+                insertIfAbsent(connection, key);
+                connection.commit();
+                row = readForUpdate(connection, key, waitMillis);
                 if (row == null) {
                     return null; // deleted by a cleanup in between: the caller tries again
                 }
             }
-            int drawn = em.createNativeQuery(database.drawToken)
-                    .setParameter("key", key).setParameter("holder", holder).executeUpdate();
-            if (drawn == 0) {
+            if (!row.free()) {
                 return null; // a live optimistic lease holds the key
             }
-            long token = ((Number) em.createNativeQuery(database.readToken)
-                    .setParameter("key", key).getSingleResult()).longValue();
+            long token = Math.max(row.token() + 1, row.nowMicros());
+            try (PreparedStatement draw = connection.prepareStatement(database.drawToken)) {
+                draw.setLong(1, token);
+                draw.setString(2, holder);
+                draw.setString(3, key);
+                draw.executeUpdate();
+            }
             handedOver = true;
-            return new JpaPessimisticHold(em, transaction, token);
-        } catch (PersistenceException failure) {
+            return new PessimisticRowHold(connections, connection, pooledAutoCommit, token);
+        } catch (SQLException failure) {
             if (LockConflicts.isBusy(failure)) {
                 return null;
             }
             throw new LockStoreUnavailableException(key, "pessimistic lock failed", failure);
         } finally {
-            if (!handedOver) {
-                Transactions.rollbackQuietly(transaction);
-                em.close();
+            if (!handedOver && connection != null) {
+                LockTransactions.end(connections, connection, pooledAutoCommit);
             }
         }
     }
 
-    private LockRow lockRow(EntityManager em, EntityTransaction transaction, String key, Duration dbWait) {
-        transaction.begin();
-        int hint = database.prepareLockWait(em, dbWait.toMillis());
-        return em.find(LockRow.class, key, LockModeType.PESSIMISTIC_WRITE, Map.of(LOCK_TIMEOUT_HINT, hint));
+    /** The row as its lock was granted: null when there is no row. */
+    private RowForUpdate readForUpdate(Connection connection, String key, long waitMillis) throws SQLException {
+        database.prepareLockTransaction(connection, waitMillis);
+        try (PreparedStatement read = connection.prepareStatement(database.readForUpdate(waitMillis))) {
+            read.setString(1, key);
+            try (ResultSet row = read.executeQuery()) {
+                return row.next() ? new RowForUpdate(row.getLong(1), row.getInt(2) == 1, row.getLong(3)) : null;
+            }
+        }
+    }
+
+    private record RowForUpdate(long token, boolean free, long nowMicros) {
     }
 
     private void ensureRow(String key) {
-        try {
-            Transactions.inNewTransaction(factory,
-                    em -> em.createNativeQuery(database.insertIfAbsent).setParameter("key", key).executeUpdate());
-        } catch (PersistenceException raceOrFailure) {
-            // a concurrent insert of the same key is fine; any other failure shows on the next read
+        storeCall(key, "creating the lock row", connection -> {
+            insertIfAbsent(connection, key);
+            return null;
+        });
+    }
+
+    private void insertIfAbsent(Connection connection, String key) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(database.insertIfAbsent)) {
+            insert.setString(1, key);
+            insert.executeUpdate();
+        } catch (SQLException raceOrFailure) {
+            // a concurrent insert of the same key is fine; the next read shows whether the row is there
             if (!LockConflicts.isBusy(raceOrFailure) && !isDuplicate(raceOrFailure)) {
-                throw new LockStoreUnavailableException(key, "creating the lock row failed", raceOrFailure);
+                throw raceOrFailure;
+            }
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
             }
         }
     }
 
-    private static boolean isDuplicate(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("23")) {
-                return true;
-            }
-        }
-        return false;
+    private static boolean isDuplicate(SQLException failure) {
+        return failure.getSQLState() != null && failure.getSQLState().startsWith("23");
     }
 
     @Override
@@ -151,16 +179,26 @@ public class JpaLockRepository implements LockRepository {
 
     private Lease tryTake(String key, String owner, String holder, Duration lease) {
         try {
-            return storeCall(key, "taking the lease", em -> {
-                int taken = em.createNativeQuery(database.takeLease).setParameter("key", key)
-                        .setParameter("owner", owner).setParameter("holder", holder)
-                        .setParameter("micros", micros(lease)).executeUpdate();
-                if (taken == 0) {
-                    return null;
+            return storeCall(key, "taking the lease", connection -> {
+                try (PreparedStatement take = connection.prepareStatement(database.takeLease)) {
+                    take.setString(1, owner);
+                    take.setString(2, holder);
+                    take.setLong(3, micros(lease));
+                    take.setString(4, key);
+                    if (database.takeReturnsLease) {
+                        try (ResultSet taken = take.executeQuery()) {
+                            return taken.next() ? new Lease(key, owner, taken.getLong(1), taken.getLong(2)) : null;
+                        }
+                    }
+                    if (take.executeUpdate() == 0) {
+                        return null;
+                    }
                 }
-                Object[] row = (Object[]) em.createNativeQuery(database.readLease)
-                        .setParameter("key", key).setParameter("owner", owner).getSingleResult();
-                return new Lease(key, owner, ((Number) row[0]).longValue(), ((Number) row[1]).longValue());
+                try (PreparedStatement read = ownerStatement(connection, database.readLease, key, owner);
+                     ResultSet taken = read.executeQuery()) {
+                    // no row: the lease ran out and was taken over in between; the caller tries again
+                    return taken.next() ? new Lease(key, owner, taken.getLong(1), taken.getLong(2)) : null;
+                }
             });
         } catch (LockStoreUnavailableException failure) {
             if (LockConflicts.isBusy(failure)) {
@@ -171,33 +209,53 @@ public class JpaLockRepository implements LockRepository {
     }
 
     private boolean rowExists(String key) {
-        return storeCall(key, "reading the lock row", em -> !em.createNativeQuery(database.readToken)
-                .setParameter("key", key).getResultList().isEmpty());
+        return storeCall(key, "reading the lock row", connection -> {
+            try (PreparedStatement read = connection.prepareStatement(database.rowExists)) {
+                read.setString(1, key);
+                try (ResultSet row = read.executeQuery()) {
+                    return row.next();
+                }
+            }
+        });
     }
 
     @Override
     public Lease renewLease(Lease lease, Duration duration) {
-        int renewed = storeCall(lease.key(), "renewing the lease", em -> ownerWrite(em, database.renewLease, lease)
-                .setParameter("micros", micros(duration)).executeUpdate());
+        int renewed = storeCall(lease.key(), "renewing the lease", connection -> {
+            try (PreparedStatement renew = connection.prepareStatement(database.renewLease)) {
+                renew.setLong(1, micros(duration));
+                renew.setString(2, lease.key());
+                renew.setString(3, lease.owner());
+                renew.setLong(4, lease.version());
+                return renew.executeUpdate();
+            }
+        });
         return renewed == 0 ? null : new Lease(lease.key(), lease.owner(), lease.token(), lease.version() + 1);
     }
 
     @Override
     public boolean releaseLease(Lease lease) {
-        return storeCall(lease.key(), "releasing the lease", em -> {
-            if (ownerWrite(em, database.releaseLease, lease).executeUpdate() == 1) {
-                return true;
+        return storeCall(lease.key(), "releasing the lease", connection -> {
+            try (PreparedStatement release = ownerStatement(connection, database.releaseLease, lease.key(), lease.owner())) {
+                release.setLong(3, lease.version());
+                if (release.executeUpdate() == 1) {
+                    return true;
+                }
             }
             // expired but not taken over: still ours to free, though the holder must learn it was lost
-            em.createNativeQuery(database.freeOwnExpiredLease)
-                    .setParameter("key", lease.key()).setParameter("owner", lease.owner()).executeUpdate();
+            try (PreparedStatement free = ownerStatement(connection, database.freeOwnExpiredLease, lease.key(), lease.owner())) {
+                free.executeUpdate();
+            }
             return false;
         });
     }
 
-    private Query ownerWrite(EntityManager em, String sql, Lease lease) {
-        return em.createNativeQuery(sql).setParameter("key", lease.key())
-                .setParameter("owner", lease.owner()).setParameter("version", lease.version());
+    private static PreparedStatement ownerStatement(Connection connection, String sql, String key, String owner)
+            throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        statement.setString(1, key);
+        statement.setString(2, owner);
+        return statement;
     }
 
     @Override
@@ -206,9 +264,19 @@ public class JpaLockRepository implements LockRepository {
             throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);
         }
         long minusIdle = -micros(idleFor);
-        @SuppressWarnings("unchecked")
-        List<String> candidates = storeCall("(cleanup)", "finding idle rows", em -> em
-                .createNativeQuery(database.idleKeys).setParameter("micros", minusIdle).getResultList());
+        List<String> candidates = storeCall("(cleanup)", "finding idle rows", connection -> {
+            try (PreparedStatement find = connection.prepareStatement(database.idleKeys)) {
+                find.setLong(1, minusIdle);
+                find.setLong(2, minusIdle);
+                List<String> keys = new ArrayList<>();
+                try (ResultSet rows = find.executeQuery()) {
+                    while (rows.next()) {
+                        keys.add(rows.getString(1));
+                    }
+                }
+                return keys;
+            }
+        });
         int deleted = 0;
         for (String key : candidates) {
             deleted += deleteIfStillIdle(key, minusIdle);
@@ -219,31 +287,39 @@ public class JpaLockRepository implements LockRepository {
     // One short transaction per row that skips rows locked right now, so a cleanup never makes an
     // acquirer wait and never waits behind a holder.
     private int deleteIfStillIdle(String key, long minusIdle) {
-        EntityManager em = factory.createEntityManager();
-        EntityTransaction transaction = em.getTransaction();
+        Connection connection = null;
+        boolean pooledAutoCommit = true;
         try {
-            if (lockRow(em, transaction, key, Duration.ZERO) == null) {
+            connection = connections.open();
+            pooledAutoCommit = LockTransactions.begin(connection);
+            if (readForUpdate(connection, key, 0) == null) {
                 return 0;
             }
-            int deleted = em.createNativeQuery(database.deleteIdle).setParameter("key", key)
-                    .setParameter("micros", minusIdle).executeUpdate();
-            transaction.commit();
+            int deleted;
+            try (PreparedStatement delete = connection.prepareStatement(database.deleteIdle)) {
+                delete.setLong(1, minusIdle);
+                delete.setLong(2, minusIdle);
+                delete.setString(3, key);
+                deleted = delete.executeUpdate();
+            }
+            connection.commit();
             return deleted;
-        } catch (PersistenceException failure) {
+        } catch (SQLException failure) {
             if (LockConflicts.isBusy(failure)) {
                 return 0;
             }
             throw new LockStoreUnavailableException(key, "deleting an idle row failed", failure);
         } finally {
-            Transactions.rollbackQuietly(transaction);
-            em.close();
+            if (connection != null) {
+                LockTransactions.end(connections, connection, pooledAutoCommit);
+            }
         }
     }
 
-    private <T> T storeCall(String key, String what, Function<EntityManager, T> work) {
+    private <T> T storeCall(String key, String what, LockTransactions.Work<T> work) {
         try {
-            return Transactions.inNewTransaction(factory, work);
-        } catch (PersistenceException failure) {
+            return LockTransactions.autocommit(connections, work);
+        } catch (SQLException failure) {
             throw new LockStoreUnavailableException(key, what + " failed", failure);
         }
     }

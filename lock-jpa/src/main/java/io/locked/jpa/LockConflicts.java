@@ -1,13 +1,11 @@
 package io.locked.jpa;
 
-import jakarta.persistence.LockTimeoutException;
-import jakarta.persistence.PessimisticLockException;
 import java.sql.SQLException;
 import java.util.Set;
 
 /**
  * Tells "another transaction holds the row" (busy: wait and try again) apart from a database
- * failure. Providers map these inconsistently, so the SQL state and vendor code decide too.
+ * failure, by SQL state and vendor code.
  */
 final class LockConflicts {
     // 40001 serialization/deadlock (Connector/J's lock wait timeout too), 40P01 deadlock, 55P03 lock not available
@@ -20,11 +18,9 @@ final class LockConflicts {
 
     static boolean isBusy(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof PessimisticLockException || t instanceof LockTimeoutException) {
-                return true;
-            }
             if (t instanceof SQLException sql
-                    && (BUSY_STATES.contains(sql.getSQLState()) || BUSY_CODES.contains(sql.getErrorCode()))) {
+                    && ((sql.getSQLState() != null && BUSY_STATES.contains(sql.getSQLState()))
+                    || BUSY_CODES.contains(sql.getErrorCode()))) {
                 return true;
             }
             if (t.getCause() == t) {

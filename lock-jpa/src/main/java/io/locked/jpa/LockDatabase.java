@@ -1,104 +1,148 @@
 package io.locked.jpa;
 
-import jakarta.persistence.EntityManager;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.function.UnaryOperator;
 
 /**
  * The database families Locked has statements for. {@link JpaLockRepository} detects the family
  * from the persistence unit; pass one explicitly when detection cannot tell.
  *
- * <p>The statements: every time is the database's. Every time is the database's: leases start and end on
- * its clock, and tokens are drawn as {@code GREATEST(token + 1, now in microseconds)} so that they
- * keep increasing after a row is deleted and created again, and after a pessimistic holder's
- * transaction was rolled back (both rely on the database clock not stepping back).
- *
- * <p>Named parameters: key, owner, holder, version, and micros (a duration in microseconds).
+ * <p>Every time is the database's: leases start and end on its clock, and tokens are drawn as
+ * {@code GREATEST(token + 1, now in microseconds)} so that they keep increasing after a row is
+ * deleted and created again, and after a pessimistic holder's transaction was rolled back (both
+ * rely on the database clock not stepping back). Statements take positional parameters, in the
+ * order their documentation gives.
  */
 public enum LockDatabase {
     /** MySQL 8 and MariaDB 10.6+, through mysql-connector-j or the MariaDB driver. */
     MYSQL("UTC_TIMESTAMP(6)",
             "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
             micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)",
-            "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (:key, 0, 0)"
+            "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON DUPLICATE KEY UPDATE lock_key = lock_key",
-            "schema-mysql.sql"),
+            "", "schema-mysql.sql"),
     /** PostgreSQL 12+. */
     POSTGRESQL("clock_timestamp()",
             "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
             micros -> "(clock_timestamp() + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')",
-            "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (:key, 0, 0)"
+            "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON CONFLICT (lock_key) DO NOTHING",
-            "schema-postgresql.sql"),
+            " RETURNING token, version", "schema-postgresql.sql"),
     /** H2 2.x. Its clock reads the same value throughout a transaction. */
     H2("CURRENT_TIMESTAMP(6)",
             "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(6))",
             micros -> "DATEADD(MICROSECOND, " + micros + ", CURRENT_TIMESTAMP(6))",
-            "MERGE INTO " + LockRow.TABLE + " t USING (VALUES (CAST(:key AS VARCHAR(255)))) s(k) ON t.lock_key = s.k"
+            "MERGE INTO " + LockRow.TABLE + " t USING (VALUES (CAST(? AS VARCHAR(255)))) s(k) ON t.lock_key = s.k"
                     + " WHEN NOT MATCHED THEN INSERT (lock_key, version, token) VALUES (s.k, 0, 0)",
-            "schema-h2.sql");
+            "", "schema-h2.sql");
 
-    private static final String FREE_OR_EXPIRED = " AND (owner IS NULL OR expires_at <= %s)";
+    private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
 
+    /** key. */
     final String insertIfAbsent;
     final String schemaResource;
-    /** Pessimistic: the row is already locked; draw a token unless a live lease holds the key. */
+    /**
+     * key. Reads the row for update: its token, 1 if no live lease holds it, and the database's
+     * time in microseconds. The wait clause comes from {@link #lockClause(long)}.
+     */
+    private final String readForUpdate;
+    /** token, holder, key: the pessimistic holder's token, written while its row lock is held. */
     final String drawToken;
-    final String readToken;
-    /** Optimistic take: one compare-and-set that succeeds only on a free or expired row. */
+    /**
+     * owner, holder, lease micros, key: one compare-and-set that succeeds only on a free or expired
+     * row. Returns token and version where {@link #takeReturnsLease} says so.
+     */
     final String takeLease;
+    final boolean takeReturnsLease;
+    /** key, owner. */
     final String readLease;
+    /** lease micros, key, owner, version. */
     final String renewLease;
+    /** key, owner, version. */
     final String releaseLease;
+    /** key, owner. */
     final String freeOwnExpiredLease;
+    /** key. */
+    final String rowExists;
+    /** minus the idle time in micros (twice). */
     final String idleKeys;
+    /** minus the idle time in micros (twice), key. */
     final String deleteIdle;
 
-    LockDatabase(String now, String nowMicros, UnaryOperator<String> nowPlusMicros, String insertIfAbsent, String schemaFile) {
-        String nowPlusLease = nowPlusMicros.apply(":micros");
+    LockDatabase(String now, String nowMicros, UnaryOperator<String> nowPlusMicros, String insertIfAbsent,
+                 String takeReturning, String schemaFile) {
         String table = LockRow.TABLE;
         this.insertIfAbsent = insertIfAbsent;
         this.schemaResource = "META-INF/locked/" + schemaFile;
-        this.drawToken = "UPDATE " + table + " SET token = GREATEST(token + 1, " + nowMicros + "), version = version + 1,"
-                + " acquired_at = " + now + ", holder = :holder WHERE lock_key = :key" + FREE_OR_EXPIRED.formatted(now);
-        this.readToken = "SELECT token FROM " + table + " WHERE lock_key = :key";
-        this.takeLease = "UPDATE " + table + " SET owner = :owner, holder = :holder, version = version + 1,"
+        this.readForUpdate = "SELECT token, CASE WHEN " + FREE_OR_EXPIRED.formatted(now) + " THEN 1 ELSE 0 END, "
+                + nowMicros + " FROM " + table + " WHERE lock_key = ?";
+        this.drawToken = "UPDATE " + table + " SET token = ?, version = version + 1, acquired_at = " + now
+                + ", holder = ? WHERE lock_key = ?";
+        this.takeLease = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1,"
                 + " token = GREATEST(token + 1, " + nowMicros + "), acquired_at = " + now
-                + ", expires_at = " + nowPlusLease + " WHERE lock_key = :key" + FREE_OR_EXPIRED.formatted(now);
-        this.readLease = "SELECT token, version FROM " + table + " WHERE lock_key = :key AND owner = :owner";
-        this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusLease
-                + " WHERE lock_key = :key AND owner = :owner AND version = :version AND expires_at > " + now;
+                + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND "
+                + FREE_OR_EXPIRED.formatted(now) + takeReturning;
+        this.takeReturnsLease = !takeReturning.isEmpty();
+        this.readLease = "SELECT token, version FROM " + table + " WHERE lock_key = ? AND owner = ?";
+        this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusMicros.apply("?")
+                + " WHERE lock_key = ? AND owner = ? AND version = ? AND expires_at > " + now;
         this.releaseLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
-                + " WHERE lock_key = :key AND owner = :owner AND version = :version AND expires_at > " + now;
+                + " WHERE lock_key = ? AND owner = ? AND version = ? AND expires_at > " + now;
         this.freeOwnExpiredLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
-                + " WHERE lock_key = :key AND owner = :owner";
-        // micros is minus the idle time; rows created but never acquired have no acquired_at yet
-        String idleSince = nowPlusMicros.apply(":micros");
+                + " WHERE lock_key = ? AND owner = ?";
+        this.rowExists = "SELECT 1 FROM " + table + " WHERE lock_key = ?";
+        // rows created but never acquired have no acquired_at yet
+        String idleSince = nowPlusMicros.apply("?");
         String idle = "(acquired_at IS NULL OR acquired_at < " + idleSince + ")"
                 + " AND (owner IS NULL OR expires_at < " + idleSince + ")";
         this.idleKeys = "SELECT lock_key FROM " + table + " WHERE " + idle;
-        this.deleteIdle = "DELETE FROM " + table + " WHERE lock_key = :key AND " + idle;
+        this.deleteIdle = "DELETE FROM " + table + " WHERE " + idle + " AND lock_key = ?";
+    }
+
+    /** @return the statement that reads and row-locks a key, queueing at most waitMillis (0: not at all) */
+    String readForUpdate(long waitMillis) {
+        return readForUpdate + lockClause(waitMillis);
     }
 
     /**
-     * Bounds how long the next row lock of this transaction queues, and returns the value for the
-     * JPA lock timeout hint. Zero means NOWAIT. MySQL/MariaDB wait in whole seconds ({@code WAIT n},
-     * rendered by the provider from the hint); PostgreSQL and H2 take milliseconds from a setting.
+     * MariaDB waits in whole seconds ({@code WAIT n}); PostgreSQL and H2 take milliseconds from a
+     * setting made by {@link #prepareLockTransaction}. Zero means NOWAIT where the database has it.
      */
-    int prepareLockWait(EntityManager entityManager, long waitMillis) {
+    private String lockClause(long waitMillis) {
+        return switch (this) {
+            case MYSQL -> waitMillis < 1000 ? " FOR UPDATE NOWAIT" : " FOR UPDATE WAIT " + waitMillis / 1000;
+            case POSTGRESQL -> waitMillis <= 0 ? " FOR UPDATE NOWAIT" : " FOR UPDATE";
+            case H2 -> " FOR UPDATE";
+        };
+    }
+
+    /**
+     * Settings of the lock's own transaction, before its row lock. PostgreSQL: the lock wait, and
+     * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
+     * lost in a server crash is harmless because the next one is drawn from the database clock,
+     * which has moved on by then. Both settings end with the transaction.
+     */
+    void prepareLockTransaction(Connection connection, long waitMillis) throws SQLException {
         switch (this) {
-            case MYSQL:
-                return (int) Math.min(Integer.MAX_VALUE, waitMillis / 1000 * 1000);
-            case POSTGRESQL:
-                if (waitMillis <= 0) {
-                    return 0;
+            case POSTGRESQL -> {
+                try (PreparedStatement settings = connection.prepareStatement(
+                        "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)")) {
+                    settings.setString(1, Math.max(0, waitMillis) + "ms");
+                    settings.executeQuery().close();
                 }
-                // SET LOCAL ends with the transaction, so the pooled connection goes back unchanged
-                entityManager.createNativeQuery("SET LOCAL lock_timeout = '" + waitMillis + "ms'").executeUpdate();
-                return -1;
-            default:
+            }
+            case H2 -> {
                 // H2 reads 0 as "its default" (2 s): the shortest real bound is 1 ms
-                entityManager.createNativeQuery("SET LOCK_TIMEOUT " + Math.max(1, waitMillis)).executeUpdate();
-                return -1;
+                try (Statement setting = connection.createStatement()) {
+                    setting.execute("SET LOCK_TIMEOUT " + Math.max(1, waitMillis));
+                }
+            }
+            case MYSQL -> {
+                // the wait is part of the statement
+            }
         }
     }
 }

@@ -6,12 +6,28 @@ import io.locked.contract.LockContractTest;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.LockRepository;
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The lock contract on one real database through JPA, ending with the promise that the pool has
@@ -71,6 +87,37 @@ abstract class JpaLockContractSuite extends LockContractTest {
             case MARIADB -> LockDatabase.MYSQL;
             case POSTGRESQL -> LockDatabase.POSTGRESQL;
         };
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void moreThreadsThanConnectionsCreateANewKeyWithoutDrainingThePool(LockMode mode) throws Exception {
+        // every thread finds the row missing at once; creating it must not need a second connection
+        // while the first is held, or two threads drain a pool of two and wait on each other
+        String key = "jpa:new-key:" + mode + ":" + UUID.randomUUID();
+        int threads = 6;
+        try (Store small = database().open(2);
+             LockManager locks = LockManagerBuilder.on(small.repository()).build()) {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Long>> tokens = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                tokens.add(pool.submit(() -> {
+                    start.await();
+                    try (LockHandle handle = locks.acquire(LockRequest.of(key).mode(mode).waitFor(Duration.ofSeconds(30)))) {
+                        return handle.token();
+                    }
+                }));
+            }
+            start.countDown();
+            Set<Long> distinct = new HashSet<>();
+            for (Future<Long> token : tokens) {
+                distinct.add(token.get(60, TimeUnit.SECONDS));
+            }
+            pool.shutdown();
+            assertEquals(threads, distinct.size(), "each acquisition drew its own token");
+            assertEquals(0, small.borrowedConnections(), "connections still borrowed from the small pool");
+        }
     }
 
     @Test

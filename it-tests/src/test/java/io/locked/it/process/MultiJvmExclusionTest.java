@@ -83,7 +83,7 @@ class MultiJvmExclusionTest {
                             mode, key, String.valueOf(THREADS), String.valueOf(CYCLES), history.toString()));
                 }
                 for (WorkerProcess worker : workers) {
-                    assertEquals(0, worker.waitForExit(600), "worker failed, see " + dir);
+                    assertEquals(0, worker.waitForExit(600), () -> "worker failed:\n" + worker.logTail());
                 }
             } finally {
                 for (WorkerProcess worker : workers) {

@@ -14,9 +14,11 @@ import java.util.concurrent.TimeUnit;
 final class WorkerProcess implements AutoCloseable {
     private final Process process;
     private final BufferedReader output;
+    private final Path log;
 
-    private WorkerProcess(Process process) {
+    private WorkerProcess(Process process, Path log) {
         this.process = process;
+        this.log = log;
         this.output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     }
 
@@ -30,7 +32,7 @@ final class WorkerProcess implements AutoCloseable {
         Process process = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
-        return new WorkerProcess(process);
+        return new WorkerProcess(process, log);
     }
 
     /** @return the next line the worker printed, or null if it ended */
@@ -49,6 +51,16 @@ final class WorkerProcess implements AutoCloseable {
             throw new IllegalStateException("worker " + process.pid() + " did not finish in " + timeoutSeconds + "s");
         }
         return process.exitValue();
+    }
+
+    /** @return the end of what the worker wrote to stderr, for a failure message */
+    String logTail() {
+        try {
+            List<String> lines = java.nio.file.Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException unreadable) {
+            return "(cannot read " + log + ": " + unreadable + ")";
+        }
     }
 
     /** SIGKILL: no shutdown hook, no finally block, no release. */
