@@ -20,9 +20,9 @@ import java.util.List;
 /**
  * The lock rows ({@link LockRow}) of a JPA persistence unit. Each operation is the fewest plain JDBC
  * statements that do it, on a connection from the unit's own pool: an optimistic take, renewal or
- * release is one autocommit statement (plus a read of the new token where the database cannot
- * return it), a pessimistic acquisition is a row lock and a token write in the lock's own
- * transaction. The table comes from the schema script of the {@link LockDatabase}
+ * release is one autocommit statement (plus a read of the new token on H2, which cannot return
+ * it); a pessimistic acquisition is one statement that row-locks the key and writes its token, in
+ * the lock's own transaction (two on H2), and its release is the commit. The table comes from the schema script of the {@link LockDatabase}
  * ({@link #createTableIfMissing()} runs it).
  */
 public class JpaLockRepository implements LockRepository {
@@ -84,47 +84,83 @@ public class JpaLockRepository implements LockRepository {
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
         long waitMillis = dbWait.toMillis();
-        Connection connection = null;
-        boolean pooledAutoCommit = true;
+        LockTransaction transaction = null;
         boolean handedOver = false;
         try {
-            connection = connections.open();
-            pooledAutoCommit = LockTransactions.begin(connection);
-            RowForUpdate row = readForUpdate(connection, key, waitMillis);
-            if (row == null) {
-                // missing: create it in a short transaction of its own on this connection (a second
-                // connection could wait forever on a pool that holders have drained), then queue for
-                // it like everyone else
-                connection.rollback();
-                insertIfAbsent(connection, key);
-                connection.commit();
-                row = readForUpdate(connection, key, waitMillis);
-                if (row == null) {
-                    return null; // deleted by a cleanup in between: the caller tries again
-                }
-            }
-            if (!row.free()) {
-                return null; // a live optimistic lease holds the key
-            }
-            long token = Math.max(row.token() + 1, row.nowMicros());
-            try (PreparedStatement draw = connection.prepareStatement(database.drawToken)) {
-                draw.setLong(1, token);
-                draw.setString(2, holder);
-                draw.setString(3, key);
-                draw.executeUpdate();
+            transaction = LockTransaction.begin(connections, database);
+            Long token = database.lockRow(waitMillis) != null
+                    ? lockRow(transaction.connection(), key, holder, waitMillis)
+                    : readThenDrawToken(transaction, key, holder, waitMillis);
+            if (token == null) {
+                return null;
             }
             handedOver = true;
-            return new PessimisticRowHold(connections, connection, pooledAutoCommit, token);
+            return new PessimisticRowHold(transaction, token);
         } catch (SQLException failure) {
             if (LockConflicts.isBusy(failure)) {
                 return null;
             }
             throw new LockStoreUnavailableException(key, "pessimistic lock failed", failure);
         } finally {
-            if (!handedOver && connection != null) {
-                LockTransactions.end(connections, connection, pooledAutoCommit);
+            if (!handedOver && transaction != null) {
+                transaction.close();
             }
         }
+    }
+
+    /** One statement: row-locks the key (creating its row), draws the token; null if a lease holds the key. */
+    private Long lockRow(Connection connection, String key, String holder, long waitMillis) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
+            int parameter = 1;
+            if (database.lockRowSettingsFirst()) {
+                lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
+            }
+            lock.setString(parameter++, key);
+            lock.setString(parameter, holder);
+            lock.execute();
+            if (database.lockRowSettingsFirst()) {
+                lock.getMoreResults();
+            }
+            try (ResultSet row = lock.getResultSet()) {
+                if (row == null || !row.next()) {
+                    throw new SQLException("The lock statement returned no row for " + key);
+                }
+                return row.getInt(2) == 1 ? row.getLong(1) : null;
+            }
+        }
+    }
+
+    /**
+     * Where the database has no single statement for it: reads the row for update (creating it in
+     * a short transaction of its own when missing), then writes the token the client computed.
+     */
+    private Long readThenDrawToken(LockTransaction transaction, String key, String holder, long waitMillis)
+            throws SQLException {
+        Connection connection = transaction.connection();
+        RowForUpdate row = readForUpdate(connection, key, waitMillis);
+        if (row == null) {
+            // on this connection: a second one could wait forever on a pool that holders have drained
+            transaction.rollback();
+            transaction.beginAgain();
+            insertIfAbsent(connection, key);
+            transaction.commit();
+            transaction.beginAgain();
+            row = readForUpdate(connection, key, waitMillis);
+            if (row == null) {
+                return null; // deleted by a cleanup in between: the caller tries again
+            }
+        }
+        if (!row.free()) {
+            return null; // a live optimistic lease holds the key
+        }
+        long token = Math.max(row.token() + 1, row.nowMicros());
+        try (PreparedStatement draw = connection.prepareStatement(database.drawToken)) {
+            draw.setLong(1, token);
+            draw.setString(2, holder);
+            draw.setString(3, key);
+            draw.executeUpdate();
+        }
+        return token;
     }
 
     /** The row as its lock was granted: null when there is no row. */
@@ -186,8 +222,11 @@ public class JpaLockRepository implements LockRepository {
                     take.setLong(3, micros(lease));
                     take.setString(4, key);
                     if (database.takeReturnsLease) {
-                        try (ResultSet taken = take.executeQuery()) {
-                            return taken.next() ? new Lease(key, owner, taken.getLong(1), taken.getLong(2)) : null;
+                        // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
+                        take.execute();
+                        try (ResultSet taken = take.getResultSet()) {
+                            return taken.next() && owner.equals(taken.getString(3))
+                                    ? new Lease(key, owner, taken.getLong(1), taken.getLong(2)) : null;
                         }
                     }
                     if (take.executeUpdate() == 0) {
@@ -287,11 +326,8 @@ public class JpaLockRepository implements LockRepository {
     // One short transaction per row that skips rows locked right now, so a cleanup never makes an
     // acquirer wait and never waits behind a holder.
     private int deleteIfStillIdle(String key, long minusIdle) {
-        Connection connection = null;
-        boolean pooledAutoCommit = true;
-        try {
-            connection = connections.open();
-            pooledAutoCommit = LockTransactions.begin(connection);
+        try (LockTransaction transaction = LockTransaction.begin(connections, database)) {
+            Connection connection = transaction.connection();
             if (readForUpdate(connection, key, 0) == null) {
                 return 0;
             }
@@ -302,23 +338,19 @@ public class JpaLockRepository implements LockRepository {
                 delete.setString(3, key);
                 deleted = delete.executeUpdate();
             }
-            connection.commit();
+            transaction.commit();
             return deleted;
         } catch (SQLException failure) {
             if (LockConflicts.isBusy(failure)) {
                 return 0;
             }
             throw new LockStoreUnavailableException(key, "deleting an idle row failed", failure);
-        } finally {
-            if (connection != null) {
-                LockTransactions.end(connections, connection, pooledAutoCommit);
-            }
         }
     }
 
-    private <T> T storeCall(String key, String what, LockTransactions.Work<T> work) {
+    private <T> T storeCall(String key, String what, LockTransaction.Work<T> work) {
         try {
-            return LockTransactions.autocommit(connections, work);
+            return LockTransaction.autocommit(connections, work);
         } catch (SQLException failure) {
             throw new LockStoreUnavailableException(key, what + " failed", failure);
         }

@@ -23,14 +23,14 @@ public enum LockDatabase {
             micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)",
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON DUPLICATE KEY UPDATE lock_key = lock_key",
-            "", "schema-mysql.sql"),
+            " RETURNING token, version, owner", "schema-mysql.sql"),
     /** PostgreSQL 12+. */
     POSTGRESQL("clock_timestamp()",
             "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
             micros -> "(clock_timestamp() + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')",
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON CONFLICT (lock_key) DO NOTHING",
-            " RETURNING token, version", "schema-postgresql.sql"),
+            " RETURNING token, version, owner", "schema-postgresql.sql"),
     /** H2 2.x. Its clock reads the same value throughout a transaction. */
     H2("CURRENT_TIMESTAMP(6)",
             "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(6))",
@@ -40,6 +40,9 @@ public enum LockDatabase {
             "", "schema-h2.sql");
 
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
+    /** lock wait: PostgreSQL's settings for the lock's own transaction, see {@link #prepareLockTransaction}. */
+    private static final String POSTGRESQL_SETTINGS =
+            "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
 
     /** key. */
     final String insertIfAbsent;
@@ -53,10 +56,18 @@ public enum LockDatabase {
     final String drawToken;
     /**
      * owner, holder, lease micros, key: one compare-and-set that succeeds only on a free or expired
-     * row. Returns token and version where {@link #takeReturnsLease} says so.
+     * row. Where {@link #takeReturnsLease} says so it returns token, version and owner: the lease
+     * was taken if the owner is the caller's. On MySQL it is an upsert that creates a missing row.
      */
     final String takeLease;
     final boolean takeReturnsLease;
+    /**
+     * The pessimistic acquisition in one statement, where the database has one (else null: see
+     * {@link #readForUpdate(long)}). Parameters from {@link #lockRow(long)}; returns the token and
+     * 1 if no live lease holds the key. It creates a missing row, row-locks it, and writes the next
+     * token only if the key is free.
+     */
+    private final String lockRow;
     /** key, owner. */
     final String readLease;
     /** lease micros, key, owner, version. */
@@ -81,10 +92,17 @@ public enum LockDatabase {
                 + nowMicros + " FROM " + table + " WHERE lock_key = ?";
         this.drawToken = "UPDATE " + table + " SET token = ?, version = version + 1, acquired_at = " + now
                 + ", holder = ? WHERE lock_key = ?";
-        this.takeLease = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1,"
+        String free = FREE_OR_EXPIRED.formatted(now);
+        String update = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1,"
                 + " token = GREATEST(token + 1, " + nowMicros + "), acquired_at = " + now
-                + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND "
-                + FREE_OR_EXPIRED.formatted(now) + takeReturning;
+                + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free + takeReturning;
+        // by the constant's name: a switch on the constant itself is not possible while the enum is built
+        this.takeLease = name().equals("MYSQL") ? upsertTake(table, now, nowMicros, nowPlusMicros.apply("?"), free) : update;
+        this.lockRow = switch (name()) {
+            case "MYSQL" -> upsertLockRow(table, now, nowMicros, free);
+            case "POSTGRESQL" -> POSTGRESQL_SETTINGS + "; " + postgresLockRow(table, now, nowMicros);
+            default -> null;
+        };
         this.takeReturnsLease = !takeReturning.isEmpty();
         this.readLease = "SELECT token, version FROM " + table + " WHERE lock_key = ? AND owner = ?";
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusMicros.apply("?")
@@ -100,6 +118,72 @@ public enum LockDatabase {
                 + " AND (owner IS NULL OR expires_at < " + idleSince + ")";
         this.idleKeys = "SELECT lock_key FROM " + table + " WHERE " + idle;
         this.deleteIdle = "DELETE FROM " + table + " WHERE " + idle + " AND lock_key = ?";
+    }
+
+    /**
+     * The one-statement pessimistic acquisition, queueing at most waitMillis for the row lock.
+     * Parameters: key, holder (PostgreSQL: the lock wait as text first, see
+     * {@link #lockRowSettingsFirst()}). Null where the database needs {@link #readForUpdate(long)}
+     * and {@link #drawToken} instead.
+     */
+    String lockRow(long waitMillis) {
+        return switch (this) {
+            // innodb_lock_wait_timeout counts whole seconds, and 0 does not wait at all
+            case MYSQL -> "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000 + " FOR " + lockRow;
+            case POSTGRESQL, H2 -> lockRow;
+        };
+    }
+
+    /**
+     * PostgreSQL sends its transaction settings in the same round trip, as a first statement: the
+     * statement's first result is theirs, and its first parameter the lock wait ({@link #lockWait}).
+     */
+    boolean lockRowSettingsFirst() {
+        return this == POSTGRESQL;
+    }
+
+    /** PostgreSQL's lock_timeout for a wait: 0 would mean "forever", so the shortest wait is 1 ms. */
+    static String lockWait(long waitMillis) {
+        return Math.max(1, waitMillis) + "ms";
+    }
+
+    // MySQL and MariaDB assign ON DUPLICATE KEY UPDATE columns left to right, each seeing the ones
+    // before: the owner goes first, and the rest follow only where it became the caller's.
+    private static String upsertTake(String table, String now, String nowMicros, String nowPlusLease, String free) {
+        String ours = "owner = VALUES(owner)";
+        return "INSERT INTO " + table + " (owner, holder, expires_at, lock_key, version, token, acquired_at)"
+                + " VALUES (?, ?, " + nowPlusLease + ", ?, 1, " + nowMicros + ", " + now + ")"
+                + " ON DUPLICATE KEY UPDATE owner = IF(" + free + ", VALUES(owner), owner),"
+                + " holder = IF(" + ours + ", VALUES(holder), holder),"
+                + " version = IF(" + ours + ", version + 1, version),"
+                + " token = IF(" + ours + ", GREATEST(token + 1, " + nowMicros + "), token),"
+                + " acquired_at = IF(" + ours + ", " + now + ", acquired_at),"
+                + " expires_at = IF(" + ours + ", VALUES(expires_at), expires_at)"
+                + " RETURNING token, version, owner";
+    }
+
+    // The lease columns are only read here, never assigned, so every IF sees the row as it was.
+    private static String upsertLockRow(String table, String now, String nowMicros, String free) {
+        return "INSERT INTO " + table + " (lock_key, holder, version, token, acquired_at)"
+                + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"
+                + " ON DUPLICATE KEY UPDATE token = IF(" + free + ", GREATEST(token + 1, " + nowMicros + "), token),"
+                + " version = IF(" + free + ", version + 1, version),"
+                + " acquired_at = IF(" + free + ", " + now + ", acquired_at),"
+                + " holder = IF(" + free + ", VALUES(holder), holder)"
+                + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
+    }
+
+    // DO UPDATE evaluates every expression against the row as it was; l is the existing row.
+    private static String postgresLockRow(String table, String now, String nowMicros) {
+        String free = "(l.owner IS NULL OR l.expires_at <= " + now + ")";
+        return "INSERT INTO " + table + " AS l (lock_key, holder, version, token, acquired_at)"
+                + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"
+                + " ON CONFLICT (lock_key) DO UPDATE SET"
+                + " token = CASE WHEN " + free + " THEN GREATEST(l.token + 1, " + nowMicros + ") ELSE l.token END,"
+                + " version = CASE WHEN " + free + " THEN l.version + 1 ELSE l.version END,"
+                + " acquired_at = CASE WHEN " + free + " THEN " + now + " ELSE l.acquired_at END,"
+                + " holder = CASE WHEN " + free + " THEN EXCLUDED.holder ELSE l.holder END"
+                + " RETURNING l.token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
     }
 
     /** @return the statement that reads and row-locks a key, queueing at most waitMillis (0: not at all) */
@@ -128,9 +212,8 @@ public enum LockDatabase {
     void prepareLockTransaction(Connection connection, long waitMillis) throws SQLException {
         switch (this) {
             case POSTGRESQL -> {
-                try (PreparedStatement settings = connection.prepareStatement(
-                        "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)")) {
-                    settings.setString(1, Math.max(0, waitMillis) + "ms");
+                try (PreparedStatement settings = connection.prepareStatement(POSTGRESQL_SETTINGS)) {
+                    settings.setString(1, lockWait(waitMillis));
                     settings.executeQuery().close();
                 }
             }

@@ -1,7 +1,6 @@
 package io.locked.jpa;
 
 import io.locked.spi.PessimisticHold;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -9,15 +8,11 @@ import java.util.logging.Logger;
 /** The lock's own transaction, open from acquisition to release, holding the key's row lock. */
 final class PessimisticRowHold implements PessimisticHold {
     private static final Logger LOG = Logger.getLogger(PessimisticRowHold.class.getName());
-    private final LockConnections connections;
-    private final Connection connection;
-    private final boolean pooledAutoCommit;
+    private final LockTransaction transaction;
     private final long token;
 
-    PessimisticRowHold(LockConnections connections, Connection connection, boolean pooledAutoCommit, long token) {
-        this.connections = connections;
-        this.connection = connection;
-        this.pooledAutoCommit = pooledAutoCommit;
+    PessimisticRowHold(LockTransaction transaction, long token) {
+        this.transaction = transaction;
         this.token = token;
     }
 
@@ -29,13 +24,13 @@ final class PessimisticRowHold implements PessimisticHold {
     @Override
     public boolean release() {
         try {
-            connection.commit();
+            transaction.commit();
             return true;
         } catch (SQLException lost) {
             LOG.log(Level.WARNING, "Commit of a pessimistic lock failed; the database had ended its transaction", lost);
             return false;
         } finally {
-            LockTransactions.end(connections, connection, pooledAutoCommit);
+            transaction.close();
         }
     }
 }
