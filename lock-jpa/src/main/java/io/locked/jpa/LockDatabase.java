@@ -147,22 +147,26 @@ public enum LockDatabase {
         return Math.max(1, waitMillis) + "ms";
     }
 
-    // MySQL and MariaDB assign ON DUPLICATE KEY UPDATE columns left to right, each seeing the ones
-    // before: the owner goes first, and the rest follow only where it became the caller's.
+    // MySQL and MariaDB read the columns of ON DUPLICATE KEY UPDATE left to right, each assignment
+    // seeing the ones before it; MariaDB's SIMULTANEOUS_ASSIGNMENT mode makes every one see the row
+    // as it was. The statement must mean the same either way: the owner is assigned first; every
+    // later column asks "the owner is now the caller's, or the row was free" (true in both modes
+    // exactly when the take succeeded), and expires_at, which that question reads, comes last.
     private static String upsertTake(String table, String now, String nowMicros, String nowPlusLease, String free) {
-        String ours = "owner = VALUES(owner)";
+        String took = "(owner = VALUES(owner) OR " + free + ")";
         return "INSERT INTO " + table + " (owner, holder, expires_at, lock_key, version, token, acquired_at)"
                 + " VALUES (?, ?, " + nowPlusLease + ", ?, 1, " + nowMicros + ", " + now + ")"
                 + " ON DUPLICATE KEY UPDATE owner = IF(" + free + ", VALUES(owner), owner),"
-                + " holder = IF(" + ours + ", VALUES(holder), holder),"
-                + " version = IF(" + ours + ", version + 1, version),"
-                + " token = IF(" + ours + ", GREATEST(token + 1, " + nowMicros + "), token),"
-                + " acquired_at = IF(" + ours + ", " + now + ", acquired_at),"
-                + " expires_at = IF(" + ours + ", VALUES(expires_at), expires_at)"
+                + " holder = IF(" + took + ", VALUES(holder), holder),"
+                + " version = IF(" + took + ", version + 1, version),"
+                + " token = IF(" + took + ", GREATEST(token + 1, " + nowMicros + "), token),"
+                + " acquired_at = IF(" + took + ", " + now + ", acquired_at),"
+                + " expires_at = IF(" + took + ", VALUES(expires_at), expires_at)"
                 + " RETURNING token, version, owner";
     }
 
-    // The lease columns are only read here, never assigned, so every IF sees the row as it was.
+    // The lease columns are only read here, never assigned, so every IF sees the row as it was in
+    // either assignment order (see upsertTake).
     private static String upsertLockRow(String table, String now, String nowMicros, String free) {
         return "INSERT INTO " + table + " (lock_key, holder, version, token, acquired_at)"
                 + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -39,9 +40,14 @@ abstract class JpaLockContractSuite extends LockContractTest {
 
     abstract TestDatabase database();
 
+    /** Extra JDBC driver properties of the pool, for a database configured differently. */
+    Map<String, String> driverProperties() {
+        return Map.of();
+    }
+
     @BeforeAll
     void openStore() {
-        store = database().open(16);
+        store = database().open(16, driverProperties());
     }
 
     @AfterAll

@@ -70,7 +70,17 @@ public enum TestDatabase {
      * @return a Hikari pool on this database
      */
     public HikariDataSource pool(int maxConnections) {
+        return pool(maxConnections, Map.of());
+    }
+
+    /**
+     * @param maxConnections   pool size
+     * @param driverProperties extra properties of the JDBC driver
+     * @return a Hikari pool on this database
+     */
+    public HikariDataSource pool(int maxConnections, Map<String, String> driverProperties) {
         HikariConfig config = new HikariConfig();
+        driverProperties.forEach(config::addDataSourceProperty);
         config.setJdbcUrl(url);
         config.setUsername(user);
         config.setPassword(password);
@@ -105,8 +115,17 @@ public enum TestDatabase {
      * @return the store, to be closed by the caller
      */
     public Store open(int maxConnections) {
+        return open(maxConnections, Map.of());
+    }
+
+    /**
+     * @param maxConnections   pool size
+     * @param driverProperties extra properties of the JDBC driver
+     * @return the store, to be closed by the caller
+     */
+    public Store open(int maxConnections, Map<String, String> driverProperties) {
         requireReachable();
-        HikariDataSource pool = pool(maxConnections);
+        HikariDataSource pool = pool(maxConnections, driverProperties);
         EntityManagerFactory factory = entityManagerFactory(pool);
         JpaLockRepository repository = new JpaLockRepository(factory);
         repository.createTableIfMissing();
