@@ -2,6 +2,7 @@ package io.locked.jpa;
 
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
 
@@ -11,11 +12,21 @@ final class DatabaseDetection {
     }
 
     static LockDatabase detect(EntityManagerFactory factory, LockConnections connections) {
-        LockDatabase fromProperties = fromText(String.valueOf(factory.getProperties()));
-        if (fromProperties != null) {
-            return fromProperties;
+        LockDatabase database = fromText(String.valueOf(factory.getProperties()));
+        if (database == null) {
+            // a data source hides the URL: ask the driver which product it talks to
+            String product = ask(connections, "name", DatabaseMetaData::getDatabaseProductName);
+            database = fromText(product);
+            if (database == null) {
+                throw new IllegalStateException("Locked has no statements for " + product
+                        + "; it supports MariaDB, PostgreSQL and H2");
+            }
         }
-        return probe(connections);
+        if (database == LockDatabase.MARIADB) {
+            // Connector/J speaks to MySQL and MariaDB alike, and its URL says jdbc:mysql: for both
+            requireMariaDb(ask(connections, "version", DatabaseMetaData::getDatabaseProductVersion));
+        }
+        return database;
     }
 
     static LockDatabase fromText(String text) {
@@ -30,30 +41,38 @@ final class DatabaseDetection {
         if (lower.contains("jdbc:mysql:") || lower.contains("jdbc:mariadb:")
                 || lower.contains("mysqldialect") || lower.contains("mariadbdialect")
                 || lower.equals("mysql") || lower.equals("mariadb")) {
-            return LockDatabase.MYSQL;
+            return LockDatabase.MARIADB;
         }
         return null;
     }
 
-    // A data source hides the URL: ask the driver which product it talks to.
-    private static LockDatabase probe(LockConnections connections) {
-        String product;
+    /**
+     * The MySQL-family statements use MariaDB's syntax ({@code SET STATEMENT ... FOR},
+     * {@code INSERT ... RETURNING}); on MySQL they would fail at the first lock, so refuse at start-up.
+     */
+    static void requireMariaDb(String serverVersion) {
+        if (!serverVersion.toLowerCase(Locale.ROOT).contains("mariadb")) {
+            throw new IllegalStateException("This server reports version " + serverVersion + ", which is not MariaDB:"
+                    + " Locked's MySQL-family statements use MariaDB syntax (SET STATEMENT, INSERT ... RETURNING),"
+                    + " and MySQL is not supported yet");
+        }
+    }
+
+    private interface MetaData {
+        String read(DatabaseMetaData metaData) throws SQLException;
+    }
+
+    private static String ask(LockConnections connections, String what, MetaData question) {
         try {
             Connection connection = connections.open();
             try {
-                product = connection.getMetaData().getDatabaseProductName();
+                return question.read(connection.getMetaData());
             } finally {
                 connections.close(connection);
             }
         } catch (SQLException unreachable) {
-            throw new IllegalStateException("Cannot tell which database the persistence unit uses (" + unreachable
+            throw new IllegalStateException("Cannot read the database's " + what + " (" + unreachable
                     + "); pass a LockDatabase to JpaLockRepository explicitly", unreachable);
         }
-        LockDatabase database = fromText(product);
-        if (database == null) {
-            throw new IllegalStateException("Locked has no statements for " + product
-                    + "; it supports MySQL/MariaDB, PostgreSQL and H2");
-        }
-        return database;
     }
 }

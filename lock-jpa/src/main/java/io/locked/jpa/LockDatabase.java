@@ -17,8 +17,11 @@ import java.util.function.UnaryOperator;
  * order their documentation gives.
  */
 public enum LockDatabase {
-    /** MySQL 8 and MariaDB 10.6+, through mysql-connector-j or the MariaDB driver. */
-    MYSQL("UTC_TIMESTAMP(6)",
+    /**
+     * MariaDB 10.6+, through mysql-connector-j or the MariaDB driver. Its statements use MariaDB
+     * syntax ({@code SET STATEMENT ... FOR}, {@code INSERT ... RETURNING}): MySQL is not supported yet.
+     */
+    MARIADB("UTC_TIMESTAMP(6)",
             "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
             micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)",
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
@@ -57,7 +60,7 @@ public enum LockDatabase {
     /**
      * owner, holder, lease micros, key: one compare-and-set that succeeds only on a free or expired
      * row. Where {@link #takeReturnsLease} says so it returns token, version and owner: the lease
-     * was taken if the owner is the caller's. On MySQL it is an upsert that creates a missing row.
+     * was taken if the owner is the caller's. On MariaDB it is an upsert that creates a missing row.
      */
     final String takeLease;
     final boolean takeReturnsLease;
@@ -97,9 +100,9 @@ public enum LockDatabase {
                 + " token = GREATEST(token + 1, " + nowMicros + "), acquired_at = " + now
                 + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free + takeReturning;
         // by the constant's name: a switch on the constant itself is not possible while the enum is built
-        this.takeLease = name().equals("MYSQL") ? upsertTake(table, now, nowMicros, nowPlusMicros.apply("?"), free) : update;
+        this.takeLease = name().equals("MARIADB") ? upsertTake(table, now, nowMicros, nowPlusMicros.apply("?"), free) : update;
         this.lockRow = switch (name()) {
-            case "MYSQL" -> upsertLockRow(table, now, nowMicros, free);
+            case "MARIADB" -> upsertLockRow(table, now, nowMicros, free);
             case "POSTGRESQL" -> POSTGRESQL_SETTINGS + "; " + postgresLockRow(table, now, nowMicros);
             default -> null;
         };
@@ -129,7 +132,7 @@ public enum LockDatabase {
     String lockRow(long waitMillis) {
         return switch (this) {
             // innodb_lock_wait_timeout counts whole seconds, and 0 does not wait at all
-            case MYSQL -> "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000 + " FOR " + lockRow;
+            case MARIADB -> "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000 + " FOR " + lockRow;
             case POSTGRESQL, H2 -> lockRow;
         };
     }
@@ -147,8 +150,8 @@ public enum LockDatabase {
         return Math.max(1, waitMillis) + "ms";
     }
 
-    // MySQL and MariaDB read the columns of ON DUPLICATE KEY UPDATE left to right, each assignment
-    // seeing the ones before it; MariaDB's SIMULTANEOUS_ASSIGNMENT mode makes every one see the row
+    // MariaDB reads the columns of ON DUPLICATE KEY UPDATE left to right, each assignment
+    // seeing the ones before it, unless its SIMULTANEOUS_ASSIGNMENT mode makes every one see the row
     // as it was. The statement must mean the same either way: the owner is assigned first; every
     // later column asks "the owner is now the caller's, or the row was free" (true in both modes
     // exactly when the take succeeded), and expires_at, which that question reads, comes last.
@@ -201,7 +204,7 @@ public enum LockDatabase {
      */
     private String lockClause(long waitMillis) {
         return switch (this) {
-            case MYSQL -> waitMillis < 1000 ? " FOR UPDATE NOWAIT" : " FOR UPDATE WAIT " + waitMillis / 1000;
+            case MARIADB -> waitMillis < 1000 ? " FOR UPDATE NOWAIT" : " FOR UPDATE WAIT " + waitMillis / 1000;
             case POSTGRESQL -> waitMillis <= 0 ? " FOR UPDATE NOWAIT" : " FOR UPDATE";
             case H2 -> " FOR UPDATE";
         };
@@ -227,7 +230,7 @@ public enum LockDatabase {
                     setting.execute("SET LOCK_TIMEOUT " + Math.max(1, waitMillis));
                 }
             }
-            case MYSQL -> {
+            case MARIADB -> {
                 // the wait is part of the statement
             }
         }

@@ -90,7 +90,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
     private LockDatabase expectedFamily() {
         return switch (database()) {
             case H2 -> LockDatabase.H2;
-            case MARIADB -> LockDatabase.MYSQL;
+            case MARIADB -> LockDatabase.MARIADB;
             case POSTGRESQL -> LockDatabase.POSTGRESQL;
         };
     }
