@@ -21,8 +21,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
@@ -33,7 +36,8 @@ import org.jboss.weld.environment.se.WeldContainer;
  * heap after 1 M cycles. Prints one Markdown report and writes it to {@code bench.out}.
  *
  * <p>System properties: {@code bench.databases} (h2,mariadb,postgresql), {@code bench.threads}
- * (1,4,16), {@code bench.seconds} per cell (2), {@code bench.warmup-seconds} (1),
+ * (1,4,16), {@code bench.seconds} per cell (2), {@code bench.warmup-seconds} (1), {@code bench.slices}
+ * a cell is measured in, interleaved with the other cases (4),
  * {@code bench.heap-cycles} (1000000), {@code bench.heap-database} (h2),
  * {@code bench.out} (target/benchmark.md).
  */
@@ -59,7 +63,8 @@ public final class Benchmark {
         int[] threads = Arrays.stream(property("bench.threads", "1,4,16").split(","))
                 .mapToInt(count -> Integer.parseInt(count.trim())).toArray();
         Runner runner = new Runner(Duration.ofMillis((long) (1000 * Double.parseDouble(property("bench.warmup-seconds", "1")))),
-                Duration.ofMillis((long) (1000 * Double.parseDouble(property("bench.seconds", "2")))));
+                Duration.ofMillis((long) (1000 * Double.parseDouble(property("bench.seconds", "2")))),
+                Integer.parseInt(property("bench.slices", "4")));
         BenchDatabase heapDatabase = BenchDatabase.valueOf(property("bench.heap-database", "h2").toUpperCase(Locale.ROOT));
         Benchmark benchmark = new Benchmark(runner, threads, Long.parseLong(property("bench.heap-cycles", "1000000")));
 
@@ -104,20 +109,17 @@ public final class Benchmark {
                 // one unrecorded pass first, so that no case is measured while the JIT still compiles
                 // code that a later case gets for free
                 for (Case benchCase : cases) {
-                    runner.run(benchCase, 4, false, keyPrefix(benchCase));
+                    runner.runSlice(new Runner.Tally(), benchCase, 4, false, keyPrefix(benchCase));
                 }
                 List<Result> results = new ArrayList<>();
-                for (Case benchCase : cases) {
-                    for (int threads : threadCounts) {
-                        for (boolean contended : new boolean[] {false, true}) {
-                            Result result = runner.run(benchCase, threads, contended, keyPrefix(benchCase));
-                            System.err.printf(Locale.ROOT, "%s %-34s %2d threads %-9s %8.0f/s p50 %8.1f µs%s%n", database,
-                                    benchCase.name(), threads, contended ? "contended" : "", result.cyclesPerSecond(),
-                                    result.p50(), result.errors() > 0 ? "  errors " + result.errors() + ": " + result.firstError() : "");
-                            results.add(result);
-                        }
+                for (int threads : threadCounts) {
+                    for (boolean contended : new boolean[] {false, true}) {
+                        results.addAll(interleaved(database, cases, threads, contended));
                     }
                 }
+                // the report lists case by case, as the cases were declared
+                results.sort(Comparator.comparingInt((Result result) -> cases.indexOf(result.benchCase()))
+                        .thenComparingInt(Result::threads).thenComparing(Result::contended));
                 report.cases(results);
                 report.heading(database + ": targets");
                 report.targets(results);
@@ -134,6 +136,28 @@ public final class Benchmark {
             }
         }
         return report.toString();
+    }
+
+    /** Every case at one thread count, slice by slice, each round starting with the next case. */
+    private List<Result> interleaved(BenchDatabase database, List<Case> cases, int threads, boolean contended)
+            throws InterruptedException {
+        Map<Case, Runner.Tally> tallies = new LinkedHashMap<>();
+        for (int round = 0; round < runner.slices(); round++) {
+            for (int i = 0; i < cases.size(); i++) {
+                Case benchCase = cases.get((i + round) % cases.size());
+                runner.runSlice(tallies.computeIfAbsent(benchCase, ignored -> new Runner.Tally()), benchCase, threads,
+                        contended, keyPrefix(benchCase));
+            }
+        }
+        List<Result> results = new ArrayList<>();
+        for (Case benchCase : cases) {
+            Result result = tallies.get(benchCase).result(benchCase, threads, contended);
+            System.err.printf(Locale.ROOT, "%s %-34s %2d threads %-9s %8.0f/s p50 %8.1f µs%s%n", database,
+                    benchCase.name(), threads, contended ? "contended" : "", result.cyclesPerSecond(),
+                    result.p50(), result.errors() > 0 ? "  errors " + result.errors() + ": " + result.firstError() : "");
+            results.add(result);
+        }
+        return results;
     }
 
     private static WeldContainer lockedBeans(EntityManagerFactory factory) {

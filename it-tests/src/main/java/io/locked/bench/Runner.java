@@ -8,8 +8,10 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs one case at one thread count, contended (every thread on one key) or not (a key per
- * thread): a warm-up, then a measured window. Latency is per cycle, from the start of acquiring to
- * the end of releasing.
+ * thread), as slices: each slice is a warm-up, then a measured window. The benchmark interleaves
+ * the slices of all cases, so that a slow spell of the machine or the server (a checkpoint, a
+ * neighbour) falls on every case alike instead of on whichever ran then. Latency is per cycle,
+ * from the start of acquiring to the end of releasing.
  */
 final class Runner {
     private static final int WARMING = 0;
@@ -18,28 +20,51 @@ final class Runner {
 
     private final Duration warmUp;
     private final Duration window;
+    private final int slices;
 
-    Runner(Duration warmUp, Duration window) {
-        this.warmUp = warmUp;
-        this.window = window;
+    /**
+     * @param warmUp the warm-up of a whole cell, spread over its slices
+     * @param window the measured time of a whole cell, spread over its slices
+     * @param slices how many slices a cell is measured in
+     */
+    Runner(Duration warmUp, Duration window, int slices) {
+        if (slices < 1) {
+            throw new IllegalArgumentException("bench.slices must be at least 1, was " + slices);
+        }
+        this.warmUp = warmUp.dividedBy(slices);
+        this.window = window.dividedBy(slices);
+        this.slices = slices;
+    }
+
+    int slices() {
+        return slices;
     }
 
     @Override
     public String toString() {
-        return String.format(java.util.Locale.ROOT, "%.1f s warm-up and %.1f s measured per cell",
-                warmUp.toMillis() / 1000.0, window.toMillis() / 1000.0);
+        return String.format(java.util.Locale.ROOT, "%.1f s warm-up and %.1f s measured per cell, in %d slices"
+                        + " interleaved with the other cases'", slices * warmUp.toMillis() / 1000.0,
+                slices * window.toMillis() / 1000.0, slices);
+    }
+
+    /** A whole cell in one go. */
+    Result run(Case benchCase, int threads, boolean contended, String keyPrefix) throws InterruptedException {
+        Tally tally = new Tally();
+        for (int slice = 0; slice < slices; slice++) {
+            runSlice(tally, benchCase, threads, contended, keyPrefix);
+        }
+        return tally.result(benchCase, threads, contended);
     }
 
     /**
+     * One slice of a cell, added to its tally.
+     *
      * @param keyPrefix the keys are keyPrefix + thread index, or keyPrefix + "shared" when contended
      */
-    Result run(Case benchCase, int threads, boolean contended, String keyPrefix) throws InterruptedException {
+    void runSlice(Tally tally, Case benchCase, int threads, boolean contended, String keyPrefix)
+            throws InterruptedException {
         Section shared = new Section();
         List<Section> sections = new ArrayList<>();
-        List<Samples> latencies = new ArrayList<>();
-        List<Samples> handOffs = new ArrayList<>();
-        AtomicLong errors = new AtomicLong();
-        AtomicReference<Throwable> firstError = new AtomicReference<>();
         Phase phase = new Phase();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -47,10 +72,10 @@ final class Runner {
             sections.add(section);
             Samples latency = new Samples();
             Samples handOff = new Samples();
-            latencies.add(latency);
-            handOffs.add(handOff);
+            tally.latencies.add(latency);
+            tally.handOffs.add(handOff);
             String key = keyPrefix + (contended ? "shared" : String.valueOf(t));
-            Worker worker = new Worker(benchCase.cycle(), key, section, latency, handOff, errors, firstError);
+            Worker worker = new Worker(benchCase.cycle(), key, section, latency, handOff, tally.errors, tally.firstError);
             Thread thread = new Thread(() -> worker.loop(phase), "bench-" + t);
             workers.add(thread);
         }
@@ -60,20 +85,33 @@ final class Runner {
         long started = System.nanoTime();
         Thread.sleep(window.toMillis());
         phase.value = STOPPING;
-        long elapsed = System.nanoTime() - started;
+        tally.elapsedNanos += System.nanoTime() - started;
         for (Thread worker : workers) {
             worker.join(120_000);
             if (worker.isAlive()) {
                 throw new IllegalStateException(benchCase.name() + ": a worker did not stop within 2 minutes");
             }
         }
-        long[] sorted = Samples.sortedUnion(latencies);
-        long[] handOffSorted = Samples.sortedUnion(handOffs);
-        long violations = (contended ? List.of(shared) : sections).stream().mapToLong(Section::violations).sum();
-        return new Result(benchCase, threads, contended, sorted.length * 1e9 / elapsed,
-                Samples.percentileMicros(sorted, 0.50), Samples.percentileMicros(sorted, 0.99),
-                Samples.percentileMicros(sorted, 0.999), Samples.percentileMicros(handOffSorted, 0.50),
-                violations, errors.get(), firstError.get());
+        tally.violations += (contended ? List.of(shared) : sections).stream().mapToLong(Section::violations).sum();
+    }
+
+    /** What the slices of one cell measured so far. */
+    static final class Tally {
+        private final List<Samples> latencies = new ArrayList<>();
+        private final List<Samples> handOffs = new ArrayList<>();
+        private final AtomicLong errors = new AtomicLong();
+        private final AtomicReference<Throwable> firstError = new AtomicReference<>();
+        private long elapsedNanos;
+        private long violations;
+
+        Result result(Case benchCase, int threads, boolean contended) {
+            long[] sorted = Samples.sortedUnion(latencies);
+            long[] handOffSorted = Samples.sortedUnion(handOffs);
+            return new Result(benchCase, threads, contended, sorted.length * 1e9 / elapsedNanos,
+                    Samples.percentileMicros(sorted, 0.50), Samples.percentileMicros(sorted, 0.99),
+                    Samples.percentileMicros(sorted, 0.999), Samples.percentileMicros(handOffSorted, 0.50),
+                    violations, errors.get(), firstError.get());
+        }
     }
 
     /** One thread's loop; it records only the cycles that end inside the measured window. */
