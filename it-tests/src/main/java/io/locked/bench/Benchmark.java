@@ -104,7 +104,8 @@ public final class Benchmark {
             repository.createTableIfMissing();
             try (LockManager locks = LockManagerBuilder.on(repository).build();
                  WeldContainer container = lockedBeans(factory)) {
-                List<Case> cases = cases(new RawCycles(pool, database), locks, container.select(LockedCycles.class).get());
+                RawCycles raw = new RawCycles(pool, database);
+                List<Case> cases = cases(raw, locks, container.select(LockedCycles.class).get());
                 createRows(pool, cases);
                 // one unrecorded pass first, so that no case is measured while the JIT still compiles
                 // code that a later case gets for free
@@ -123,10 +124,10 @@ public final class Benchmark {
                 report.cases(results);
                 report.heading(database + ": targets");
                 report.targets(results);
-                report.heading(database + ": lock table size (1 thread, a random key of the table per cycle)");
+                report.heading(database + ": lock table size (1 thread, a random row of the table per cycle)");
                 report.line("| case | p50 µs at 1 k rows | p50 µs at 1 M rows | cycles/s at 1 k | cycles/s at 1 M | 1 M ÷ 1 k | within 10 % |");
                 report.line("|---|---:|---:|---:|---:|---:|---|");
-                tableSize(database, pool, locks, report);
+                tableSize(database, pool, locks, raw, report);
                 if (measureHeap) {
                     report.heading(database + ": heap");
                     report.line(heap(locks));
@@ -211,19 +212,39 @@ public final class Benchmark {
         }
     }
 
-    private void tableSize(BenchDatabase database, HikariDataSource pool, LockManager locks, Report report) throws Exception {
-        double[][] small = new double[2][];
+    /**
+     * The lock cases and their raw forms on a random row of the table, at 1 k rows and at 1 M: the
+     * raw forms show how much of any growth is the database's own. The table is settled (statistics,
+     * vacuum, checkpoint) after each fill, so that the fill's own after-effects are not measured.
+     */
+    private void tableSize(BenchDatabase database, HikariDataSource pool, LockManager locks, RawCycles raw,
+                           Report report) throws Exception {
         fill(database, pool, 1, SMALL_TABLE);
-        small[0] = randomKeyRun(locks, LockMode.PESSIMISTIC, SMALL_TABLE);
-        small[1] = randomKeyRun(locks, LockMode.OPTIMISTIC, SMALL_TABLE);
+        database.settle(pool);
+        List<Result> small = interleaved(database, randomRowCases(locks, raw, SMALL_TABLE), 1, false);
         fill(database, pool, SMALL_TABLE + 1, LARGE_TABLE);
-        double[] largePessimistic = randomKeyRun(locks, LockMode.PESSIMISTIC, LARGE_TABLE);
-        double[] largeOptimistic = randomKeyRun(locks, LockMode.OPTIMISTIC, LARGE_TABLE);
-        report.rows("pessimistic", small[0][0], largePessimistic[0], small[0][1], largePessimistic[1]);
-        report.rows("optimistic", small[1][0], largeOptimistic[0], small[1][1], largeOptimistic[1]);
+        database.settle(pool);
+        List<Result> large = interleaved(database, randomRowCases(locks, raw, LARGE_TABLE), 1, false);
+        for (int i = 0; i < small.size(); i++) {
+            report.rows(small.get(i).benchCase().name(), small.get(i).p50(), large.get(i).p50(),
+                    small.get(i).cyclesPerSecond(), large.get(i).cyclesPerSecond());
+        }
         try (Connection connection = pool.getConnection(); Statement clear = connection.createStatement()) {
             clear.executeUpdate("DELETE FROM locked_lock WHERE lock_key LIKE 'fill-%'");
         }
+    }
+
+    private static List<Case> randomRowCases(LockManager locks, RawCycles raw, int rows) {
+        return List.of(
+                randomRow("API pessimistic", "pessimistic", Case.API, apiCycle(locks, LockMode.PESSIMISTIC), rows),
+                randomRow("API optimistic", "optimistic", Case.API, apiCycle(locks, LockMode.OPTIMISTIC), rows),
+                randomRow("raw SELECT FOR UPDATE + COMMIT", "pessimistic", Case.RAW, raw::selectForUpdate, rows),
+                randomRow("raw conditional UPDATE + UPDATE", "optimistic", Case.RAW, raw::conditionalUpdate, rows));
+    }
+
+    private static Case randomRow(String name, String mode, String layer, Cycle cycle, int rows) {
+        return new Case(name, mode, layer,
+                (ignored, inside) -> cycle.run("fill-" + ThreadLocalRandom.current().nextInt(1, rows + 1), inside));
     }
 
     private static void fill(BenchDatabase database, HikariDataSource pool, int from, int to) throws SQLException {
@@ -233,16 +254,6 @@ public final class Benchmark {
             insert.setInt(2, to);
             insert.executeUpdate();
         }
-    }
-
-    /** @return p50 in µs and cycles/s, one thread, each cycle on a random row of the table */
-    private double[] randomKeyRun(LockManager locks, LockMode mode, int rows) throws InterruptedException {
-        Cycle api = apiCycle(locks, mode);
-        Case randomRow = new Case("API " + mode, mode.name().toLowerCase(Locale.ROOT), Case.API,
-                (ignored, inside) -> api.run("fill-" + ThreadLocalRandom.current().nextInt(1, rows + 1), inside));
-        Result result = runner.run(randomRow, 1, false, "fill-");
-        System.err.printf(Locale.ROOT, "%d rows: %s p50 %.1f µs, %.0f/s%n", rows, mode, result.p50(), result.cyclesPerSecond());
-        return new double[] {result.p50(), result.cyclesPerSecond()};
     }
 
     /** Runs heapCycles API cycles (4 threads, a key each, the modes alternating) and reports the heap around them. */

@@ -45,10 +45,12 @@ final class Report {
         handOffTarget(results, "optimistic", 5000);
     }
 
-    void rows(String mode, double smallP50, double largeP50, double smallRate, double largeRate) {
+    void rows(String name, double smallP50, double largeP50, double smallRate, double largeRate) {
         double ratio = largeP50 / smallP50;
-        line(String.format(Locale.ROOT, "| API %s | %s | %s | %.0f | %.0f | %.2f | %s |", mode, micros(smallP50),
-                micros(largeP50), smallRate, largeRate, ratio, ratio <= 1.10 ? "yes" : "no"));
+        // the target is the lock's; the raw forms are there to show the database's own growth
+        String met = !name.startsWith("raw") ? ratio <= 1.10 ? "yes" : "no" : "(reference)";
+        line(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %.0f | %.2f | %s |", name, micros(smallP50),
+                micros(largeP50), smallRate, largeRate, ratio, met));
     }
 
     private void ratioTarget(List<Result> results, String label, String mode, String layer, String base, double bound) {

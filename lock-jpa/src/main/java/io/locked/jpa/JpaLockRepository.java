@@ -20,9 +20,8 @@ import java.util.List;
 /**
  * The lock rows ({@link LockRow}) of a JPA persistence unit. Each operation is the fewest plain JDBC
  * statements that do it, on a connection from the unit's own pool: an optimistic take, renewal or
- * release is one autocommit statement (plus a read of the new token on H2, which cannot return
- * it); a pessimistic acquisition is one statement that row-locks the key and writes its token, in
- * the lock's own transaction (two on H2), and its release is the commit. The table comes from the schema script of the {@link LockDatabase}
+ * release is one autocommit statement; a pessimistic acquisition is one statement that row-locks
+ * the key and writes its token, in the lock's own transaction, and its release is the commit. The table comes from the schema script of the {@link LockDatabase}
  * ({@link #createTableIfMissing()} runs it).
  */
 public class JpaLockRepository implements LockRepository {
@@ -88,9 +87,7 @@ public class JpaLockRepository implements LockRepository {
         boolean handedOver = false;
         try {
             transaction = LockTransaction.begin(connections, database);
-            Long token = database.lockRow(waitMillis) != null
-                    ? lockRow(transaction.connection(), key, holder, waitMillis)
-                    : readThenDrawToken(transaction, key, holder, waitMillis);
+            Long token = lockRow(transaction, key, holder, waitMillis);
             if (token == null) {
                 return null;
             }
@@ -108,73 +105,58 @@ public class JpaLockRepository implements LockRepository {
         }
     }
 
-    /** One statement: row-locks the key (creating its row), draws the token; null if a lease holds the key. */
-    private Long lockRow(Connection connection, String key, String holder, long waitMillis) throws SQLException {
-        try (PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
-            int parameter = 1;
-            if (database.lockRowSettingsFirst()) {
-                lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
-            }
-            lock.setString(parameter++, key);
-            lock.setString(parameter, holder);
-            lock.execute();
-            if (database.lockRowSettingsFirst()) {
-                lock.getMoreResults();
-            }
-            try (ResultSet row = lock.getResultSet()) {
-                if (row == null || !row.next()) {
-                    throw new SQLException("The lock statement returned no row for " + key);
-                }
-                return row.getInt(2) == 1 ? row.getLong(1) : null;
-            }
-        }
-    }
-
     /**
-     * Where the database has no single statement for it: reads the row for update (creating it in
-     * a short transaction of its own when missing), then writes the token the client computed.
+     * Row-locks the key and draws its token in one statement; null if a live lease holds the key
+     * (or a cleanup deleted the row in between: the caller tries again).
      */
-    private Long readThenDrawToken(LockTransaction transaction, String key, String holder, long waitMillis)
-            throws SQLException {
+    private Long lockRow(LockTransaction transaction, String key, String holder, long waitMillis) throws SQLException {
         Connection connection = transaction.connection();
-        RowForUpdate row = readForUpdate(connection, key, waitMillis);
-        if (row == null) {
-            // on this connection: a second one could wait forever on a pool that holders have drained
+        DrawnToken drawn = drawToken(connection, key, holder, waitMillis);
+        if (drawn == null && !rowExists(connection, key)) {
+            // H2 only: create the row in a short transaction of its own on this connection (a second
+            // connection could wait forever on a pool that holders have drained), then lock it
             transaction.rollback();
             transaction.beginAgain();
             insertIfAbsent(connection, key);
             transaction.commit();
             transaction.beginAgain();
-            row = readForUpdate(connection, key, waitMillis);
-            if (row == null) {
-                return null; // deleted by a cleanup in between: the caller tries again
-            }
+            drawn = drawToken(connection, key, holder, waitMillis);
         }
-        if (!row.free()) {
-            return null; // a live optimistic lease holds the key
-        }
-        long token = Math.max(row.token() + 1, row.nowMicros());
-        try (PreparedStatement draw = connection.prepareStatement(database.drawToken)) {
-            draw.setLong(1, token);
-            draw.setString(2, holder);
-            draw.setString(3, key);
-            draw.executeUpdate();
-        }
-        return token;
+        return drawn != null && drawn.free() ? drawn.token() : null;
     }
 
-    /** The row as its lock was granted: null when there is no row. */
-    private RowForUpdate readForUpdate(Connection connection, String key, long waitMillis) throws SQLException {
-        database.prepareLockTransaction(connection, waitMillis);
-        try (PreparedStatement read = connection.prepareStatement(database.readForUpdate(waitMillis))) {
+    /** The lock statement's answer: null when it returned no row. */
+    private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis) throws SQLException {
+        database.prepareLockRow(connection, waitMillis);
+        try (PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
+            int parameter = 1;
+            if (database.lockRowSettingsFirst()) {
+                lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
+            }
+            lock.setString(parameter++, holder);
+            lock.setString(parameter, key);
+            lock.execute();
+            if (database.lockRowSettingsFirst()) {
+                lock.getMoreResults();
+            }
+            try (ResultSet row = lock.getResultSet()) {
+                return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1) : null;
+            }
+        }
+    }
+
+    private record DrawnToken(long token, boolean free) {
+    }
+
+    /** Row-locks the key without waiting; false when there is no row. */
+    private boolean lockWithoutWaiting(Connection connection, String key) throws SQLException {
+        database.prepareLockRow(connection, 0);
+        try (PreparedStatement read = connection.prepareStatement(database.lockWithoutWaiting)) {
             read.setString(1, key);
             try (ResultSet row = read.executeQuery()) {
-                return row.next() ? new RowForUpdate(row.getLong(1), row.getInt(2) == 1, row.getLong(3)) : null;
+                return row.next();
             }
         }
-    }
-
-    private record RowForUpdate(long token, boolean free, long nowMicros) {
     }
 
     private void ensureRow(String key) {
@@ -206,7 +188,7 @@ public class JpaLockRepository implements LockRepository {
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease) {
         Lease taken = tryTake(key, owner, holder, lease);
-        if (taken == null && !rowExists(key)) {
+        if (taken == null && !database.takeCreatesRow && !rowExists(key)) {
             ensureRow(key);
             taken = tryTake(key, owner, holder, lease);
         }
@@ -221,22 +203,13 @@ public class JpaLockRepository implements LockRepository {
                     take.setString(2, holder);
                     take.setLong(3, micros(lease));
                     take.setString(4, key);
-                    if (database.takeReturnsLease) {
-                        // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
-                        take.execute();
-                        try (ResultSet taken = take.getResultSet()) {
-                            return taken.next() && owner.equals(taken.getString(3))
-                                    ? new Lease(key, owner, taken.getLong(1), taken.getLong(2)) : null;
-                        }
+                    // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
+                    take.execute();
+                    try (ResultSet taken = take.getResultSet()) {
+                        // no row, or another owner's: the key is held (or was taken over in between)
+                        return taken.next() && owner.equals(taken.getString(3))
+                                ? new Lease(key, owner, taken.getLong(1), taken.getLong(2)) : null;
                     }
-                    if (take.executeUpdate() == 0) {
-                        return null;
-                    }
-                }
-                try (PreparedStatement read = ownerStatement(connection, database.readLease, key, owner);
-                     ResultSet taken = read.executeQuery()) {
-                    // no row: the lease ran out and was taken over in between; the caller tries again
-                    return taken.next() ? new Lease(key, owner, taken.getLong(1), taken.getLong(2)) : null;
                 }
             });
         } catch (LockStoreUnavailableException failure) {
@@ -248,14 +221,16 @@ public class JpaLockRepository implements LockRepository {
     }
 
     private boolean rowExists(String key) {
-        return storeCall(key, "reading the lock row", connection -> {
-            try (PreparedStatement read = connection.prepareStatement(database.rowExists)) {
-                read.setString(1, key);
-                try (ResultSet row = read.executeQuery()) {
-                    return row.next();
-                }
+        return storeCall(key, "reading the lock row", connection -> rowExists(connection, key));
+    }
+
+    private boolean rowExists(Connection connection, String key) throws SQLException {
+        try (PreparedStatement read = connection.prepareStatement(database.rowExists)) {
+            read.setString(1, key);
+            try (ResultSet row = read.executeQuery()) {
+                return row.next();
             }
-        });
+        }
     }
 
     @Override
@@ -328,7 +303,7 @@ public class JpaLockRepository implements LockRepository {
     private int deleteIfStillIdle(String key, long minusIdle) {
         try (LockTransaction transaction = LockTransaction.begin(connections, database)) {
             Connection connection = transaction.connection();
-            if (readForUpdate(connection, key, 0) == null) {
+            if (!lockWithoutWaiting(connection, key)) {
                 return 0;
             }
             int deleted;

@@ -1,7 +1,6 @@
 package io.locked.jpa;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.function.UnaryOperator;
@@ -26,53 +25,49 @@ public enum LockDatabase {
             micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)",
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON DUPLICATE KEY UPDATE lock_key = lock_key",
-            " RETURNING token, version, owner", "schema-mysql.sql"),
+            "schema-mysql.sql"),
     /** PostgreSQL 12+. */
     POSTGRESQL("clock_timestamp()",
             "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
             micros -> "(clock_timestamp() + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')",
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON CONFLICT (lock_key) DO NOTHING",
-            " RETURNING token, version, owner", "schema-postgresql.sql"),
+            "schema-postgresql.sql"),
     /** H2 2.x. Its clock reads the same value throughout a transaction. */
     H2("CURRENT_TIMESTAMP(6)",
             "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(6))",
             micros -> "DATEADD(MICROSECOND, " + micros + ", CURRENT_TIMESTAMP(6))",
             "MERGE INTO " + LockRow.TABLE + " t USING (VALUES (CAST(? AS VARCHAR(255)))) s(k) ON t.lock_key = s.k"
                     + " WHEN NOT MATCHED THEN INSERT (lock_key, version, token) VALUES (s.k, 0, 0)",
-            "", "schema-h2.sql");
+            "schema-h2.sql");
 
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
-    /** lock wait: PostgreSQL's settings for the lock's own transaction, see {@link #prepareLockTransaction}. */
+    /**
+     * lock wait: the settings of PostgreSQL's lock transaction, which end with it. The wait, and
+     * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
+     * lost in a server crash is harmless because the next one is drawn from the database clock,
+     * which has moved on by then.
+     */
     private static final String POSTGRESQL_SETTINGS =
             "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
 
     /** key. */
     final String insertIfAbsent;
     final String schemaResource;
-    /**
-     * key. Reads the row for update: its token, 1 if no live lease holds it, and the database's
-     * time in microseconds. The wait clause comes from {@link #lockClause(long)}.
-     */
-    private final String readForUpdate;
-    /** token, holder, key: the pessimistic holder's token, written while its row lock is held. */
-    final String drawToken;
+    /** key. Row-locks the key's row without waiting (H2: after {@link #prepareLockRow} with 0); no row if missing. */
+    final String lockWithoutWaiting;
     /**
      * owner, holder, lease micros, key: one compare-and-set that succeeds only on a free or expired
-     * row. Where {@link #takeReturnsLease} says so it returns token, version and owner: the lease
-     * was taken if the owner is the caller's. On MariaDB it is an upsert that creates a missing row.
+     * row, returning token, version and owner: the lease was taken if the owner is the caller's.
+     * On MariaDB and PostgreSQL it is an upsert that also creates a missing row
+     * ({@link #takeCreatesRow}); on H2 no row comes back for a missing row or a held lease.
      */
     final String takeLease;
-    final boolean takeReturnsLease;
+    final boolean takeCreatesRow;
     /**
-     * The pessimistic acquisition in one statement, where the database has one (else null: see
-     * {@link #readForUpdate(long)}). Parameters from {@link #lockRow(long)}; returns the token and
-     * 1 if no live lease holds the key. It creates a missing row, row-locks it, and writes the next
-     * token only if the key is free.
+     * The pessimistic acquisition in one statement, see {@link #lockRow(long)}.
      */
     private final String lockRow;
-    /** key, owner. */
-    final String readLease;
     /** lease micros, key, owner, version. */
     final String renewLease;
     /** key, owner, version. */
@@ -87,27 +82,33 @@ public enum LockDatabase {
     final String deleteIdle;
 
     LockDatabase(String now, String nowMicros, UnaryOperator<String> nowPlusMicros, String insertIfAbsent,
-                 String takeReturning, String schemaFile) {
+                 String schemaFile) {
         String table = LockRow.TABLE;
         this.insertIfAbsent = insertIfAbsent;
         this.schemaResource = "META-INF/locked/" + schemaFile;
-        this.readForUpdate = "SELECT token, CASE WHEN " + FREE_OR_EXPIRED.formatted(now) + " THEN 1 ELSE 0 END, "
-                + nowMicros + " FROM " + table + " WHERE lock_key = ?";
-        this.drawToken = "UPDATE " + table + " SET token = ?, version = version + 1, acquired_at = " + now
-                + ", holder = ? WHERE lock_key = ?";
+        // by the constant's name: a switch on the constant itself is not possible while the enum is built
+        this.lockWithoutWaiting = "SELECT 1 FROM " + table + " WHERE lock_key = ? FOR UPDATE"
+                + (name().equals("H2") ? "" : " NOWAIT");
         String free = FREE_OR_EXPIRED.formatted(now);
         String update = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1,"
                 + " token = GREATEST(token + 1, " + nowMicros + "), acquired_at = " + now
-                + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free + takeReturning;
-        // by the constant's name: a switch on the constant itself is not possible while the enum is built
-        this.takeLease = name().equals("MARIADB") ? upsertTake(table, now, nowMicros, nowPlusMicros.apply("?"), free) : update;
+                + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free;
+        this.takeLease = switch (name()) {
+            case "MARIADB" -> upsertTake(table, now, nowMicros, nowPlusMicros.apply("?"), free);
+            case "POSTGRESQL" -> postgresTake(table, now, nowMicros, nowPlusMicros.apply("?"));
+            default -> "SELECT token, version, owner FROM FINAL TABLE (" + update + ")";
+        };
+        this.takeCreatesRow = !name().equals("H2");
         this.lockRow = switch (name()) {
             case "MARIADB" -> upsertLockRow(table, now, nowMicros, free);
             case "POSTGRESQL" -> POSTGRESQL_SETTINGS + "; " + postgresLockRow(table, now, nowMicros);
-            default -> null;
+            // H2 re-parses SELECT ... FOR UPDATE every time; an UPDATE read through FINAL TABLE is
+            // parsed once, and row-locks like the UPDATE it is. It returns no row when the key has
+            // no row or a live lease holds it.
+            default -> "SELECT token, 1 FROM FINAL TABLE (UPDATE " + table + " SET token = GREATEST(token + 1, "
+                    + nowMicros + "), version = version + 1, acquired_at = " + now + ", holder = ? WHERE lock_key = ? AND "
+                    + free + ")";
         };
-        this.takeReturnsLease = !takeReturning.isEmpty();
-        this.readLease = "SELECT token, version FROM " + table + " WHERE lock_key = ? AND owner = ?";
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusMicros.apply("?")
                 + " WHERE lock_key = ? AND owner = ? AND version = ? AND expires_at > " + now;
         this.releaseLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
@@ -124,10 +125,12 @@ public enum LockDatabase {
     }
 
     /**
-     * The one-statement pessimistic acquisition, queueing at most waitMillis for the row lock.
-     * Parameters: key, holder (PostgreSQL: the lock wait as text first, see
-     * {@link #lockRowSettingsFirst()}). Null where the database needs {@link #readForUpdate(long)}
-     * and {@link #drawToken} instead.
+     * The pessimistic acquisition in one statement, queueing at most waitMillis for the row lock:
+     * it row-locks the key and, if no live lease holds it, writes the next token. Parameters: the
+     * lock wait as text where {@link #lockRowSettingsFirst()} says so, then holder, key. Returns the
+     * token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
+     * missing row in the same statement; H2 returns no row for a missing row or a held lease. Run
+     * {@link #prepareLockRow} before it.
      */
     String lockRow(long waitMillis) {
         return switch (this) {
@@ -171,7 +174,7 @@ public enum LockDatabase {
     // The lease columns are only read here, never assigned, so every IF sees the row as it was in
     // either assignment order (see upsertTake).
     private static String upsertLockRow(String table, String now, String nowMicros, String free) {
-        return "INSERT INTO " + table + " (lock_key, holder, version, token, acquired_at)"
+        return "INSERT INTO " + table + " (holder, lock_key, version, token, acquired_at)"
                 + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"
                 + " ON DUPLICATE KEY UPDATE token = IF(" + free + ", GREATEST(token + 1, " + nowMicros + "), token),"
                 + " version = IF(" + free + ", version + 1, version),"
@@ -180,10 +183,21 @@ public enum LockDatabase {
                 + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
     }
 
+    // A missing row is inserted already taken; an existing one is updated only where it is free.
+    // No row comes back when a live lease holds the key.
+    private static String postgresTake(String table, String now, String nowMicros, String nowPlusLease) {
+        return "INSERT INTO " + table + " AS l (owner, holder, expires_at, lock_key, version, token, acquired_at)"
+                + " VALUES (?, ?, " + nowPlusLease + ", ?, 1, " + nowMicros + ", " + now + ")"
+                + " ON CONFLICT (lock_key) DO UPDATE SET owner = EXCLUDED.owner, holder = EXCLUDED.holder,"
+                + " version = l.version + 1, token = GREATEST(l.token + 1, " + nowMicros + "), acquired_at = " + now
+                + ", expires_at = EXCLUDED.expires_at WHERE l.owner IS NULL OR l.expires_at <= " + now
+                + " RETURNING l.token, l.version, l.owner";
+    }
+
     // DO UPDATE evaluates every expression against the row as it was; l is the existing row.
     private static String postgresLockRow(String table, String now, String nowMicros) {
         String free = "(l.owner IS NULL OR l.expires_at <= " + now + ")";
-        return "INSERT INTO " + table + " AS l (lock_key, holder, version, token, acquired_at)"
+        return "INSERT INTO " + table + " AS l (holder, lock_key, version, token, acquired_at)"
                 + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"
                 + " ON CONFLICT (lock_key) DO UPDATE SET"
                 + " token = CASE WHEN " + free + " THEN GREATEST(l.token + 1, " + nowMicros + ") ELSE l.token END,"
@@ -193,45 +207,12 @@ public enum LockDatabase {
                 + " RETURNING l.token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
     }
 
-    /** @return the statement that reads and row-locks a key, queueing at most waitMillis (0: not at all) */
-    String readForUpdate(long waitMillis) {
-        return readForUpdate + lockClause(waitMillis);
-    }
-
-    /**
-     * MariaDB waits in whole seconds ({@code WAIT n}); PostgreSQL and H2 take milliseconds from a
-     * setting made by {@link #prepareLockTransaction}. Zero means NOWAIT where the database has it.
-     */
-    private String lockClause(long waitMillis) {
-        return switch (this) {
-            case MARIADB -> waitMillis < 1000 ? " FOR UPDATE NOWAIT" : " FOR UPDATE WAIT " + waitMillis / 1000;
-            case POSTGRESQL -> waitMillis <= 0 ? " FOR UPDATE NOWAIT" : " FOR UPDATE";
-            case H2 -> " FOR UPDATE";
-        };
-    }
-
-    /**
-     * Settings of the lock's own transaction, before its row lock. PostgreSQL: the lock wait, and
-     * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
-     * lost in a server crash is harmless because the next one is drawn from the database clock,
-     * which has moved on by then. Both settings end with the transaction.
-     */
-    void prepareLockTransaction(Connection connection, long waitMillis) throws SQLException {
-        switch (this) {
-            case POSTGRESQL -> {
-                try (PreparedStatement settings = connection.prepareStatement(POSTGRESQL_SETTINGS)) {
-                    settings.setString(1, lockWait(waitMillis));
-                    settings.executeQuery().close();
-                }
-            }
-            case H2 -> {
-                // H2 reads 0 as "its default" (2 s): the shortest real bound is 1 ms
-                try (Statement setting = connection.createStatement()) {
-                    setting.execute("SET LOCK_TIMEOUT " + Math.max(1, waitMillis));
-                }
-            }
-            case MARIADB -> {
-                // the wait is part of the statement
+    /** Where the lock wait is not part of the statement (H2), sets it on the connection. */
+    void prepareLockRow(Connection connection, long waitMillis) throws SQLException {
+        if (this == H2) {
+            // H2 reads 0 as "its default" (2 s): the shortest real bound is 1 ms
+            try (Statement setting = connection.createStatement()) {
+                setting.execute("SET LOCK_TIMEOUT " + Math.max(1, waitMillis));
             }
         }
     }
