@@ -187,34 +187,39 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease) {
-        Lease taken = tryTake(key, owner, holder, lease);
-        if (taken == null && !database.takeCreatesRow && !rowExists(key)) {
+        Take take = tryTake(key, owner, holder, lease);
+        if (take.noRow() && (database.takeTellsMissingRow || !rowExists(key))) {
             ensureRow(key);
-            taken = tryTake(key, owner, holder, lease);
+            take = tryTake(key, owner, holder, lease);
         }
-        return taken;
+        return take.lease();
     }
 
-    private Lease tryTake(String key, String owner, String holder, Duration lease) {
+    /** A take's answer: the lease if taken, else whether the statement returned no row at all. */
+    private record Take(Lease lease, boolean noRow) {
+        static final Take HELD = new Take(null, false);
+        static final Take NO_ROW = new Take(null, true);
+    }
+
+    private Take tryTake(String key, String owner, String holder, Duration lease) {
         try {
             return storeCall(key, "taking the lease", connection -> {
-                try (PreparedStatement take = connection.prepareStatement(database.takeLease)) {
-                    take.setString(1, owner);
-                    take.setString(2, holder);
-                    take.setLong(3, micros(lease));
-                    take.setString(4, key);
+                try (PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key)) {
                     // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
                     take.execute();
                     try (ResultSet taken = take.getResultSet()) {
-                        // no row, or another owner's: the key is held (or was taken over in between)
-                        return taken.next() && owner.equals(taken.getString(3))
-                                ? new Lease(key, owner, taken.getLong(1), taken.getLong(2)) : null;
+                        if (!taken.next()) {
+                            return Take.NO_ROW;
+                        }
+                        // another owner's row, or the existence marker: the key is held
+                        return owner.equals(taken.getString(3))
+                                ? new Take(new Lease(key, owner, taken.getLong(1), taken.getLong(2)), false) : Take.HELD;
                     }
                 }
             });
         } catch (LockStoreUnavailableException failure) {
             if (LockConflicts.isBusy(failure)) {
-                return null;
+                return Take.HELD;
             }
             throw failure;
         }

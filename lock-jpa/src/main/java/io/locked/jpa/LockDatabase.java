@@ -1,6 +1,7 @@
 package io.locked.jpa;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.function.UnaryOperator;
@@ -57,13 +58,14 @@ public enum LockDatabase {
     /** key. Row-locks the key's row without waiting (H2: after {@link #prepareLockRow} with 0); no row if missing. */
     final String lockWithoutWaiting;
     /**
-     * owner, holder, lease micros, key: one compare-and-set that succeeds only on a free or expired
-     * row, returning token, version and owner: the lease was taken if the owner is the caller's.
-     * On MariaDB and PostgreSQL it is an upsert that also creates a missing row
-     * ({@link #takeCreatesRow}); on H2 no row comes back for a missing row or a held lease.
+     * owner, holder, lease micros, key (PostgreSQL: and the key again): one compare-and-set that
+     * succeeds only on a free or expired row, returning token, version and owner: the lease was
+     * taken if the owner is the caller's. Where {@link #takeTellsMissingRow} says so, no row comes
+     * back only when the key has no row (MariaDB creates it instead: an upsert); on H2 no row
+     * comes back for a missing row and for a held lease alike.
      */
-    final String takeLease;
-    final boolean takeCreatesRow;
+    private final String takeLease;
+    final boolean takeTellsMissingRow;
     /**
      * The pessimistic acquisition in one statement, see {@link #lockRow(long)}.
      */
@@ -95,10 +97,10 @@ public enum LockDatabase {
                 + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free;
         this.takeLease = switch (name()) {
             case "MARIADB" -> upsertTake(table, now, nowMicros, nowPlusMicros.apply("?"), free);
-            case "POSTGRESQL" -> postgresTake(table, now, nowMicros, nowPlusMicros.apply("?"));
+            case "POSTGRESQL" -> postgresTake(update);
             default -> "SELECT token, version, owner FROM FINAL TABLE (" + update + ")";
         };
-        this.takeCreatesRow = !name().equals("H2");
+        this.takeTellsMissingRow = !name().equals("H2");
         this.lockRow = switch (name()) {
             case "MARIADB" -> upsertLockRow(table, now, nowMicros, free);
             case "POSTGRESQL" -> POSTGRESQL_SETTINGS + "; " + postgresLockRow(table, now, nowMicros);
@@ -122,6 +124,20 @@ public enum LockDatabase {
                 + " AND (owner IS NULL OR expires_at < " + idleSince + ")";
         this.idleKeys = "SELECT lock_key FROM " + table + " WHERE " + idle;
         this.deleteIdle = "DELETE FROM " + table + " WHERE " + idle + " AND lock_key = ?";
+    }
+
+    /** The take of {@link #takeLease}, its parameters bound. */
+    PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key)
+            throws SQLException {
+        PreparedStatement take = connection.prepareStatement(takeLease);
+        take.setString(1, owner);
+        take.setString(2, holder);
+        take.setLong(3, leaseMicros);
+        take.setString(4, key);
+        if (this == POSTGRESQL) {
+            take.setString(5, key); // for the existence branch
+        }
+        return take;
     }
 
     /**
@@ -183,15 +199,12 @@ public enum LockDatabase {
                 + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
     }
 
-    // A missing row is inserted already taken; an existing one is updated only where it is free.
-    // No row comes back when a live lease holds the key.
-    private static String postgresTake(String table, String now, String nowMicros, String nowPlusLease) {
-        return "INSERT INTO " + table + " AS l (owner, holder, expires_at, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, " + nowPlusLease + ", ?, 1, " + nowMicros + ", " + now + ")"
-                + " ON CONFLICT (lock_key) DO UPDATE SET owner = EXCLUDED.owner, holder = EXCLUDED.holder,"
-                + " version = l.version + 1, token = GREATEST(l.token + 1, " + nowMicros + "), acquired_at = " + now
-                + ", expires_at = EXCLUDED.expires_at WHERE l.owner IS NULL OR l.expires_at <= " + now
-                + " RETURNING l.token, l.version, l.owner";
+    // A plain UPDATE, so that a failed attempt locks and writes nothing; the second branch answers
+    // in the same round trip whether the row exists (both branches see the row as it was).
+    private static String postgresTake(String update) {
+        return "WITH taken AS (" + update + " RETURNING token, version, owner)"
+                + " SELECT token, version, owner FROM taken"
+                + " UNION ALL SELECT 0, 0, NULL FROM " + LockRow.TABLE + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
     }
 
     // DO UPDATE evaluates every expression against the row as it was; l is the existing row.
