@@ -2,6 +2,7 @@ package io.locked.jpa;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.function.UnaryOperator;
@@ -220,13 +221,25 @@ public enum LockDatabase {
                 + " RETURNING l.token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
     }
 
-    /** Where the lock wait is not part of the statement (H2), sets it on the connection. */
+    /**
+     * Where the lock wait is not part of the statement (H2), sets it on the connection, only if it
+     * differs: every H2 SET empties the query caches of all sessions, and the lock statement would
+     * then be parsed again on every call.
+     */
     void prepareLockRow(Connection connection, long waitMillis) throws SQLException {
-        if (this == H2) {
-            // H2 reads 0 as "its default" (2 s): the shortest real bound is 1 ms
-            try (Statement setting = connection.createStatement()) {
-                setting.execute("SET LOCK_TIMEOUT " + Math.max(1, waitMillis));
+        if (this != H2) {
+            return;
+        }
+        // H2 reads 0 as "its default" (2 s): the shortest real bound is 1 ms
+        long timeout = Math.max(1, waitMillis);
+        try (PreparedStatement current = connection.prepareStatement("SELECT LOCK_TIMEOUT()");
+             ResultSet value = current.executeQuery()) {
+            if (value.next() && value.getLong(1) == timeout) {
+                return;
             }
+        }
+        try (Statement setting = connection.createStatement()) {
+            setting.execute("SET LOCK_TIMEOUT " + timeout);
         }
     }
 }

@@ -10,43 +10,55 @@ import jakarta.inject.Inject;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-/** Fires the lock events; an observer's failure is logged and never changes the lock's outcome. */
+/**
+ * Fires the lock events; an observer's failure is logged and never changes the lock's outcome.
+ * One typed {@link Event} per event type, injected once: the container resolves its observers on
+ * the first fire and keeps them, where {@code Event<Object>.select(type)} would build a new event
+ * and resolve again on every call of a locked method.
+ */
 @ApplicationScoped
 public class LockEvents {
     private static final Logger LOG = Logger.getLogger(LockEvents.class.getName());
-    private final Event<Object> events;
+    private final Event<LockAcquired> acquired;
+    private final Event<LockReleased> released;
+    private final Event<LockNotAcquired> notAcquired;
+    private final Event<LockLost> lost;
 
     /** For proxies. */
     protected LockEvents() {
-        this.events = null;
+        this(null, null, null, null);
     }
 
     @Inject
-    LockEvents(Event<Object> events) {
-        this.events = events;
+    LockEvents(Event<LockAcquired> acquired, Event<LockReleased> released, Event<LockNotAcquired> notAcquired,
+               Event<LockLost> lost) {
+        this.acquired = acquired;
+        this.released = released;
+        this.notAcquired = notAcquired;
+        this.lost = lost;
     }
 
     void acquired(LockAcquired event) {
-        fire(LockAcquired.class, event);
+        fire(acquired, event);
     }
 
     void released(LockReleased event) {
-        fire(LockReleased.class, event);
+        fire(released, event);
     }
 
     void notAcquired(LockNotAcquired event) {
-        fire(LockNotAcquired.class, event);
+        fire(notAcquired, event);
     }
 
     void lost(LockLost event) {
-        fire(LockLost.class, event);
+        fire(lost, event);
     }
 
-    private <T> void fire(Class<T> type, T event) {
+    private static <T> void fire(Event<T> events, T event) {
         try {
-            events.select(type).fire(event);
+            events.fire(event);
         } catch (RuntimeException observerFailure) {
-            LOG.log(Level.WARNING, "An observer of " + type.getSimpleName() + " failed", observerFailure);
+            LOG.log(Level.WARNING, "An observer of " + event.getClass().getSimpleName() + " failed", observerFailure);
         }
     }
 }
