@@ -5,12 +5,13 @@ package io.locked.bench;
  *
  * @param name   as printed
  * @param mode   "floor", "pessimistic" or "optimistic"
- * @param layer  "floor", "raw JDBC", "API" or "@Locked"
+ * @param layer  "floor", "raw JDBC", "raw JDBC with token" (a reference), "API" or "@Locked"
  * @param cycle  the work of one cycle
  */
 record Case(String name, String mode, String layer, Cycle cycle) {
     static final String FLOOR = "floor";
     static final String RAW = "raw JDBC";
+    static final String RAW_WITH_TOKEN = "raw JDBC with token";
     static final String API = "API";
     static final String LOCKED = "@Locked";
 

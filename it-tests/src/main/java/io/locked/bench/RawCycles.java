@@ -60,6 +60,36 @@ final class RawCycles {
     }
 
     /**
+     * Pessimistic by hand with a fencing token: as {@link #selectForUpdate}, plus the write of the
+     * next token that a fenced lock cannot do without. Not a target's baseline: a reference that
+     * shows what the token write costs on this database.
+     */
+    void selectForUpdateWriteToken(String key, Runnable inside) throws SQLException {
+        try (Connection connection = pool.getConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement select = connection.prepareStatement(
+                    "SELECT token FROM locked_lock WHERE lock_key = ? FOR UPDATE");
+                 PreparedStatement write = connection.prepareStatement(
+                         "UPDATE locked_lock SET token = ? WHERE lock_key = ?")) {
+                select.setString(1, key);
+                long token;
+                try (ResultSet row = select.executeQuery()) {
+                    row.next();
+                    token = row.getLong(1) + 1;
+                }
+                write.setLong(1, token);
+                write.setString(2, key);
+                write.executeUpdate();
+                inside.run();
+                connection.commit();
+            } catch (SQLException | RuntimeException failure) {
+                connection.rollback();
+                throw failure;
+            }
+        }
+    }
+
+    /**
      * Optimistic by hand: a conditional autocommit UPDATE takes a free or expired row, an UPDATE
      * frees it; a loser retries after a pause that doubles from 0.5 ms up to 50 ms, with jitter.
      */
