@@ -20,12 +20,14 @@ import javax.sql.DataSource;
 enum BenchDatabase {
     H2("jdbc:h2:mem:locked-bench;DB_CLOSE_DELAY=-1", "sa", "", "org.hibernate.dialect.H2Dialect",
             "CURRENT_TIMESTAMP(6)", "DATEADD(SECOND, 30, CURRENT_TIMESTAMP(6))",
+            "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(6))",
             "INSERT INTO locked_lock (lock_key, version, token) SELECT CONCAT('fill-', X), 0, 0 FROM SYSTEM_RANGE(?, ?)"),
     MARIADB(env("LOCKED_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/locked_test"
                     + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&useLocalSessionState=true"),
             env("LOCKED_MARIADB_USER", "locked"), env("LOCKED_MARIADB_PASSWORD", "locked"),
             "org.hibernate.dialect.MariaDBDialect",
             "UTC_TIMESTAMP(6)", "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL 30 SECOND)",
+            "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
             // the Sequence engine ships with MariaDB; seq_1_to_N cannot take parameters, so the
             // range is filtered instead
             "INSERT INTO locked_lock (lock_key, version, token) SELECT CONCAT('fill-', seq), 0, 0"
@@ -34,26 +36,29 @@ enum BenchDatabase {
             env("LOCKED_POSTGRESQL_USER", "postgres"), env("LOCKED_POSTGRESQL_PASSWORD", ""),
             "org.hibernate.dialect.PostgreSQLDialect",
             "clock_timestamp()", "clock_timestamp() + INTERVAL '30 seconds'",
+            "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
             "INSERT INTO locked_lock (lock_key, version, token) SELECT 'fill-' || g, 0, 0 FROM generate_series(?, ?) g");
 
     final String url;
     final String user;
     final String password;
     private final String dialect;
-    /** The database's clock, and that clock plus a 30 s lease, for the hand-written optimistic lock. */
+    /** The database's clock, that clock plus a 30 s lease, and it in microseconds, for the hand-written locks. */
     final String now;
     final String nowPlusLease;
+    final String nowMicros;
     /** Inserts the rows fill-N for N in [?, ?], for the table-size comparison. */
     final String fillRows;
 
     BenchDatabase(String url, String user, String password, String dialect, String now, String nowPlusLease,
-                  String fillRows) {
+                  String nowMicros, String fillRows) {
         this.url = url;
         this.user = user;
         this.password = password;
         this.dialect = dialect;
         this.now = now;
         this.nowPlusLease = nowPlusLease;
+        this.nowMicros = nowMicros;
         this.fillRows = fillRows;
     }
 

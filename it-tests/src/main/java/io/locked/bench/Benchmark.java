@@ -177,6 +177,8 @@ public final class Benchmark {
                 new Case("raw SELECT FOR UPDATE + token UPDATE + COMMIT", "pessimistic", Case.RAW_WITH_TOKEN,
                         raw::selectForUpdateWriteToken),
                 new Case("raw conditional UPDATE + UPDATE", "optimistic", Case.RAW, raw::conditionalUpdate),
+                new Case("raw conditional UPDATE with token + SELECT token + UPDATE", "optimistic", Case.RAW_WITH_TOKEN,
+                        raw::conditionalUpdateWithToken),
                 new Case("API pessimistic", "pessimistic", Case.API, apiCycle(locks, LockMode.PESSIMISTIC)),
                 new Case("API optimistic", "optimistic", Case.API, apiCycle(locks, LockMode.OPTIMISTIC)),
                 new Case("@Locked pessimistic", "pessimistic", Case.LOCKED, locked::pessimistic),

@@ -96,11 +96,40 @@ final class RawCycles {
     void conditionalUpdate(String key, Runnable inside) throws SQLException {
         String owner = Thread.currentThread().getName();
         long ceiling = 500_000;
-        while (!take(key, owner)) {
+        while (!take(key, owner, "")) {
             LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
             ceiling = Math.min(50_000_000, ceiling * 2);
         }
         inside.run();
+        free(key, owner);
+    }
+
+    /**
+     * Optimistic by hand with a fencing token: as {@link #conditionalUpdate}, but the take also
+     * draws the next token from the database clock, and reads it back. Not a target's baseline: a
+     * reference that shows what the token costs on this database.
+     */
+    void conditionalUpdateWithToken(String key, Runnable inside) throws SQLException {
+        String owner = Thread.currentThread().getName();
+        long ceiling = 500_000;
+        while (!take(key, owner, ", token = GREATEST(token + 1, " + database.nowMicros + ")")) {
+            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
+            ceiling = Math.min(50_000_000, ceiling * 2);
+        }
+        try (Connection connection = pool.getConnection();
+             PreparedStatement read = connection.prepareStatement(
+                     "SELECT token FROM locked_lock WHERE lock_key = ? AND owner = ?")) {
+            read.setString(1, key);
+            read.setString(2, owner);
+            try (ResultSet row = read.executeQuery()) {
+                row.next();
+            }
+        }
+        inside.run();
+        free(key, owner);
+    }
+
+    private void free(String key, String owner) throws SQLException {
         try (Connection connection = pool.getConnection();
              PreparedStatement free = connection.prepareStatement(
                      "UPDATE locked_lock SET owner = NULL, expires_at = NULL WHERE lock_key = ? AND owner = ?")) {
@@ -110,10 +139,10 @@ final class RawCycles {
         }
     }
 
-    private boolean take(String key, String owner) throws SQLException {
+    private boolean take(String key, String owner, String alsoSet) throws SQLException {
         try (Connection connection = pool.getConnection();
              PreparedStatement take = connection.prepareStatement(
-                     "UPDATE locked_lock SET owner = ?, expires_at = " + database.nowPlusLease
+                     "UPDATE locked_lock SET owner = ?, expires_at = " + database.nowPlusLease + alsoSet
                              + " WHERE lock_key = ? AND (owner IS NULL OR expires_at <= " + database.now + ")")) {
             take.setString(1, owner);
             take.setString(2, key);

@@ -23,9 +23,8 @@ final class Report {
         line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Result r : results) {
             Case c = r.benchCase();
-            String vsRaw = c.layer().equals(Case.API) ? ratio(r, results, Case.RAW)
-                    + (c.mode().equals("pessimistic") ? " (" + ratio(r, results, Case.RAW_WITH_TOKEN) + " with token)" : "")
-                    : "";
+            String vsRaw = c.layer().equals(Case.API)
+                    ? ratio(r, results, Case.RAW) + " (" + ratio(r, results, Case.RAW_WITH_TOKEN) + " with token)" : "";
             String vsApi = c.layer().equals(Case.LOCKED) ? ratio(r, results, Case.API) : "";
             line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %s | %s | %s | %s | %d | %s | %s |",
                     c.name(), r.threads(), r.contended() ? "one" : "one per thread", r.cyclesPerSecond(),
@@ -43,6 +42,8 @@ final class Report {
         ratioTarget(results, "(reference) pessimistic API ≥ 0.8 × raw with a token write", "pessimistic", Case.API,
                 Case.RAW_WITH_TOKEN, 0.8);
         ratioTarget(results, "optimistic API ≥ 0.9 × raw", "optimistic", Case.API, Case.RAW, 0.9);
+        ratioTarget(results, "(reference) optimistic API ≥ 0.9 × raw with a token", "optimistic", Case.API,
+                Case.RAW_WITH_TOKEN, 0.9);
         ratioTarget(results, "pessimistic @Locked ≥ 0.95 × API", "pessimistic", Case.LOCKED, Case.API, 0.95);
         ratioTarget(results, "optimistic @Locked ≥ 0.95 × API", "optimistic", Case.LOCKED, Case.API, 0.95);
         handOffTarget(results, "pessimistic", 1000);
