@@ -42,21 +42,7 @@ final class RawCycles {
 
     /** Pessimistic by hand: SELECT ... FOR UPDATE on an existing row, then COMMIT. */
     void selectForUpdate(String key, Runnable inside) throws SQLException {
-        try (Connection connection = pool.getConnection()) {
-            connection.setAutoCommit(false);
-            try (PreparedStatement select = connection.prepareStatement(
-                    "SELECT token FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-                select.setString(1, key);
-                try (ResultSet row = select.executeQuery()) {
-                    row.next();
-                }
-                inside.run();
-                connection.commit();
-            } catch (SQLException | RuntimeException failure) {
-                connection.rollback();
-                throw failure;
-            }
-        }
+        rowLock(key, inside, false);
     }
 
     /**
@@ -65,21 +51,28 @@ final class RawCycles {
      * shows what the token write costs on this database.
      */
     void selectForUpdateWriteToken(String key, Runnable inside) throws SQLException {
+        rowLock(key, inside, true);
+    }
+
+    private void rowLock(String key, Runnable inside, boolean writeToken) throws SQLException {
         try (Connection connection = pool.getConnection()) {
             connection.setAutoCommit(false);
             try (PreparedStatement select = connection.prepareStatement(
-                    "SELECT token FROM locked_lock WHERE lock_key = ? FOR UPDATE");
-                 PreparedStatement write = connection.prepareStatement(
-                         "UPDATE locked_lock SET token = ? WHERE lock_key = ?")) {
+                    "SELECT token FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
                 select.setString(1, key);
                 long token;
                 try (ResultSet row = select.executeQuery()) {
                     row.next();
                     token = row.getLong(1) + 1;
                 }
-                write.setLong(1, token);
-                write.setString(2, key);
-                write.executeUpdate();
+                if (writeToken) {
+                    try (PreparedStatement write = connection.prepareStatement(
+                            "UPDATE locked_lock SET token = ? WHERE lock_key = ?")) {
+                        write.setLong(1, token);
+                        write.setString(2, key);
+                        write.executeUpdate();
+                    }
+                }
                 inside.run();
                 connection.commit();
             } catch (SQLException | RuntimeException failure) {
@@ -95,11 +88,7 @@ final class RawCycles {
      */
     void conditionalUpdate(String key, Runnable inside) throws SQLException {
         String owner = Thread.currentThread().getName();
-        long ceiling = 500_000;
-        while (!take(key, owner, "")) {
-            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
-            ceiling = Math.min(50_000_000, ceiling * 2);
-        }
+        takeWithBackoff(key, owner, "");
         inside.run();
         free(key, owner);
     }
@@ -111,11 +100,7 @@ final class RawCycles {
      */
     void conditionalUpdateWithToken(String key, Runnable inside) throws SQLException {
         String owner = Thread.currentThread().getName();
-        long ceiling = 500_000;
-        while (!take(key, owner, ", token = GREATEST(token + 1, " + database.nowMicros + ")")) {
-            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
-            ceiling = Math.min(50_000_000, ceiling * 2);
-        }
+        takeWithBackoff(key, owner, ", token = GREATEST(token + 1, " + database.nowMicros + ")");
         try (Connection connection = pool.getConnection();
              PreparedStatement read = connection.prepareStatement(
                      "SELECT token FROM locked_lock WHERE lock_key = ? AND owner = ?")) {
@@ -127,6 +112,15 @@ final class RawCycles {
         }
         inside.run();
         free(key, owner);
+    }
+
+    /** Retries the take after a pause that doubles from 0.5 ms up to 50 ms, with jitter. */
+    private void takeWithBackoff(String key, String owner, String alsoSet) throws SQLException {
+        long ceiling = 500_000;
+        while (!take(key, owner, alsoSet)) {
+            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
+            ceiling = Math.min(50_000_000, ceiling * 2);
+        }
     }
 
     private void free(String key, String owner) throws SQLException {
