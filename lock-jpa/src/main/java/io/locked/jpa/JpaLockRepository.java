@@ -21,8 +21,9 @@ import java.util.List;
  * The lock rows ({@link LockRow}) of a JPA persistence unit. Each operation is the fewest plain JDBC
  * statements that do it, on a connection from the unit's own pool: an optimistic take, renewal or
  * release is one autocommit statement; a pessimistic acquisition is one statement that row-locks
- * the key and writes its token, in the lock's own transaction, and its release is the commit. The table comes from the schema script of the {@link LockDatabase}
- * ({@link #createTableIfMissing()} runs it).
+ * the key and writes its token, in the lock's own transaction, and its release is the commit. The
+ * table comes from the schema script of the {@link LockDatabase} ({@link #createTableIfMissing()}
+ * runs it).
  */
 public class JpaLockRepository implements LockRepository {
     private final LockConnections connections;

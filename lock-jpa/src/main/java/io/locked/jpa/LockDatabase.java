@@ -98,7 +98,7 @@ public enum LockDatabase {
                 + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free;
         this.takeLease = switch (name()) {
             case "MARIADB" -> upsertTake(table, now, nowMicros, nowPlusMicros.apply("?"), free);
-            case "POSTGRESQL" -> postgresTake(update);
+            case "POSTGRESQL" -> postgresTake(table, update);
             default -> "SELECT token, version, owner FROM FINAL TABLE (" + update + ")";
         };
         this.takeTellsMissingRow = !name().equals("H2");
@@ -202,10 +202,10 @@ public enum LockDatabase {
 
     // A plain UPDATE, so that a failed attempt locks and writes nothing; the second branch answers
     // in the same round trip whether the row exists (both branches see the row as it was).
-    private static String postgresTake(String update) {
+    private static String postgresTake(String table, String update) {
         return "WITH taken AS (" + update + " RETURNING token, version, owner)"
                 + " SELECT token, version, owner FROM taken"
-                + " UNION ALL SELECT 0, 0, NULL FROM " + LockRow.TABLE + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
+                + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
     }
 
     // DO UPDATE evaluates every expression against the row as it was; l is the existing row.

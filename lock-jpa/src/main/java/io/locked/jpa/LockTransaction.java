@@ -86,17 +86,18 @@ final class LockTransaction implements AutoCloseable {
 
     /** Commits; a transaction whose commit failed stays open, so {@link #close()} still ends it. */
     void commit() throws SQLException {
-        if (bySql) {
-            execute("COMMIT");
-        } else {
-            connection.commit();
-        }
-        open = false;
+        end(true);
     }
 
     void rollback() throws SQLException {
+        end(false);
+    }
+
+    private void end(boolean commit) throws SQLException {
         if (bySql) {
-            execute("ROLLBACK");
+            execute(commit ? "COMMIT" : "ROLLBACK");
+        } else if (commit) {
+            connection.commit();
         } else {
             connection.rollback();
         }
