@@ -123,7 +123,8 @@ public final class DefaultLockManager implements LockManager {
         Backoff backoff = Backoff.standard();
         while (true) {
             long sentAt = time.nanoTime();
-            Lease lease = repository.takeLease(key, owner, Holder.describe(time.wallClock()), leaseLength);
+            Lease lease = repository.takeLease(key, owner, Holder.describe(time.wallClock()), leaseLength,
+                    Duration.ofNanos(Math.max(0, deadline - sentAt)));
             if (lease != null) {
                 OptimisticAcquisition acquisition =
                         new OptimisticAcquisition(lease, leaseLength, sentAt, repository, time, held);

@@ -28,9 +28,11 @@ public interface LockRepository {
      * @param owner  the acquisition's id
      * @param holder who holds it, for diagnostics
      * @param lease  how long the lease lasts, from the database's now
-     * @return the lease taken, or null if someone else holds a live lease
+     * @param dbWait the longest the take may wait inside the database for a row lock (a pessimistic
+     *               holder's); zero means do not wait. Past it the take answers null (busy).
+     * @return the lease taken, or null if someone else holds a live lease or the row stayed locked
      */
-    Lease takeLease(String key, String owner, String holder, Duration lease);
+    Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait);
 
     /**
      * Extends a lease that this owner still holds at this version and that has not expired.

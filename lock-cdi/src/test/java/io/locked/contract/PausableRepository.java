@@ -30,8 +30,8 @@ public final class PausableRepository implements LockRepository {
     }
 
     @Override
-    public Lease takeLease(String key, String owner, String holder, Duration lease) {
-        return delegate.takeLease(key, owner, holder, lease);
+    public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+        return delegate.takeLease(key, owner, holder, lease, dbWait);
     }
 
     @Override

@@ -187,7 +187,7 @@ public class JpaLockRepository implements LockRepository {
     }
 
     @Override
-    public Lease takeLease(String key, String owner, String holder, Duration lease) {
+    public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
         Take take = tryTake(key, owner, holder, lease);
         if (take.noRow() && (database.takeTellsMissingRow || !rowExists(key))) {
             ensureRow(key);
