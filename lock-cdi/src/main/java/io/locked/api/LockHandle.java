@@ -1,8 +1,14 @@
 package io.locked.api;
 
 /**
- * A held lock. Close it to release the lock (try-with-resources). A handle belongs to one
- * acquisition, not to a thread: it may be closed from any thread.
+ * A held lock. Close it to release the lock (try-with-resources).
+ *
+ * <p>A handle belongs to one acquisition, not to a thread, and may be closed from any thread. While
+ * it is open and not {@linkplain #handOver() handed over}, the thread that acquired it is inside the
+ * lock's scope: acquiring the same key again on that thread is reentrant (see {@link LockManager}).
+ * Before passing a handle to code that outlives the current scope (another thread, an async task
+ * that closes it later), call {@link #handOver()}: from then on the acquiring thread is no longer a
+ * holder and waits for the key like anyone else.
  */
 public interface LockHandle extends AutoCloseable {
 
@@ -31,6 +37,17 @@ public interface LockHandle extends AutoCloseable {
      * @return true while the lock is believed held
      */
     boolean isValid();
+
+    /**
+     * Takes this hold out of the acquiring thread's scope, keeping the lock held: the handle stays
+     * valid and is closed later, by whatever code it was handed to, from any thread. After it, the
+     * acquiring thread that asks for the key again is not reentrant through this handle: it waits
+     * until the handle is closed, like any other caller. Calling it again, or on a closed handle,
+     * does nothing.
+     *
+     * @return this handle
+     */
+    LockHandle handOver();
 
     /**
      * Releases this hold. A nested hold only decrements the reentrancy count; the outermost

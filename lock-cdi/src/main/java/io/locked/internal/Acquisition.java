@@ -1,24 +1,33 @@
 package io.locked.internal;
 
 import io.locked.api.LockMode;
-import java.util.Map;
 
 /**
- * One acquisition of a key: the unit that owns the lock. Counts its reentrant holds; the row is
- * released when the count drops to zero, from whichever thread closes the last handle.
+ * One acquisition of a key: the unit that owns the lock row, with the handles opened on it.
+ *
+ * <p>Two counts decide its life. {@code holds}: open handles; the last close releases the row, once,
+ * and the acquisition is then finished for good: nothing revives it. {@code scopedHolds}: open
+ * handles that are still inside the acquiring thread's scope, neither handed over nor closed. Only
+ * while that count is above zero does the acquiring thread find the acquisition in its
+ * {@link ThreadScope} and re-enter it; a handed-over handle keeps the row held but no longer lets
+ * that thread in.
  */
 abstract class Acquisition {
     final String key;
     final String owner;
     final long token;
-    private final Map<String, Acquisition> heldByThread;
-    private int holds = 1;
+    private final ThreadScope scope;
+    private final KeyTurns.Turn turn;
+    private int holds;
+    private int scopedHolds;
+    private boolean finished;
 
-    Acquisition(String key, String owner, long token, Map<String, Acquisition> heldByThread) {
+    Acquisition(String key, String owner, long token, ThreadScope scope, KeyTurns.Turn turn) {
         this.key = key;
         this.owner = owner;
         this.token = token;
-        this.heldByThread = heldByThread;
+        this.scope = scope;
+        this.turn = turn;
     }
 
     abstract LockMode mode();
@@ -26,24 +35,83 @@ abstract class Acquisition {
     abstract boolean isValid();
 
     /**
-     * Frees the row.
+     * Frees the row. Called once, after the last handle closed.
      *
      * @throws io.locked.api.LockLostException if the lock turned out to be lost
      */
     abstract void releaseRow();
 
-    synchronized void enterAgain() {
-        holds++;
+    /**
+     * The lock is known lost: the next thread of this JVM may compete for the key at once, as other
+     * JVMs already may, instead of queueing behind a holder that holds nothing any more.
+     */
+    void lost() {
+        turn.end();
     }
 
-    /** Ends one hold; the outermost releases the row. */
-    void exit() {
+    /** The first handle, opened inside the acquiring thread's scope. */
+    synchronized Handle firstHandle() {
+        holds = 1;
+        scopedHolds = 1;
+        return new Handle(this);
+    }
+
+    /**
+     * A nested handle for the acquiring thread, or null when the acquisition can no longer be
+     * entered: its row is being released, it left the thread's scope, or the lock was lost.
+     */
+    synchronized Handle enterAgain() {
+        if (finished || scopedHolds == 0) {
+            return null;
+        }
+        if (!isValid()) {
+            lost();
+            return null;
+        }
+        holds++;
+        scopedHolds++;
+        return new Handle(this);
+    }
+
+    /** The handle leaves the acquiring thread's scope, still holding the row. */
+    void handOver(Handle handle) {
+        boolean leftScope;
         synchronized (this) {
-            if (--holds > 0) {
+            if (handle.closed || !handle.scoped) {
                 return;
             }
+            handle.scoped = false;
+            leftScope = --scopedHolds == 0;
         }
-        heldByThread.remove(key, this);
-        releaseRow();
+        if (leftScope) {
+            scope.leave(key, this);
+        }
+    }
+
+    /** Closes one handle; the last one releases the row. A second close of a handle does nothing. */
+    void close(Handle handle) {
+        boolean leftScope;
+        boolean last;
+        synchronized (this) {
+            if (handle.closed) {
+                return;
+            }
+            handle.closed = true;
+            leftScope = handle.scoped && --scopedHolds == 0;
+            last = --holds == 0;
+            if (last) {
+                finished = true;
+            }
+        }
+        if (leftScope) {
+            scope.leave(key, this);
+        }
+        if (last) {
+            try {
+                releaseRow();
+            } finally {
+                turn.end();
+            }
+        }
     }
 }

@@ -2,32 +2,30 @@ package io.locked.internal;
 
 import io.locked.api.LockException;
 import io.locked.api.LockHandle;
+import io.locked.api.LockInterruptedException;
 import io.locked.api.LockManager;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
-import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The lock algorithm: reentrancy first (no database trip for a key this thread holds), then the
- * mode's acquisition loop bounded by the request's wait.
+ * The lock algorithm: reentrancy first (no database trip for a key this thread's scope holds),
+ * then the key's JVM-local queue, then the mode's acquisition loop, all bounded by the request's wait.
  */
 public final class DefaultLockManager implements LockManager {
     private final LockRepository repository;
     private final TimeSource time;
     private final LeaseWatchdog watchdog;
-    // Each thread's held keys. The maps are concurrent because a handle may be closed from another thread.
-    private final ThreadLocal<Map<String, Acquisition>> heldByThread =
-            ThreadLocal.withInitial(ConcurrentHashMap::new);
+    private final KeyTurns turns = new KeyTurns();
+    private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
+    private volatile boolean closed;
 
     /**
      * @param repository     the lock rows
@@ -45,7 +43,7 @@ public final class DefaultLockManager implements LockManager {
 
     @Override
     public LockHandle acquire(LockRequest request) {
-        LockHandle handle = acquireWithin(request, request.maxWait());
+        LockHandle handle = acquireWithin(request, request == null ? null : request.maxWait());
         if (handle == null) {
             throw new LockNotAcquiredException(request.key(), request.maxWait());
         }
@@ -78,29 +76,74 @@ public final class DefaultLockManager implements LockManager {
         return result;
     }
 
+    @Override
+    public Optional<LockHandle> current(String key) {
+        if (key == null) {
+            throw new IllegalArgumentException("Lock key must not be null");
+        }
+        return view(scopes.get().find(key));
+    }
+
+    @Override
+    public Optional<LockHandle> current() {
+        return view(scopes.get().innermost());
+    }
+
+    private static Optional<LockHandle> view(Acquisition acquisition) {
+        return acquisition == null ? Optional.empty() : Optional.of(new CurrentLock(acquisition));
+    }
+
     private LockHandle acquireWithin(LockRequest request, Duration wait) {
         if (request == null) {
             throw new IllegalArgumentException("Lock request must not be null");
         }
-        Map<String, Acquisition> held = heldByThread.get();
-        Acquisition already = held.get(request.key());
-        if (already != null) {
-            already.enterAgain();
-            return new Handle(already);
+        if (closed) {
+            throw new IllegalStateException("This LockManager is closed; cannot acquire '" + request.key() + "'");
         }
-        Acquisition acquisition = request.mode() == LockMode.PESSIMISTIC
-                ? acquirePessimistic(request.key(), wait, held)
-                : acquireOptimistic(request.key(), request.lease(), wait, held);
-        if (acquisition == null) {
+        ThreadScope scope = scopes.get();
+        Acquisition outer = scope.find(request.key());
+        if (outer != null) {
+            Handle nested = outer.enterAgain();
+            if (nested != null) {
+                return nested;
+            }
+            // being released, or lost: never revived; this acquisition goes to the database afresh
+            scope.leave(request.key(), outer);
+        }
+        long deadline = time.nanoTime() + wait.toNanos();
+        KeyTurns.Turn turn = awaitTurn(request.key(), wait.toNanos());
+        if (turn == null) {
             return null;
         }
-        held.put(request.key(), acquisition);
-        return new Handle(acquisition);
+        Acquisition acquisition;
+        try {
+            acquisition = request.mode() == LockMode.PESSIMISTIC
+                    ? acquirePessimistic(request.key(), deadline, scope, turn)
+                    : acquireOptimistic(request.key(), request.lease(), deadline, scope, turn);
+        } catch (RuntimeException | Error failure) {
+            turn.end();
+            throw failure;
+        }
+        if (acquisition == null) {
+            turn.end();
+            return null;
+        }
+        Handle first = acquisition.firstHandle();
+        scope.enter(acquisition);
+        return first;
     }
 
-    private Acquisition acquirePessimistic(String key, Duration wait, Map<String, Acquisition> held) {
+    private KeyTurns.Turn awaitTurn(String key, long waitNanos) {
+        try {
+            return turns.await(key, waitNanos);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new LockInterruptedException(key, interrupted);
+        }
+    }
+
+    private Acquisition acquirePessimistic(String key, long deadline, ThreadScope scope, KeyTurns.Turn turn) {
         String owner = newOwner();
-        long deadline = time.nanoTime() + wait.toNanos();
         Backoff backoff = Backoff.standard();
         while (true) {
             long remaining = deadline - time.nanoTime();
@@ -109,7 +152,7 @@ public final class DefaultLockManager implements LockManager {
             PessimisticHold hold = repository.lockPessimistic(key, owner, Holder.describe(time.wallClock()),
                     Duration.ofNanos(Math.max(0, remaining)));
             if (hold != null) {
-                return new PessimisticAcquisition(key, owner, hold, held);
+                return new PessimisticAcquisition(key, owner, hold, scope, turn);
             }
             if (!pause(key, deadline, backoff)) {
                 return null;
@@ -117,9 +160,9 @@ public final class DefaultLockManager implements LockManager {
         }
     }
 
-    private Acquisition acquireOptimistic(String key, Duration leaseLength, Duration wait, Map<String, Acquisition> held) {
+    private Acquisition acquireOptimistic(String key, Duration leaseLength, long deadline, ThreadScope scope,
+                                          KeyTurns.Turn turn) {
         String owner = newOwner();
-        long deadline = time.nanoTime() + wait.toNanos();
         Backoff backoff = Backoff.standard();
         while (true) {
             long sentAt = time.nanoTime();
@@ -127,14 +170,27 @@ public final class DefaultLockManager implements LockManager {
                     Duration.ofNanos(Math.max(0, deadline - sentAt)));
             if (lease != null) {
                 OptimisticAcquisition acquisition =
-                        new OptimisticAcquisition(lease, leaseLength, sentAt, repository, time, held);
-                watchdog.watch(acquisition);
+                        new OptimisticAcquisition(lease, leaseLength, sentAt, repository, time, scope, turn);
+                watch(acquisition);
                 return acquisition;
             }
             if (!pause(key, deadline, backoff)) {
                 return null;
             }
         }
+    }
+
+    // A manager closed while the lease was being taken cannot renew it: give the lease back at once.
+    private void watch(OptimisticAcquisition acquisition) {
+        if (!closed && watchdog.watch(acquisition)) {
+            return;
+        }
+        try {
+            repository.releaseLease(acquisition.lease());
+        } catch (LockException releaseFailure) {
+            // the lease expires on its own
+        }
+        throw new IllegalStateException("This LockManager was closed while '" + acquisition.key + "' was being acquired");
     }
 
     /** @return false when the wait is over */
@@ -145,9 +201,9 @@ public final class DefaultLockManager implements LockManager {
         }
         try {
             time.sleepNanos(backoff.nextPauseNanos(remaining));
-        } catch (InterruptedException e) {
+        } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
-            throw new LockStoreUnavailableException(key, "interrupted while waiting for the lock", e);
+            throw new LockInterruptedException(key, interrupted);
         }
         return true;
     }
@@ -158,6 +214,7 @@ public final class DefaultLockManager implements LockManager {
 
     @Override
     public void close() {
+        closed = true;
         watchdog.close();
     }
 }

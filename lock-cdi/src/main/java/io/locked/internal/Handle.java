@@ -2,12 +2,12 @@ package io.locked.internal;
 
 import io.locked.api.LockHandle;
 import io.locked.api.LockMode;
-import java.util.concurrent.atomic.AtomicBoolean;
 
-/** One hold of an acquisition: the outermost or a reentrant one. */
+/** One hold of an acquisition: the outermost or a reentrant one. Its state is guarded by the acquisition. */
 final class Handle implements LockHandle {
     private final Acquisition acquisition;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    volatile boolean closed;
+    boolean scoped = true;
 
     Handle(Acquisition acquisition) {
         this.acquisition = acquisition;
@@ -30,14 +30,18 @@ final class Handle implements LockHandle {
 
     @Override
     public boolean isValid() {
-        return !closed.get() && acquisition.isValid();
+        return !closed && acquisition.isValid();
+    }
+
+    @Override
+    public LockHandle handOver() {
+        acquisition.handOver(this);
+        return this;
     }
 
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
-            acquisition.exit();
-        }
+        acquisition.close(this);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.locked.internal;
 
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -29,10 +30,16 @@ final class LeaseWatchdog implements AutoCloseable {
         this.scheduler = executor;
     }
 
-    void watch(OptimisticAcquisition acquisition) {
+    /** @return false if the watchdog was closed and cannot renew the lease */
+    boolean watch(OptimisticAcquisition acquisition) {
         long periodNanos = Math.max(1, acquisition.leaseLength.toNanos() / 3);
-        acquisition.startRenewal(scheduler.scheduleWithFixedDelay(
-                acquisition::renew, periodNanos, periodNanos, TimeUnit.NANOSECONDS));
+        try {
+            acquisition.startRenewal(scheduler.scheduleWithFixedDelay(
+                    acquisition::renew, periodNanos, periodNanos, TimeUnit.NANOSECONDS));
+            return true;
+        } catch (RejectedExecutionException closed) {
+            return false;
+        }
     }
 
     @Override

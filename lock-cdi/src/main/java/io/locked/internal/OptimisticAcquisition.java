@@ -5,7 +5,6 @@ import io.locked.api.LockMode;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -27,8 +26,8 @@ final class OptimisticAcquisition extends Acquisition {
     private final Object rowWrites = new Object();
 
     OptimisticAcquisition(Lease lease, Duration leaseLength, long sentAtNanos, LockRepository repository,
-                          TimeSource time, Map<String, Acquisition> heldByThread) {
-        super(lease.key(), lease.owner(), lease.token(), heldByThread);
+                          TimeSource time, ThreadScope scope, KeyTurns.Turn turn) {
+        super(lease.key(), lease.owner(), lease.token(), scope, turn);
         this.lease = lease;
         this.leaseLength = leaseLength;
         this.validUntilNanos = sentAtNanos + leaseLength.toNanos();
@@ -44,6 +43,10 @@ final class OptimisticAcquisition extends Acquisition {
     @Override
     synchronized boolean isValid() {
         return !lost && time.nanoTime() - validUntilNanos < 0;
+    }
+
+    synchronized Lease lease() {
+        return lease;
     }
 
     synchronized void startRenewal(ScheduledFuture<?> future) {
@@ -93,6 +96,7 @@ final class OptimisticAcquisition extends Acquisition {
         if (renewal != null) {
             renewal.cancel(false);
         }
+        lost();
     }
 
     @Override

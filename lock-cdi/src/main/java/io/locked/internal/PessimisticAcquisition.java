@@ -3,15 +3,14 @@ package io.locked.internal;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
 import io.locked.spi.PessimisticHold;
-import java.util.Map;
 
 /** Holds the key's row lock in the store's open transaction until the outermost hold ends. */
 final class PessimisticAcquisition extends Acquisition {
     private final PessimisticHold hold;
     private volatile boolean valid = true;
 
-    PessimisticAcquisition(String key, String owner, PessimisticHold hold, Map<String, Acquisition> heldByThread) {
-        super(key, owner, hold.token(), heldByThread);
+    PessimisticAcquisition(String key, String owner, PessimisticHold hold, ThreadScope scope, KeyTurns.Turn turn) {
+        super(key, owner, hold.token(), scope, turn);
         this.hold = hold;
     }
 

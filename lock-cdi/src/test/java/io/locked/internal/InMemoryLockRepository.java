@@ -1,0 +1,161 @@
+package io.locked.internal;
+
+import io.locked.spi.Lease;
+import io.locked.spi.LockRepository;
+import io.locked.spi.PessimisticHold;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A lock store in memory for the core's unit tests: row locks that wait like a database's, leases
+ * on the monotonic clock, one token counter. It also watches how the core uses it: how many calls
+ * for one key were in the store at once, and whether any hold was released twice.
+ */
+final class InMemoryLockRepository implements LockRepository {
+    private final Map<String, Row> rows = new HashMap<>();
+    private long lastToken;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger mostInFlight = new AtomicInteger();
+    private final AtomicInteger doubleReleases = new AtomicInteger();
+    private final AtomicInteger storeCalls = new AtomicInteger();
+    private volatile boolean renewalsCut;
+
+    private static final class Row {
+        final Semaphore rowLock = new Semaphore(1, true);
+        String owner;
+        long version;
+        long expiresAtNanos;
+
+        boolean leaseLive() {
+            return owner != null && System.nanoTime() - expiresAtNanos < 0;
+        }
+    }
+
+    private synchronized Row row(String key) {
+        return rows.computeIfAbsent(key, k -> new Row());
+    }
+
+    @Override
+    public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
+        enter();
+        try {
+            Row row = row(key);
+            if (!row.rowLock.tryAcquire(dbWait.toNanos(), TimeUnit.NANOSECONDS)) {
+                return null;
+            }
+            long token;
+            synchronized (this) {
+                if (row.leaseLive()) {
+                    row.rowLock.release();
+                    return null;
+                }
+                token = ++lastToken;
+            }
+            AtomicBoolean released = new AtomicBoolean();
+            return new PessimisticHold() {
+                @Override
+                public long token() {
+                    return token;
+                }
+
+                @Override
+                public boolean release() {
+                    if (!released.compareAndSet(false, true)) {
+                        doubleReleases.incrementAndGet();
+                        return false;
+                    }
+                    row.rowLock.release();
+                    return true;
+                }
+            };
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+        enter();
+        try {
+            Row row = row(key);
+            synchronized (this) {
+                if (row.rowLock.availablePermits() == 0 || row.leaseLive()) {
+                    return null;
+                }
+                row.owner = owner;
+                row.version++;
+                row.expiresAtNanos = System.nanoTime() + lease.toNanos();
+                return new Lease(key, owner, ++lastToken, row.version);
+            }
+        } finally {
+            exit();
+        }
+    }
+
+    @Override
+    public Lease renewLease(Lease lease, Duration duration) {
+        if (renewalsCut) {
+            throw new io.locked.api.LockStoreUnavailableException(lease.key(), "renewals cut by the test", null);
+        }
+        synchronized (this) {
+            Row row = row(lease.key());
+            if (!lease.owner().equals(row.owner) || row.version != lease.version() || !row.leaseLive()) {
+                return null;
+            }
+            row.version++;
+            row.expiresAtNanos = System.nanoTime() + duration.toNanos();
+            return new Lease(lease.key(), lease.owner(), lease.token(), row.version);
+        }
+    }
+
+    @Override
+    public synchronized boolean releaseLease(Lease lease) {
+        Row row = row(lease.key());
+        if (!lease.owner().equals(row.owner)) {
+            return false;
+        }
+        boolean live = row.version == lease.version() && row.leaseLive();
+        row.owner = null;
+        row.version++;
+        return live;
+    }
+
+    @Override
+    public int deleteIdleRows(Duration idleFor) {
+        return 0;
+    }
+
+    void cutRenewals() {
+        renewalsCut = true;
+    }
+
+    /** @return the most calls that were waiting or working in the store at once */
+    int mostCallsAtOnce() {
+        return mostInFlight.get();
+    }
+
+    int storeCalls() {
+        return storeCalls.get();
+    }
+
+    int doubleReleases() {
+        return doubleReleases.get();
+    }
+
+    private void enter() {
+        storeCalls.incrementAndGet();
+        mostInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+    }
+
+    private void exit() {
+        inFlight.decrementAndGet();
+    }
+}
