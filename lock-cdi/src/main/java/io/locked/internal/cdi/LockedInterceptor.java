@@ -13,6 +13,7 @@ import io.locked.api.event.LockLost;
 import io.locked.api.event.LockNotAcquired;
 import io.locked.api.event.LockReleased;
 import io.locked.internal.definition.LockedSettings;
+import io.locked.internal.definition.ReturnKind;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -71,11 +72,16 @@ public class LockedInterceptor {
             releaseAfterFailure(handle, acquired, failure);
             throw failure;
         }
+        if (settings.returnKind() == ReturnKind.DYNAMIC && result != null) {
+            return dynamicResult(settings, result, handle, acquired);
+        }
         release(handle, acquired);
         return result;
     }
 
-    // the lock is held until the returned stage completes, then released on whichever thread completes it
+    // The lock is held until the returned stage completes, then released on whichever thread
+    // completes it. The calling thread leaves the lock's scope when the method returns: calling
+    // the method again from it waits for this stage like any other caller.
     private Object proceedAsync(InvocationContext invocation, LockHandle handle, long acquired) throws Exception {
         CompletionStage<?> stage;
         try {
@@ -88,6 +94,11 @@ public class LockedInterceptor {
             release(handle, acquired);
             return null;
         }
+        return holdUntilComplete(stage, handle, acquired);
+    }
+
+    private CompletableFuture<Object> holdUntilComplete(CompletionStage<?> stage, LockHandle handle, long acquired) {
+        handle.handOver();
         CompletableFuture<Object> outcome = new CompletableFuture<>();
         stage.whenComplete((value, failure) -> {
             try {
@@ -103,6 +114,24 @@ public class LockedInterceptor {
             }
         });
         return outcome;
+    }
+
+    // A method declared to return Object: a stage is held like a declared one; another async result
+    // would run on unlocked, so the call fails rather than release early in silence.
+    private Object dynamicResult(LockedSettings settings, Object result, LockHandle handle, long acquired) {
+        if (result instanceof CompletionStage<?> stage) {
+            return holdUntilComplete(stage, handle, acquired);
+        }
+        String async = ReturnKind.asyncKindOf(result.getClass());
+        if (async == null) {
+            release(handle, acquired);
+            return result;
+        }
+        IllegalStateException refused = new IllegalStateException("@Locked method " + settings.method() + " returned a "
+                + async + ", whose work may go on after the method returned: Locked cannot hold the lock until it ends."
+                + " Return CompletionStage or CompletableFuture, or lock inside the asynchronous work.");
+        releaseAfterFailure(handle, acquired, refused);
+        throw refused;
     }
 
     private void release(LockHandle handle, long acquired) {

@@ -81,6 +81,12 @@ public final class LockedDefinitions {
         Boolean enabled = overrides.value("enabled", Boolean.TRUE, LockedDefinitions::parseBoolean, where, errors);
 
         ReturnKind returnKind = ReturnKind.of(method);
+        if (returnKind == ReturnKind.UNSUPPORTED) {
+            errors.add("Invalid @Locked on " + where + ": it returns " + method.getGenericReturnType().getTypeName()
+                    + ", whose work may go on after the method returns, and Locked cannot hold the lock until it ends;"
+                    + " return CompletionStage or CompletableFuture (the lock is then held until it completes),"
+                    + " or lock inside the asynchronous work");
+        }
         if (onTimeout == OnTimeout.SKIP && !returnKind.canSkip()) {
             errors.add("Invalid @Locked.on-timeout on " + where + ": SKIP needs a method returning void, Void, Optional"
                     + " or CompletionStage<Void>, but it returns " + method.getGenericReturnType().getTypeName());

@@ -3,9 +3,11 @@ package io.locked.internal.definition;
 import java.lang.reflect.Method;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
 
 /** How a locked method returns: what a skipped call gives back, and whether the lock outlives the call. */
 public enum ReturnKind {
@@ -15,10 +17,22 @@ public enum ReturnKind {
     OPTIONAL,
     /** {@code CompletionStage<Void>} / {@code CompletableFuture<Void>}: held until it completes; skipping completes it at once. */
     STAGE_OF_VOID,
-    /** Another {@code CompletionStage}: held until it completes; cannot be skipped. */
+    /** Another {@code CompletionStage} or {@code CompletableFuture}: held until it completes; cannot be skipped. */
     STAGE,
+    /**
+     * Declared {@code Object}: decided per call. A {@code CompletionStage} result is held until it
+     * completes; a result whose work may outlive the call in another form is refused (see
+     * {@link #asyncKindOf(Class)}); anything else is a plain value. Cannot be skipped.
+     */
+    DYNAMIC,
     /** Any other value: cannot be skipped. */
-    VALUE;
+    VALUE,
+    /** A result whose work outlives the call in a form the lock cannot follow: fails the deployment. */
+    UNSUPPORTED;
+
+    // async types recognised by name, so that neither library is a dependency
+    private static final List<String> OTHER_ASYNC_TYPES = List.of("io.smallrye.mutiny.Uni", "io.smallrye.mutiny.Multi",
+            "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher");
 
     /** @return the kind of the method's declared return type */
     public static ReturnKind of(Method method) {
@@ -29,17 +43,50 @@ public enum ReturnKind {
         if (type == Optional.class) {
             return OPTIONAL;
         }
+        if (type == Object.class) {
+            return DYNAMIC;
+        }
         if (CompletionStage.class.isAssignableFrom(type)) {
+            if (!type.isAssignableFrom(CompletableFuture.class)) {
+                return UNSUPPORTED; // a stage type of its own, which we could not hand back wrapped
+            }
             Type generic = method.getGenericReturnType();
             boolean ofVoid = generic instanceof ParameterizedType parameterized
                     && parameterized.getActualTypeArguments()[0] == Void.class;
-            boolean assignableFromCompletableFuture = type.isAssignableFrom(CompletableFuture.class);
-            if (!assignableFromCompletableFuture) {
-                return VALUE; // a custom stage type we could not hand back wrapped
-            }
             return ofVoid ? STAGE_OF_VOID : STAGE;
         }
-        return VALUE;
+        return asyncKindOf(type) != null ? UNSUPPORTED : VALUE;
+    }
+
+    /**
+     * @param type a declared or actual result type
+     * @return the name of the async type it is, other than {@code CompletionStage}, or null: a
+     *         {@code Future}, a Reactive Streams or {@code Flow} publisher, a Mutiny {@code Uni} or {@code Multi}
+     */
+    public static String asyncKindOf(Class<?> type) {
+        if (Future.class.isAssignableFrom(type)) {
+            return Future.class.getName();
+        }
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            String found = asyncInterface(c);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
+    }
+
+    private static String asyncInterface(Class<?> type) {
+        if (OTHER_ASYNC_TYPES.contains(type.getName())) {
+            return type.getName();
+        }
+        for (Class<?> implemented : type.getInterfaces()) {
+            String found = asyncInterface(implemented);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
     }
 
     /** @return whether {@code OnTimeout.SKIP} can give this kind a result */

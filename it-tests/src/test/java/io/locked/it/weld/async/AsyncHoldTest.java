@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockManager;
+import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.api.event.LockReleased;
 import io.locked.it.weld.EventLog;
@@ -45,6 +46,41 @@ class AsyncHoldTest {
                     () -> failed.toCompletableFuture().get(10, TimeUnit.SECONDS));
             assertEquals("export failed", error.getCause().getMessage());
             assertTrue(tryElsewhere(locks), "a failed stage must release the lock too");
+        }
+    }
+
+    @Test
+    void theCallingThreadIsNoLongerAHolderOnceTheMethodReturnedItsStage() throws Exception {
+        try (WeldContainer container = LockedDeployment.with(Exporter.class).initialize()) {
+            Exporter exporter = container.select(Exporter.class).get();
+            CompletableFuture<String> running = new CompletableFuture<>();
+            CompletionStage<String> first = exporter.export(running);
+            // same thread, lock still held by the running stage: it must wait, and here run out of wait
+            assertThrows(LockNotAcquiredException.class, () -> exporter.exportIfFree(CompletableFuture.completedFuture("second")));
+            running.complete("first");
+            assertEquals("first", first.toCompletableFuture().get(10, TimeUnit.SECONDS));
+            assertEquals("second", exporter.exportIfFree(CompletableFuture.completedFuture("second"))
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aStageReturnedAsObjectIsHeldUntilItCompletes() throws Exception {
+        try (WeldContainer container = LockedDeployment.with(Exporter.class).initialize()) {
+            Exporter exporter = container.select(Exporter.class).get();
+            LockManager locks = container.select(LockManager.class).get();
+            CompletableFuture<String> work = new CompletableFuture<>();
+            Object result = exporter.exportAnything(work);
+            assertFalse(tryElsewhere(locks), "the lock was released before the stage completed");
+            work.complete("done");
+            assertEquals("done", ((CompletionStage<?>) result).toCompletableFuture().get(10, TimeUnit.SECONDS));
+            assertTrue(tryElsewhere(locks));
+            assertEquals("plain", exporter.exportAnything("plain"));
+            assertTrue(tryElsewhere(locks));
+            IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> exporter.exportAnything(new java.util.concurrent.FutureTask<>(() -> "x")));
+            assertTrue(refused.getMessage().contains("java.util.concurrent.Future"), refused.getMessage());
+            assertTrue(tryElsewhere(locks), "a refused result must still release the lock");
         }
     }
 

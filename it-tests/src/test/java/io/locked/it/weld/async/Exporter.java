@@ -13,4 +13,16 @@ public class Exporter {
     public CompletionStage<String> export(CompletableFuture<String> work) {
         return work;
     }
+
+    /** The same lock with a short wait. */
+    @Locked(value = "export", maxWait = "200ms")
+    public CompletionStage<String> exportIfFree(CompletableFuture<String> work) {
+        return work;
+    }
+
+    /** Declared Object: a stage returned at run time is held all the same. */
+    @Locked("export")
+    public Object exportAnything(Object work) {
+        return work;
+    }
 }

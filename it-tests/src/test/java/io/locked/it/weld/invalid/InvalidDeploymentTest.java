@@ -73,6 +73,23 @@ class InvalidDeploymentTest {
                 "set value or key, not both");
     }
 
+    @Test
+    void asyncResultsTheLockCannotFollow() {
+        String cannot = "Locked cannot hold the lock until it ends";
+        refused(AsyncResultBeans.FutureBean.class, "Invalid @Locked on " + AsyncResultBeans.FutureBean.class.getName()
+                + "#submit()", "java.util.concurrent.Future<java.lang.String>", cannot);
+        refused(AsyncResultBeans.OwnStageBean.class, "Invalid @Locked on " + AsyncResultBeans.OwnStageBean.class.getName()
+                + "#start()", "OwnStage", cannot);
+        refused(AsyncResultBeans.PublisherBean.class, "Invalid @Locked on " + AsyncResultBeans.PublisherBean.class.getName()
+                + "#stream()", "java.util.concurrent.Flow$Publisher", cannot);
+    }
+
+    @Test
+    void keyPartThatRendersADifferentKeyPerInstance() {
+        refused(IdentityKeyBean.class, "Invalid @Locked.key on " + IdentityKeyBean.class.getName() + "#ship()",
+                "{order}", "does not override toString()");
+    }
+
     private static void refused(Class<?> bean, String... expected) {
         RuntimeException failure = assertThrows(RuntimeException.class, () -> {
             try (WeldContainer ignored = LockedDeployment.with(bean).initialize()) {
