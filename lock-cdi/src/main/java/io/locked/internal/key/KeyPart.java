@@ -43,6 +43,6 @@ final class KeyPart {
         if (value == null) {
             throw new IllegalArgumentException("Lock key placeholder {" + expression + "} is null");
         }
-        key.append(value);
+        KeyValue.append(key, value, expression);
     }
 }

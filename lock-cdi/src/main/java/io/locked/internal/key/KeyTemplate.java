@@ -24,7 +24,8 @@ public final class KeyTemplate {
      * @return the compiled template
      * @throws IllegalArgumentException describing the first problem: an unclosed or empty
      *         placeholder, an unknown parameter name or index, a property the parameter's type
-     *         does not have, or a parameter name used without {@code -parameters}
+     *         does not have, a parameter name used without {@code -parameters}, or a value type
+     *         that keeps {@code Object.toString()} (arrays are rendered by their content)
      */
     public static KeyTemplate compile(String text, Method method) {
         List<KeyPart> parts = new ArrayList<>();
@@ -72,6 +73,10 @@ public final class KeyTemplate {
             }
             steps.add(step);
             type = step.type();
+        }
+        String problem = KeyValue.problemWith(type);
+        if (problem != null) {
+            throw new IllegalArgumentException("{" + expression + "} in '" + text + "': " + problem);
         }
         return KeyPart.argument(index, expression, steps);
     }

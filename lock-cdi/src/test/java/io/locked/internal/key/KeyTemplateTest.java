@@ -67,6 +67,35 @@ class KeyTemplateTest {
         assertRefused(() -> template.render(new Object[] {null, "eu", 1}), "{order.customer.name} is null");
     }
 
+    @SuppressWarnings("unused")
+    void batch(String[] skus, int[] bins, Object anything) {
+    }
+
+    private static Method batch() throws NoSuchMethodException {
+        return KeyTemplateTest.class.getDeclaredMethod("batch", String[].class, int[].class, Object.class);
+    }
+
+    @Test
+    void arraysRenderByContentSoEqualArgumentsGiveEqualKeys() throws Exception {
+        KeyTemplate template = KeyTemplate.compile("batch:{skus}:{bins}", batch());
+        String first = template.render(new Object[] {new String[] {"a", "b"}, new int[] {1, 2}, null});
+        String second = template.render(new Object[] {new String[] {"a", "b"}, new int[] {1, 2}, null});
+        assertEquals("batch:[a, b]:[1, 2]", first);
+        assertEquals(first, second);
+    }
+
+    @Test
+    void aValueThatKeepsObjectToStringIsRefused() throws Exception {
+        // declared so: refused when the template is compiled, i.e. at deployment
+        assertRefused(() -> KeyTemplate.compile("ship:{order.customer}:{order}", ship()), "{order}",
+                Order.class.getName(), "does not override toString()");
+        // declared Object: only the value can tell, at the call
+        KeyTemplate anything = KeyTemplate.compile("x:{anything}", batch());
+        assertEquals("x:42", anything.render(new Object[] {null, null, 42}));
+        assertRefused(() -> anything.render(new Object[] {null, null, new Object()}), "{anything}", "java.lang.Object",
+                "does not override toString()");
+    }
+
     private static void assertRefused(Runnable call, String... parts) {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class, call::run);
         for (String part : parts) {
