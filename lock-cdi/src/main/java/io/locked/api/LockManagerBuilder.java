@@ -4,6 +4,7 @@ import io.locked.internal.DefaultLockManager;
 import io.locked.internal.TimeSource;
 import io.locked.spi.LockRepository;
 import java.time.Clock;
+import java.time.Duration;
 
 /**
  * Builds a {@link LockManager} on a lock store, for use without a CDI container.
@@ -19,6 +20,10 @@ public final class LockManagerBuilder {
     private final LockRepository repository;
     private Clock clock = Clock.systemUTC();
     private int watchdogThreads = 1;
+    private Duration sessionCheckInterval = DEFAULT_SESSION_CHECK;
+
+    /** How often a pessimistic hold's database session is checked by default: every 5 seconds. */
+    public static final Duration DEFAULT_SESSION_CHECK = Duration.ofSeconds(5);
 
     private LockManagerBuilder(LockRepository repository) {
         this.repository = repository;
@@ -64,8 +69,26 @@ public final class LockManagerBuilder {
         return this;
     }
 
+    /**
+     * How often the watchdog checks, while a pessimistic lock is held, that the database still has
+     * the lock's session and transaction (one cheap round trip on the lock's connection, bounded by
+     * half the interval and at most 5 s). A session that died (an idle-in-transaction timeout, a
+     * failover, a firewall reset) has lost its row lock at once: within one interval the handle turns
+     * invalid, and its close throws {@link LockLostException}. Default {@link #DEFAULT_SESSION_CHECK}.
+     *
+     * @param interval positive
+     * @return this builder
+     */
+    public LockManagerBuilder sessionCheckEvery(Duration interval) {
+        if (interval == null || interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("Session check interval must be positive, was " + interval);
+        }
+        this.sessionCheckInterval = interval;
+        return this;
+    }
+
     /** @return a new lock manager; close it to stop its lease watchdog */
     public LockManager build() {
-        return new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads);
+        return new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads, sessionCheckInterval);
     }
 }

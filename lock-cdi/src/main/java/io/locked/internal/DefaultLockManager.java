@@ -23,6 +23,7 @@ public final class DefaultLockManager implements LockManager {
     private final LockRepository repository;
     private final TimeSource time;
     private final LeaseWatchdog watchdog;
+    private final Duration sessionCheckInterval;
     private final KeyTurns turns = new KeyTurns();
     private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
     private volatile boolean closed;
@@ -30,15 +31,20 @@ public final class DefaultLockManager implements LockManager {
     /**
      * @param repository     the lock rows
      * @param time           monotonic time, sleeping and the wall clock used for diagnostics
-     * @param watchdogThreads threads that renew leases
+     * @param watchdogThreads threads that renew leases and check the sessions of pessimistic holds
+     * @param sessionCheckInterval how often a pessimistic hold's session is checked, positive
      */
-    public DefaultLockManager(LockRepository repository, TimeSource time, int watchdogThreads) {
-        if (repository == null || time == null || watchdogThreads < 1) {
-            throw new IllegalArgumentException("repository and time are required, watchdog threads must be >= 1");
+    public DefaultLockManager(LockRepository repository, TimeSource time, int watchdogThreads,
+                              Duration sessionCheckInterval) {
+        if (repository == null || time == null || watchdogThreads < 1 || sessionCheckInterval == null
+                || sessionCheckInterval.isNegative() || sessionCheckInterval.isZero()) {
+            throw new IllegalArgumentException("repository and time are required, watchdog threads must be >= 1,"
+                    + " the session check interval positive");
         }
         this.repository = repository;
         this.time = time;
         this.watchdog = new LeaseWatchdog(watchdogThreads);
+        this.sessionCheckInterval = sessionCheckInterval;
     }
 
     @Override
@@ -152,7 +158,9 @@ public final class DefaultLockManager implements LockManager {
             PessimisticHold hold = repository.lockPessimistic(key, owner, Holder.describe(time.wallClock()),
                     Duration.ofNanos(Math.max(0, remaining)));
             if (hold != null) {
-                return new PessimisticAcquisition(key, owner, hold, scope, turn);
+                PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, hold, scope, turn);
+                acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
+                return acquisition;
             }
             if (!pause(key, deadline, backoff)) {
                 return null;

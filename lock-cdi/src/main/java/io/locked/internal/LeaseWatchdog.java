@@ -1,14 +1,17 @@
 package io.locked.internal;
 
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Renews held leases in the background, every third of the lease, so that a renewal is sent
- * before half the lease is gone and one failed renewal still leaves time for the next.
+ * before half the lease is gone and one failed renewal still leaves time for the next; and checks
+ * that the sessions of pessimistic holds are still alive.
  */
 final class LeaseWatchdog implements AutoCloseable {
     // A no-op task every 50 ms keeps an early deadline at the head of the scheduler's queue. A new
@@ -39,6 +42,20 @@ final class LeaseWatchdog implements AutoCloseable {
             return true;
         } catch (RejectedExecutionException closed) {
             return false;
+        }
+    }
+
+    /**
+     * Runs a check every {@code period} until it is cancelled.
+     *
+     * @return its schedule, or null if the watchdog was closed
+     */
+    ScheduledFuture<?> every(Duration period, Runnable check) {
+        long nanos = Math.max(1, period.toNanos());
+        try {
+            return scheduler.scheduleWithFixedDelay(check, nanos, nanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            return null;
         }
     }
 

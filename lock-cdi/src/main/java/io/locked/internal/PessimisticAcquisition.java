@@ -3,11 +3,20 @@ package io.locked.internal;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
 import io.locked.spi.PessimisticHold;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
 
-/** Holds the key's row lock in the store's open transaction until the outermost hold ends. */
+/**
+ * Holds the key's row lock in the store's open transaction until the last handle closes. The
+ * watchdog checks now and then that the database still has that transaction: a session that died
+ * (idle timeout, failover, a reset connection) lost its row lock at once, and the holder must learn
+ * it then, not only at its commit.
+ */
 final class PessimisticAcquisition extends Acquisition {
     private final PessimisticHold hold;
     private volatile boolean valid = true;
+    private volatile String lostReason;
+    private volatile ScheduledFuture<?> sessionChecks;
 
     PessimisticAcquisition(String key, String owner, PessimisticHold hold, ThreadScope scope, KeyTurns.Turn turn) {
         super(key, owner, hold.token(), scope, turn);
@@ -24,11 +33,36 @@ final class PessimisticAcquisition extends Acquisition {
         return valid;
     }
 
+    void checkSessionsWith(LeaseWatchdog watchdog, Duration every) {
+        Duration timeout = every.dividedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : every.dividedBy(2);
+        sessionChecks = watchdog.every(every, () -> checkSession(timeout));
+    }
+
+    private void checkSession(Duration timeout) {
+        if (valid && !hold.isAlive(timeout)) {
+            lostReason = "its database session ended while it was held (checked by the watchdog)";
+            valid = false;
+            stopChecks();
+            lost();
+        }
+    }
+
+    private void stopChecks() {
+        ScheduledFuture<?> checks = sessionChecks;
+        if (checks != null) {
+            checks.cancel(false);
+        }
+    }
+
     @Override
     void releaseRow() {
+        stopChecks();
+        boolean wasValid = valid;
         valid = false;
-        if (!hold.release()) {
-            throw new LockLostException(key, token, "its transaction had already ended (connection lost)");
+        boolean released = hold.release();
+        if (!wasValid || !released) {
+            throw new LockLostException(key, token, lostReason != null ? lostReason
+                    : "its transaction had already ended (connection lost)");
         }
     }
 }

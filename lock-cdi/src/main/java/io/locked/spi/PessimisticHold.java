@@ -1,8 +1,8 @@
 package io.locked.spi;
 
 /**
- * An open transaction holding a key's row lock. Not thread-safe: the core calls it from one thread
- * at a time.
+ * An open transaction holding a key's row lock. Thread-safe: the core may check it from its
+ * watchdog while the holder's thread releases it; implementations serialise the two on the connection.
  */
 public interface PessimisticHold {
 
@@ -10,10 +10,21 @@ public interface PessimisticHold {
     long token();
 
     /**
+     * Checks, without ending or changing the transaction, that the database still has it: one cheap
+     * round trip on its connection, bounded by {@code timeout}. A session that died (idle timeout,
+     * failover, a reset connection) has already lost its row lock.
+     *
+     * @param timeout the longest the check may take
+     * @return false if the connection or the session is gone; true otherwise, also after release
+     */
+    boolean isAlive(java.time.Duration timeout);
+
+    /**
      * Ends the transaction (commit), which frees the row lock, and gives the connection back clean.
      *
      * @return true if the transaction was still ours to commit; false if the database had already
-     *         ended it (connection lost), in which case the lock may have been taken meanwhile
+     *         ended it (connection lost), in which case the lock may have been taken meanwhile. A
+     *         second call does nothing and answers false.
      */
     boolean release();
 }

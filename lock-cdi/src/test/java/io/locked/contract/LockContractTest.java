@@ -58,6 +58,12 @@ public abstract class LockContractTest {
      */
     protected abstract boolean rowExists(String key);
 
+    /**
+     * Ends, from outside, every database session of the store's user that has a transaction open,
+     * as an idle-in-transaction timeout, a failover or a firewall reset would.
+     */
+    protected abstract void endSessionsInTransaction() throws Exception;
+
     @BeforeEach
     void newManager() {
         threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 0, TimeUnit.NANOSECONDS, new SynchronousQueue<>()) {
@@ -216,6 +222,60 @@ public abstract class LockContractTest {
             after.get().close();
             return null;
         });
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    @Timeout(60)
+    void aThreadThatHandedItsHandleOverWaitsLikeAnyoneElse(LockMode mode) throws Exception {
+        String key = freshKey("handed-over");
+        LockRequest request = LockRequest.of(key).mode(mode).waitFor(Duration.ofMillis(300));
+        LockHandle exported = locks.acquire(request).handOver();
+        assertFalse(locks.tryAcquire(request).isPresent(), "the thread re-entered a lock it had handed over");
+        assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request));
+        assertTrue(exported.isValid());
+        CompletableFuture.runAsync(exported::close, threads).get(30, TimeUnit.SECONDS);
+        try (LockHandle next = locks.acquire(request)) {
+            assertTrue(next.token() > exported.token(), "not a new acquisition after the hand-over's close");
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aPessimisticHolderLearnsThatItsSessionEnded() throws Exception {
+        String key = freshKey("session");
+        LockManager checked = LockManagerBuilder.on(repository()).sessionCheckEvery(Duration.ofMillis(100)).build();
+        managers.add(checked);
+        LockHandle held = checked.acquire(LockRequest.of(key));
+        endSessionsInTransaction();
+        while (held.isValid()) {
+            Thread.sleep(20); // polling a condition; @Timeout bounds it
+        }
+        LockLostException lost = assertThrows(LockLostException.class, held::close);
+        assertTrue(lost.getMessage().contains("session ended"), lost.getMessage());
+        try (LockHandle next = inOtherThread(() -> locks.acquire(LockRequest.of(key).waitFor(LONG_WAIT)))) {
+            assertTrue(next.isValid());
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aLostLeaseIsNotReenteredButAcquiredAfresh() throws Exception {
+        String key = freshKey("lost-reentry");
+        PausableRepository paused = new PausableRepository(repository());
+        LockManager pausedHolder = manager(paused, Clock.systemUTC());
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(400)).waitFor(LONG_WAIT);
+        LockHandle outer = pausedHolder.acquire(request);
+        paused.cutRenewals();
+        while (outer.isValid()) {
+            Thread.sleep(20); // polling a condition; @Timeout bounds it
+        }
+        try (LockHandle again = pausedHolder.acquire(request)) {
+            assertTrue(again.token() > outer.token(), "re-entered a lost lock");
+            assertThrows(LockLostException.class, outer::close);
+            assertTrue(again.isValid(), "the lost outer's close released the fresh acquisition");
+            assertFalse(inOtherThread(() -> locks.tryAcquire(request)).isPresent(), "the fresh acquisition is not held");
+        }
     }
 
     @Test

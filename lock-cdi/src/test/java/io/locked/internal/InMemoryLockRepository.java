@@ -64,6 +64,11 @@ final class InMemoryLockRepository implements LockRepository {
                 }
 
                 @Override
+                public boolean isAlive(Duration timeout) {
+                    return true;
+                }
+
+                @Override
                 public boolean release() {
                     if (!released.compareAndSet(false, true)) {
                         doubleReleases.incrementAndGet();

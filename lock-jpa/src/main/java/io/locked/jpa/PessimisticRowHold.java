@@ -2,14 +2,20 @@ package io.locked.jpa;
 
 import io.locked.spi.PessimisticHold;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-/** The lock's own transaction, open from acquisition to release, holding the key's row lock. */
+/**
+ * The lock's own transaction, open from acquisition to release, holding the key's row lock. The
+ * watchdog's session check and the holder's release may come from two threads; a JDBC connection
+ * serves one at a time, so both take this hold's monitor.
+ */
 final class PessimisticRowHold implements PessimisticHold {
     private static final Logger LOG = Logger.getLogger(PessimisticRowHold.class.getName());
     private final LockTransaction transaction;
     private final long token;
+    private boolean released;
 
     PessimisticRowHold(LockTransaction transaction, long token) {
         this.transaction = transaction;
@@ -22,7 +28,24 @@ final class PessimisticRowHold implements PessimisticHold {
     }
 
     @Override
-    public boolean release() {
+    public synchronized boolean isAlive(Duration timeout) {
+        if (released) {
+            return true;
+        }
+        try {
+            // a ping (Connector/J) or an empty query (PostgreSQL): neither ends nor changes the transaction
+            return transaction.connection().isValid((int) Math.max(1, (timeout.toMillis() + 999) / 1000));
+        } catch (SQLException | RuntimeException broken) {
+            return false;
+        }
+    }
+
+    @Override
+    public synchronized boolean release() {
+        if (released) {
+            return false;
+        }
+        released = true;
         try {
             transaction.commit();
             return true;

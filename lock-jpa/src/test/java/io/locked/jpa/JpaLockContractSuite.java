@@ -82,6 +82,11 @@ abstract class JpaLockContractSuite extends LockContractTest {
         return store.rowExists(key);
     }
 
+    @Override
+    protected void endSessionsInTransaction() throws Exception {
+        assertEquals(1, store.endSessionsInTransaction(), "sessions in a transaction");
+    }
+
     @Test
     void detectsItsDatabase() {
         assertEquals(expectedFamily(), store.repository().database());

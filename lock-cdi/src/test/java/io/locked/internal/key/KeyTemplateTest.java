@@ -87,7 +87,8 @@ class KeyTemplateTest {
     @Test
     void aValueThatKeepsObjectToStringIsRefused() throws Exception {
         // declared so: refused when the template is compiled, i.e. at deployment
-        assertRefused(() -> KeyTemplate.compile("ship:{order.customer}:{order}", ship()), "{order}",
+        Method ship = ship();
+        assertRefused(() -> KeyTemplate.compile("ship:{order.customer}:{order}", ship), "{order}",
                 Order.class.getName(), "does not override toString()");
         // declared Object: only the value can tell, at the call
         KeyTemplate anything = KeyTemplate.compile("x:{anything}", batch());

@@ -48,6 +48,44 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
     }
 
     /**
+     * Ends, from outside the pool, every session of the test user with a transaction open.
+     *
+     * @return how many sessions were ended
+     */
+    public int endSessionsInTransaction() throws SQLException {
+        String sql = switch (database) {
+            case MARIADB -> "SELECT p.id FROM information_schema.innodb_trx t"
+                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ?";
+            case POSTGRESQL -> "SELECT pid FROM pg_stat_activity WHERE usename = ? AND pid <> pg_backend_pid()"
+                    + " AND state LIKE 'idle in transaction%'";
+            case H2 -> "SELECT SESSION_ID FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
+                    + " AND SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED";
+        };
+        String end = switch (database) {
+            case MARIADB -> "KILL ?";
+            case POSTGRESQL -> "SELECT pg_terminate_backend(?)";
+            case H2 -> "SELECT ABORT_SESSION(?)";
+        };
+        java.util.List<Long> sessions = new java.util.ArrayList<>();
+        try (Connection connection = database.connect()) {
+            try (PreparedStatement find = connection.prepareStatement(sql)) {
+                find.setString(1, database.user);
+                try (ResultSet rows = find.executeQuery()) {
+                    while (rows.next()) {
+                        sessions.add(rows.getLong(1));
+                    }
+                }
+            }
+            for (long session : sessions) {
+                try (java.sql.Statement kill = connection.createStatement()) {
+                    kill.execute(end.replace("?", Long.toString(session)));
+                }
+            }
+        }
+        return sessions.size();
+    }
+
+    /**
      * @param key a lock key
      * @return whether the key has a row, read past the repository
      */
