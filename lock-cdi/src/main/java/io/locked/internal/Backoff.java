@@ -19,8 +19,11 @@ final class Backoff {
         this.ceilingNanos = firstNanos;
     }
 
+    /** The longest pause of the standard backoff: a waiter polls at least this often. */
+    static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     static Backoff standard() {
-        return new Backoff(TimeUnit.MICROSECONDS.toNanos(500), TimeUnit.MILLISECONDS.toNanos(50));
+        return new Backoff(TimeUnit.MICROSECONDS.toNanos(500), LONGEST_PAUSE_NANOS);
     }
 
     /** @return the next pause, never more than {@code remainingNanos} */

@@ -24,7 +24,7 @@ public final class DefaultLockManager implements LockManager {
     private final TimeSource time;
     private final LeaseWatchdog watchdog;
     private final Duration sessionCheckInterval;
-    private final KeyTurns turns = new KeyTurns();
+    private final KeyTurns turns;
     private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
     private volatile boolean closed;
 
@@ -44,6 +44,7 @@ public final class DefaultLockManager implements LockManager {
         this.repository = repository;
         this.time = time;
         this.watchdog = new LeaseWatchdog(watchdogThreads);
+        this.turns = new KeyTurns(time);
         this.sessionCheckInterval = sessionCheckInterval;
     }
 
@@ -172,6 +173,9 @@ public final class DefaultLockManager implements LockManager {
                                           KeyTurns.Turn turn) {
         String owner = newOwner();
         Backoff backoff = Backoff.standard();
+        if (turn.yieldFirst() && !pause(key, deadline, Backoff.LONGEST_PAUSE_NANOS)) {
+            return null;
+        }
         while (true) {
             long sentAt = time.nanoTime();
             Lease lease = repository.takeLease(key, owner, Holder.describe(time.wallClock()), leaseLength,
@@ -204,11 +208,17 @@ public final class DefaultLockManager implements LockManager {
     /** @return false when the wait is over */
     private boolean pause(String key, long deadline, Backoff backoff) {
         long remaining = deadline - time.nanoTime();
+        return remaining > 0 && pause(key, deadline, backoff.nextPauseNanos(remaining));
+    }
+
+    /** @return false when the wait is over */
+    private boolean pause(String key, long deadline, long nanos) {
+        long remaining = deadline - time.nanoTime();
         if (remaining <= 0) {
             return false;
         }
         try {
-            time.sleepNanos(backoff.nextPauseNanos(remaining));
+            time.sleepNanos(Math.min(nanos, remaining));
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             throw new LockInterruptedException(key, interrupted);
