@@ -90,6 +90,7 @@ public class JpaLockRepository implements LockRepository {
             transaction = LockTransaction.begin(connections, database);
             Long token = lockRow(transaction, key, holder, waitMillis);
             if (token == null) {
+                // busy: closing rolls back, undoing any token the statement wrote
                 return null;
             }
             handedOver = true;

@@ -14,8 +14,9 @@ import java.util.function.UnaryOperator;
  * <p>Every time is the database's: leases start and end on its clock, and tokens are drawn as
  * {@code GREATEST(token + 1, now in microseconds)} so that they keep increasing after a row is
  * deleted and created again, and after a pessimistic holder's transaction was rolled back (both
- * rely on the database clock not stepping back). Statements take positional parameters, in the
- * order their documentation gives.
+ * rely on the database clock not stepping back). Each statement judges "free or held" once: where
+ * the clock moves within a statement (PostgreSQL's {@code clock_timestamp()}), two readings could
+ * disagree. Statements take positional parameters, in the order their documentation gives.
  */
 public enum LockDatabase {
     /**
@@ -143,7 +144,8 @@ public enum LockDatabase {
 
     /**
      * The pessimistic acquisition in one statement, queueing at most waitMillis for the row lock:
-     * it row-locks the key and, if no live lease holds it, writes the next token. Parameters: the
+     * it row-locks the key and writes the next token, which counts only if no live lease holds the
+     * key (PostgreSQL writes it either way; a busy answer is rolled back by the caller). Parameters: the
      * lock wait as text where {@link #lockRowSettingsFirst()} says so, then holder, key. Returns the
      * token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
      * missing row in the same statement; H2 returns no row for a missing row or a held lease. Run
@@ -208,17 +210,17 @@ public enum LockDatabase {
                 + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
     }
 
-    // DO UPDATE evaluates every expression against the row as it was; l is the existing row.
+    // clock_timestamp() moves within a statement, so the row is judged once, in RETURNING (which
+    // sees the owner and expiry as they were: the statement does not write them). Judging in each
+    // SET and again there could answer "free" over a token left unchanged, when a lease ran out in
+    // between. So the SET writes the next token whether or not the key is free: a busy answer rolls
+    // the lock transaction back, and the write with it.
     private static String postgresLockRow(String table, String now, String nowMicros) {
-        String free = "(l.owner IS NULL OR l.expires_at <= " + now + ")";
         return "INSERT INTO " + table + " AS l (holder, lock_key, version, token, acquired_at)"
                 + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"
-                + " ON CONFLICT (lock_key) DO UPDATE SET"
-                + " token = CASE WHEN " + free + " THEN GREATEST(l.token + 1, " + nowMicros + ") ELSE l.token END,"
-                + " version = CASE WHEN " + free + " THEN l.version + 1 ELSE l.version END,"
-                + " acquired_at = CASE WHEN " + free + " THEN " + now + " ELSE l.acquired_at END,"
-                + " holder = CASE WHEN " + free + " THEN EXCLUDED.holder ELSE l.holder END"
-                + " RETURNING l.token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
+                + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + nowMicros + "),"
+                + " version = l.version + 1, acquired_at = " + now + ", holder = EXCLUDED.holder"
+                + " RETURNING l.token, CASE WHEN l.owner IS NULL OR l.expires_at <= " + now + " THEN 1 ELSE 0 END";
     }
 
     /**
