@@ -38,7 +38,7 @@ class CrashTakeoverTest {
              LockManager locks = LockManagerBuilder.on(store.repository()).build();
              WorkerProcess holder = WorkerProcess.start(dir.resolve("holder.log"), "hold", database.name(), mode.name(),
                      key, String.valueOf(LEASE_MILLIS))) {
-            String held = holder.readLine(120);
+            String held = holder.awaitLine("HELD ", 120);
             assertNotNull(held, "holder process died before taking the lock, see " + dir);
             long crashedToken = Long.parseLong(held.substring("HELD ".length()));
             assertFalse(locks.tryAcquire(request).isPresent(), "the lock was not held by the other process");

@@ -14,68 +14,62 @@ import io.locked.jpa.testing.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import org.jboss.weld.environment.se.WeldContainer;
 
 /**
- * A separate JVM that takes a lock, started by the multi-process tests.
+ * A separate JVM that takes a lock, started by the multi-process tests through {@link WorkerProcess}.
  *
  * <ul>
- *   <li>{@code cycles DATABASE MODE KEY THREADS CYCLES HISTORY_FILE}: each thread takes the lock
- *   CYCLES times and, inside, increments a counter row by a non-atomic read then write; every
- *   critical section is written to HISTORY_FILE for the checker.</li>
- *   <li>{@code unlocked DATABASE - KEY THREADS CYCLES HISTORY_FILE}: the same without any lock, the
- *   negative control that shows the checker catches what a missing lock does.</li>
+ *   <li>{@code cycles name=value...}: threads take the lock and increment the counter (see
+ *   {@link CycleLoop} and {@link CycleOptions} for the names); each critical section is written to
+ *   the history file for the checker. With {@code cycles=N} each thread does N cycles; without, the
+ *   threads cycle until told to stop on standard input ({@link WorkerControl}) and report what
+ *   happens as events on standard output (the fault tests). {@code mode=-} runs without any lock:
+ *   the negative control that shows the checker catches what a missing lock does.</li>
  *   <li>{@code locked-bean DATABASE MODE KEY THREADS CYCLES HISTORY_FILE}: the same through a
  *   {@code @Locked} bean on Weld SE, the mode set by MicroProfile Config.</li>
  *   <li>{@code hold DATABASE MODE KEY LEASE_MILLIS}: takes the lock, prints {@code HELD token}, and
  *   holds it until the process is killed.</li>
  * </ul>
+ *
+ * <p>Every mode starts by printing {@code READY nanoTime}: the test checks that this worker's
+ * {@link System#nanoTime()} reads the same clock as its own, which the history checker relies on.
  */
 public final class LockWorker {
-    static final String COUNTER_TABLE = "locked_it_counter";
     private static final Duration PATIENT = Duration.ofMinutes(2);
 
     private LockWorker() {
     }
 
     public static void main(String[] args) throws Exception {
-        TestDatabase database = TestDatabase.valueOf(args[1]);
-        String key = args[3];
         switch (args[0]) {
-            case "cycles" -> runCycles(database, LockMode.valueOf(args[2]), key,
+            case "cycles" -> runCycles(CycleOptions.parse(args, 1));
+            case "locked-bean" -> runLockedBean(TestDatabase.valueOf(args[1]), args[2], args[3],
                     Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
-            case "unlocked" -> runCycles(database, null, key,
-                    Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
-            case "locked-bean" -> runLockedBean(database, args[2], key,
-                    Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
-            case "hold" -> hold(database, LockMode.valueOf(args[2]), key, Duration.ofMillis(Long.parseLong(args[4])));
+            case "hold" -> hold(TestDatabase.valueOf(args[1]), LockMode.valueOf(args[2]), args[3],
+                    Duration.ofMillis(Long.parseLong(args[4])));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
 
-    private static void runCycles(TestDatabase database, LockMode mode, String key, int threads, int cycles, Path historyFile)
-            throws Exception {
+    private static void runCycles(CycleOptions options) throws Exception {
+        WorkerControl control = WorkerControl.listen(System.in);
         HistoryRecorder history = new HistoryRecorder();
-        try (Store store = database.open(threads + 2);
+        CounterWrites writes = new CounterWrites();
+        try (Store store = options.database().open(options.threads() + 2);
              LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
-            runThreads(threads, () -> {
-                for (int i = 0; i < cycles; i++) {
-                    if (mode == null) {
-                        unlockedCycle(store, key, history);
-                    } else {
-                        oneCycle(store, locks, LockRequest.of(key).mode(mode).waitFor(PATIENT), key, history);
-                    }
-                }
-            });
+            ready();
+            runThreads(options.threads(), () -> new CycleLoop(options, store.pool(), locks, control, history, writes).run());
         }
-        writeHistory(history, historyFile);
+        if (options.writes() != null) {
+            writes.writeTo(options.writes());
+        }
+        writeHistory(history, options.history());
     }
 
     private static void runLockedBean(TestDatabase database, String mode, String key, int threads, int cycles,
@@ -84,6 +78,7 @@ public final class LockWorker {
         TestConfig.set("locked.\"" + LockedCounter.class.getName() + "/increment\".mode", mode);
         try (WeldContainer container = LockedDeployment.with(LockedCounter.class).initialize()) {
             LockedCounter counter = container.select(LockedCounter.class).get();
+            ready();
             runThreads(threads, () -> {
                 for (int i = 0; i < cycles; i++) {
                     counter.increment(key);
@@ -91,6 +86,10 @@ public final class LockWorker {
             });
             writeHistory(counter.history(), historyFile);
         }
+    }
+
+    private static void ready() {
+        WorkerEvents.print("READY " + System.nanoTime());
     }
 
     /** Work that each thread of a worker runs. */
@@ -101,7 +100,7 @@ public final class LockWorker {
     // Runs the work on that many threads and exits the JVM with status 2 if any thread failed.
     private static void runThreads(int threads, ThreadWork work) throws InterruptedException {
         List<Thread> workers = new ArrayList<>();
-        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
         for (int t = 0; t < threads; t++) {
             Thread worker = new Thread(() -> {
                 try {
@@ -125,58 +124,16 @@ public final class LockWorker {
     private static void writeHistory(HistoryRecorder history, Path historyFile) throws IOException {
         List<String> lines = history.sections().stream().map(CriticalSection::toLine).toList();
         Files.write(historyFile, lines);
-        System.out.println("DONE " + lines.size());
+        WorkerEvents.print("DONE " + lines.size());
     }
 
-    private static void oneCycle(Store store, LockManager locks, LockRequest request, String key, HistoryRecorder history)
-            throws SQLException {
-        try (LockHandle lock = locks.acquire(request)) {
-            long enter = System.nanoTime();
-            // deliberately not atomic: only the lock keeps increments from being lost
-            long value = readCounter(store, key);
-            writeCounter(store, key, value + 1);
-            long exit = System.nanoTime();
-            history.record(new CriticalSection(ProcessHandle.current().pid() + "/" + Thread.currentThread().getName(),
-                    lock.token(), enter, exit));
-        }
-    }
-
-    private static void unlockedCycle(Store store, String key, HistoryRecorder history) throws SQLException {
-        long enter = System.nanoTime();
-        long value = readCounter(store, key);
-        writeCounter(store, key, value + 1);
-        history.record(new CriticalSection(ProcessHandle.current().pid() + "/" + Thread.currentThread().getName(),
-                value, enter, System.nanoTime()));
-    }
-
-    static long readCounter(Store store, String key) throws SQLException {
-        try (Connection connection = store.pool().getConnection();
-             PreparedStatement select = connection.prepareStatement("SELECT counter_value FROM " + COUNTER_TABLE + " WHERE id = ?")) {
-            select.setString(1, key);
-            try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : 0;
-            }
-        }
-    }
-
-    private static void writeCounter(Store store, String key, long value) throws SQLException {
-        try (Connection connection = store.pool().getConnection();
-             PreparedStatement update = connection.prepareStatement("UPDATE " + COUNTER_TABLE + " SET counter_value = ? WHERE id = ?")) {
-            update.setLong(1, value);
-            update.setString(2, key);
-            if (update.executeUpdate() != 1) {
-                throw new IllegalStateException("counter row " + key + " is missing");
-            }
-        }
-    }
-
-    private static void hold(TestDatabase database, LockMode mode, String key, Duration lease) throws IOException, InterruptedException {
+    private static void hold(TestDatabase database, LockMode mode, String key, Duration lease) throws InterruptedException {
         Store store = database.open(4);
         LockManager locks = LockManagerBuilder.on(store.repository()).build();
+        ready();
         LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).leaseFor(lease).waitFor(PATIENT));
-        System.out.println("HELD " + lock.token());
-        System.out.flush();
+        WorkerEvents.print("HELD " + lock.token());
         // held until SIGKILL; the lock is never released by this process
-        new java.util.concurrent.CountDownLatch(1).await();
+        new CountDownLatch(1).await();
     }
 }

@@ -8,8 +8,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 
@@ -29,21 +27,7 @@ public class LockedCounter {
     public void increment(String key) throws SQLException {
         long enter = System.nanoTime();
         try (Connection connection = dataSource.getConnection()) {
-            long value;
-            try (PreparedStatement select = connection.prepareStatement(
-                    "SELECT counter_value FROM " + LockWorker.COUNTER_TABLE + " WHERE id = ?")) {
-                select.setString(1, key);
-                try (ResultSet row = select.executeQuery()) {
-                    row.next();
-                    value = row.getLong(1);
-                }
-            }
-            try (PreparedStatement update = connection.prepareStatement(
-                    "UPDATE " + LockWorker.COUNTER_TABLE + " SET counter_value = ? WHERE id = ?")) {
-                update.setLong(1, value + 1);
-                update.setString(2, key);
-                update.executeUpdate();
-            }
+            Counter.write(connection, key, Counter.read(connection, key) + 1);
         }
         history.record(new CriticalSection(ProcessHandle.current().pid() + "/" + Thread.currentThread().getName(),
                 token.get(), enter, System.nanoTime()));

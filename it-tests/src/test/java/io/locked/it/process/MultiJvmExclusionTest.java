@@ -11,8 +11,6 @@ import io.locked.jpa.testing.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -79,8 +77,7 @@ class MultiJvmExclusionTest {
                 for (int p = 0; p < PROCESSES; p++) {
                     Path history = dir.resolve("history-" + p + ".txt");
                     histories.add(history);
-                    workers.add(WorkerProcess.start(dir.resolve("worker-" + p + ".log"), command, database.name(),
-                            mode, key, String.valueOf(THREADS), String.valueOf(CYCLES), history.toString()));
+                    workers.add(start(p, command, database, mode, key, history));
                 }
                 for (WorkerProcess worker : workers) {
                     assertEquals(0, worker.waitForExit(600), () -> "worker failed:\n" + worker.logTail());
@@ -97,7 +94,10 @@ class MultiJvmExclusionTest {
                 Files.readAllLines(history).forEach(line -> sections.add(CriticalSection.parse(line)));
             }
             List<String> violations = HistoryChecker.violations(sections);
-            long counter = LockWorker.readCounter(store, key);
+            long counter;
+            try (Connection connection = store.pool().getConnection()) {
+                counter = Counter.read(connection, key);
+            }
             System.out.printf("multi-JVM %s %s %s: %d processes x %d threads, %d cycles in %.1fs (with JVM start),"
                             + " overlaps/token violations %d, counter %d of %d%n",
                     command, database, mode, PROCESSES, THREADS, sections.size(), seconds, violations.size(), counter,
@@ -106,17 +106,19 @@ class MultiJvmExclusionTest {
         }
     }
 
+    private WorkerProcess start(int index, String command, TestDatabase database, String mode, String key, Path history)
+            throws Exception {
+        Path log = dir.resolve("worker-" + index + ".log");
+        String[] args = command.equals("locked-bean")
+                ? new String[] {command, database.name(), mode, key, String.valueOf(THREADS), String.valueOf(CYCLES), history.toString()}
+                : new String[] {"cycles", "database=" + database.name(), "mode=" + mode, "key=" + key,
+                        "threads=" + THREADS, "cycles=" + CYCLES, "history=" + history};
+        return WorkerProcess.start(log, args);
+    }
+
     private static void createCounter(Store store, String key) throws Exception {
         try (Connection connection = store.pool().getConnection()) {
-            try (Statement ddl = connection.createStatement()) {
-                ddl.execute("CREATE TABLE IF NOT EXISTS " + LockWorker.COUNTER_TABLE
-                        + " (id VARCHAR(255) PRIMARY KEY, counter_value BIGINT NOT NULL)");
-            }
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "INSERT INTO " + LockWorker.COUNTER_TABLE + " (id, counter_value) VALUES (?, 0)")) {
-                insert.setString(1, key);
-                insert.executeUpdate();
-            }
+            Counter.create(connection, key);
         }
     }
 }

@@ -3,73 +3,176 @@ package io.locked.it.process;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
-/** A {@link LockWorker} JVM started with this test JVM's classpath. */
-final class WorkerProcess implements AutoCloseable {
+/**
+ * A {@link LockWorker} JVM started with this test JVM's classpath. Its standard output is read on
+ * a thread of its own, line by line, into a sink: by default a queue for {@link #readLine}, or the
+ * test's own consumer of events. Its standard error goes to a log file.
+ */
+public final class WorkerProcess implements AutoCloseable {
     private final Process process;
-    private final BufferedReader output;
     private final Path log;
+    private final Writer commands;
+    private final BlockingQueue<String> lines;
+    private final Thread pump;
+    private boolean suspended;
 
-    private WorkerProcess(Process process, Path log) {
+    private WorkerProcess(Process process, Path log, Consumer<String> sink, BlockingQueue<String> lines) {
         this.process = process;
         this.log = log;
-        this.output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        this.lines = lines;
+        this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        this.pump = new Thread(() -> pump(sink), "worker-" + process.pid() + "-output");
+        pump.setDaemon(true);
+        pump.start();
     }
 
     static WorkerProcess start(Path log, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"),
-                LockWorker.class.getName()));
-        command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command)
-                .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
-        return new WorkerProcess(process, log);
+        BlockingQueue<String> queue = new LinkedBlockingQueue<>();
+        return start(log, Map.of(), queue::add, queue, args);
     }
 
-    /** @return the next line the worker printed, or null if it ended */
-    String readLine(long timeoutSeconds) throws Exception {
-        return CompletableFuture.supplyAsync(() -> {
-            try {
-                return output.readLine();
-            } catch (IOException e) {
+    /**
+     * @param log         file for the worker's standard error
+     * @param environment variables to set in the worker (for instance the database URL it uses)
+     * @param sink        receives every line the worker prints, on the reading thread
+     * @param args        the worker's arguments, see {@link LockWorker}
+     * @return the started worker
+     */
+    public static WorkerProcess start(Path log, Map<String, String> environment, Consumer<String> sink, String... args)
+            throws IOException {
+        return start(log, environment, sink, null, args);
+    }
+
+    private static WorkerProcess start(Path log, Map<String, String> environment, Consumer<String> sink,
+                                       BlockingQueue<String> lines, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:TieredStopAtLevel=1"));
+        String logging = System.getProperty("java.util.logging.config.file");
+        if (logging != null) {
+            command.add("-Djava.util.logging.config.file=" + logging);
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), LockWorker.class.getName()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(environment);
+        return new WorkerProcess(builder.start(), log, sink, lines);
+    }
+
+    private void pump(Consumer<String> sink) {
+        try (BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = output.readLine()) != null) {
+                sink.accept(line);
+            }
+        } catch (IOException ended) {
+            // the worker is gone; waitForExit tells how
+        }
+    }
+
+    /**
+     * @param prefix what the awaited line starts with; other lines before it are dropped
+     * @return that line, or null if the worker ended without printing it
+     */
+    String awaitLine(String prefix, long timeoutSeconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (true) {
+            String line = lines.poll(Math.min(100, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)), TimeUnit.MILLISECONDS);
+            if (line != null && line.startsWith(prefix)) {
+                return line;
+            }
+            if (line == null && !pump.isAlive() && lines.isEmpty()) {
                 return null;
             }
-        }).get(timeoutSeconds, TimeUnit.SECONDS);
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("worker " + pid() + " printed no '" + prefix + "' in " + timeoutSeconds + "s");
+            }
+        }
     }
 
-    int waitForExit(long timeoutSeconds) throws InterruptedException {
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("worker " + process.pid() + " did not finish in " + timeoutSeconds + "s");
+    /** Sends one command line to the worker's standard input (see {@link WorkerControl}). */
+    public void send(String command) throws IOException {
+        commands.write(command + "\n");
+        commands.flush();
+    }
+
+    /** SIGSTOP: the whole JVM stands still, its lease watchdog too, as in a long GC pause. */
+    public void suspend() throws IOException, InterruptedException {
+        signal("STOP");
+        suspended = true;
+    }
+
+    /** SIGCONT after {@link #suspend()}. */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+        suspended = false;
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + name + " " + pid() + " failed");
         }
+    }
+
+    /**
+     * @return the worker's exit status
+     * @throws IllegalStateException if it did not end in time; its threads are dumped to its log first
+     */
+    public int waitForExit(long timeoutSeconds) throws InterruptedException {
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            dumpThreads();
+            throw new IllegalStateException("worker " + process.pid() + " did not finish in " + timeoutSeconds
+                    + "s (its threads are dumped in " + log + ")");
+        }
+        pump.join(TimeUnit.SECONDS.toMillis(10));
         return process.exitValue();
     }
 
-    /** @return the end of what the worker wrote to stderr, for a failure message */
-    String logTail() {
+    private void dumpThreads() {
         try {
-            List<String> lines = java.nio.file.Files.readAllLines(log, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+            if (suspended) {
+                resume();
+            }
+            Process dump = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    String.valueOf(pid()), "Thread.print")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            dump.waitFor(30, TimeUnit.SECONDS);
+        } catch (IOException | InterruptedException | IllegalStateException ignored) {
+            // best effort, for diagnosis only
+        }
+    }
+
+    /** @return the end of what the worker wrote to stderr, for a failure message */
+    public String logTail() {
+        try {
+            List<String> logLines = Files.readAllLines(log, StandardCharsets.UTF_8);
+            return String.join("\n", logLines.subList(Math.max(0, logLines.size() - 40), logLines.size()));
         } catch (IOException unreadable) {
             return "(cannot read " + log + ": " + unreadable + ")";
         }
     }
 
-    /** SIGKILL: no shutdown hook, no finally block, no release. */
-    void kill() throws InterruptedException {
+    /** SIGKILL: no shutdown hook, no finally block, no release. Works on a suspended worker too. */
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
-    long pid() {
+    /** @return the worker's process id */
+    public long pid() {
         return process.pid();
     }
 

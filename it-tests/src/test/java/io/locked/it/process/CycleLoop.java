@@ -1,0 +1,171 @@
+package io.locked.it.process;
+
+import io.locked.api.LockException;
+import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
+import io.locked.api.LockManager;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.api.LockRequest;
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.contract.CriticalSection;
+import io.locked.contract.HistoryRecorder;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import javax.sql.DataSource;
+
+/**
+ * One worker thread's cycles on one key: acquire, read the counter, write it plus one, release;
+ * every critical section recorded for the history checker, with whether the lock told the holder
+ * it had lost the lock.
+ *
+ * <p>With a fixed number of cycles (the exclusion tests) any failure ends the worker. Until
+ * stopped (the fault tests) failures are what is being tested: each is printed as an event and
+ * the thread goes on. Events: {@code CYCLE thread enter}, {@code FAILED thread kind start end
+ * keyNamed}, {@code LATE thread start end} (acquired after its wait), {@code CLOSE_FAILED thread
+ * exception}.
+ */
+final class CycleLoop {
+    private static final int WRITE_ATTEMPTS = 3;
+    private final CycleOptions options;
+    private final DataSource pool;
+    private final LockManager locks;
+    private final WorkerControl control;
+    private final HistoryRecorder history;
+    private final CounterWrites writes;
+    private final LockRequest request;
+
+    CycleLoop(CycleOptions options, DataSource pool, LockManager locks, WorkerControl control, HistoryRecorder history,
+              CounterWrites writes) {
+        this.options = options;
+        this.pool = pool;
+        this.locks = locks;
+        this.control = control;
+        this.history = history;
+        this.writes = writes;
+        this.request = options.mode() == null ? null
+                : LockRequest.of(options.key()).mode(options.mode()).waitFor(options.maxWait()).leaseFor(options.lease());
+    }
+
+    /** Runs this thread's cycles. */
+    void run() throws Exception {
+        for (int i = 0; options.untilStopped() ? !control.stopping() : i < options.cycles(); i++) {
+            if (request == null) {
+                unlockedCycle();
+            } else {
+                lockedCycle();
+            }
+        }
+    }
+
+    private String thread() {
+        return Thread.currentThread().getName();
+    }
+
+    private void lockedCycle() throws Exception {
+        long start = System.nanoTime();
+        LockHandle lock;
+        try {
+            lock = locks.acquire(request);
+        } catch (RuntimeException failure) {
+            acquireFailed(failure, start);
+            return;
+        }
+        long enter = System.nanoTime();
+        if (enter - start > options.maxWait().toNanos()) {
+            WorkerEvents.print("LATE " + thread() + " " + start + " " + enter);
+        }
+        long read = -1;
+        WriteOutcome outcome = WriteOutcome.FAILED;
+        try {
+            read = readCounter();
+            control.passGate(thread(), lock.token());
+            outcome = writeCounter(read + 1, lock);
+        } catch (SQLException | RuntimeException failure) {
+            if (!options.untilStopped()) {
+                lock.close();
+                throw failure;
+            }
+            System.err.println("counter failed in " + thread() + " holding token " + lock.token() + ": " + failure);
+        }
+        boolean lost = !lock.isValid();
+        long exit = System.nanoTime();
+        try {
+            lock.close();
+        } catch (LockLostException told) {
+            if (!options.untilStopped()) {
+                throw told;
+            }
+            lost = true;
+        } catch (RuntimeException failure) {
+            if (!options.untilStopped()) {
+                throw failure;
+            }
+            WorkerEvents.print("CLOSE_FAILED " + thread() + " " + failure.getClass().getSimpleName());
+        }
+        history.record(new CriticalSection(holder(), lock.token(), enter, exit, lost));
+        writes.record(lock.token(), read, outcome);
+        if (options.untilStopped()) {
+            WorkerEvents.print("CYCLE " + thread() + " " + enter);
+        }
+    }
+
+    private void acquireFailed(RuntimeException failure, long start) throws InterruptedException {
+        long end = System.nanoTime();
+        if (!options.untilStopped()) {
+            throw failure;
+        }
+        String kind;
+        if (failure instanceof LockNotAcquiredException) {
+            kind = "NOT_ACQUIRED";
+        } else if (failure instanceof LockStoreUnavailableException) {
+            kind = "STORE_UNAVAILABLE";
+        } else if (failure instanceof LockException) {
+            kind = failure.getClass().getSimpleName();
+        } else {
+            kind = "UNCLEAR";
+            failure.printStackTrace();
+        }
+        boolean keyNamed = failure instanceof LockException named && options.key().equals(named.key());
+        WorkerEvents.print("FAILED " + thread() + " " + kind + " " + start + " " + end + " " + keyNamed);
+        if (!(failure instanceof LockNotAcquiredException)) {
+            // a store that fails at once would otherwise be hammered in a tight loop
+            Thread.sleep(10);
+        }
+    }
+
+    private void unlockedCycle() throws SQLException {
+        long enter = System.nanoTime();
+        long value = readCounter();
+        try (Connection connection = pool.getConnection()) {
+            Counter.write(connection, options.key(), value + 1);
+        }
+        history.record(new CriticalSection(holder(), value, enter, System.nanoTime()));
+    }
+
+    private long readCounter() throws SQLException {
+        try (Connection connection = pool.getConnection()) {
+            return Counter.read(connection, options.key());
+        }
+    }
+
+    // Retried when the connection failed: every fence's write is idempotent, and a holder whose
+    // pooled connection was cut should still get its (possibly late) write to the database.
+    private WriteOutcome writeCounter(long value, LockHandle lock) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try (Connection connection = pool.getConnection()) {
+                return options.fence().write(connection, options.key(), value, lock) ? WriteOutcome.OK : WriteOutcome.REFUSED;
+            } catch (SQLException failure) {
+                boolean connectionLost = failure instanceof SQLTransientConnectionException
+                        || (failure.getSQLState() != null && failure.getSQLState().startsWith("08"));
+                if (!connectionLost || attempt == WRITE_ATTEMPTS) {
+                    throw failure;
+                }
+            }
+        }
+    }
+
+    private static String holder() {
+        return ProcessHandle.current().pid() + "/" + Thread.currentThread().getName();
+    }
+}

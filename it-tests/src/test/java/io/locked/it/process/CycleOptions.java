@@ -1,0 +1,53 @@
+package io.locked.it.process;
+
+import io.locked.api.LockMode;
+import io.locked.jpa.testing.TestDatabase;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * How a worker's threads cycle on one key, from {@code name=value} arguments.
+ *
+ * @param database database to use (its URL may be overridden by the environment, see TestDatabase)
+ * @param mode     lock mode, or null for the unlocked negative control
+ * @param key      the key, and the counter's id
+ * @param threads  threads of the worker
+ * @param cycles   cycles per thread, or 0 to cycle until told to stop
+ * @param maxWait  each acquisition's wait
+ * @param lease    each optimistic acquisition's lease
+ * @param fence    how the counter is written
+ * @param history  file for the critical sections
+ * @param writes   file for the counter writes, or null
+ */
+record CycleOptions(TestDatabase database, LockMode mode, String key, int threads, int cycles, Duration maxWait,
+                    Duration lease, CounterFence fence, Path history, Path writes) {
+
+    /** Until stopped; every failure is recorded and the thread goes on. */
+    boolean untilStopped() {
+        return cycles == 0;
+    }
+
+    static CycleOptions parse(String[] arguments, int from) {
+        Map<String, String> values = new HashMap<>();
+        for (int i = from; i < arguments.length; i++) {
+            String[] pair = arguments[i].split("=", 2);
+            if (pair.length != 2) {
+                throw new IllegalArgumentException("expected name=value, was " + arguments[i]);
+            }
+            values.put(pair[0], pair[1]);
+        }
+        String mode = values.getOrDefault("mode", "-");
+        return new CycleOptions(TestDatabase.valueOf(values.get("database")),
+                "-".equals(mode) ? null : LockMode.valueOf(mode),
+                values.get("key"),
+                Integer.parseInt(values.getOrDefault("threads", "1")),
+                Integer.parseInt(values.getOrDefault("cycles", "0")),
+                Duration.ofMillis(Long.parseLong(values.getOrDefault("wait-millis", "120000"))),
+                Duration.ofMillis(Long.parseLong(values.getOrDefault("lease-millis", "30000"))),
+                CounterFence.valueOf(values.getOrDefault("fence", "NONE")),
+                Path.of(values.get("history")),
+                values.containsKey("writes") ? Path.of(values.get("writes")) : null);
+    }
+}

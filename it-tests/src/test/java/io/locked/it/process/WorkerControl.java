@@ -1,0 +1,78 @@
+package io.locked.it.process;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Commands a worker JVM reads from its standard input, one per line:
+ * <ul>
+ *   <li>{@code gate}: the next critical section, right after it has read the counter, prints
+ *   {@code GATED thread token} and waits there, holding the lock, until {@code open}: the test
+ *   then knows a holder is inside and can inject its fault at that moment;</li>
+ *   <li>{@code open}: lets the gated section go on and write;</li>
+ *   <li>{@code stop}: every thread ends after its current cycle; so does the end of the input,
+ *   so a worker never outlives the test that started it.</li>
+ * </ul>
+ */
+final class WorkerControl {
+    private volatile boolean stopping;
+    private final AtomicReference<CountDownLatch> armedGate = new AtomicReference<>();
+    private volatile CountDownLatch openGate = new CountDownLatch(0);
+
+    private WorkerControl() {
+    }
+
+    /** @return control that reads commands from the input on a daemon thread */
+    static WorkerControl listen(InputStream input) {
+        WorkerControl control = new WorkerControl();
+        Thread reader = new Thread(() -> control.read(input), "worker-control");
+        reader.setDaemon(true);
+        reader.start();
+        return control;
+    }
+
+    private void read(InputStream input) {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(input, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                switch (line.trim()) {
+                    case "gate" -> {
+                        CountDownLatch gate = new CountDownLatch(1);
+                        openGate = gate;
+                        armedGate.set(gate);
+                    }
+                    case "open" -> openGate.countDown();
+                    case "stop" -> stop();
+                    default -> System.err.println("unknown command: " + line);
+                }
+            }
+        } catch (IOException e) {
+            e.printStackTrace();
+        }
+        stop();
+    }
+
+    private void stop() {
+        stopping = true;
+        openGate.countDown();
+    }
+
+    boolean stopping() {
+        return stopping;
+    }
+
+    /** Waits here, announced, if a gate is armed and no other thread took it. */
+    void passGate(String thread, long token) throws InterruptedException {
+        CountDownLatch gate = armedGate.getAndSet(null);
+        if (gate == null) {
+            return;
+        }
+        WorkerEvents.print("GATED " + thread + " " + token);
+        gate.await();
+    }
+}
