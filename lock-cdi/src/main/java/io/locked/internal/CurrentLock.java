@@ -1,29 +1,12 @@
 package io.locked.internal;
 
 import io.locked.api.LockHandle;
-import io.locked.api.LockMode;
 
 /** A view of the lock a thread is inside of, for fenced writes: it owns no hold, so closing it does nothing. */
-final class CurrentLock implements LockHandle {
-    private final Acquisition acquisition;
+final class CurrentLock extends AcquisitionView {
 
     CurrentLock(Acquisition acquisition) {
-        this.acquisition = acquisition;
-    }
-
-    @Override
-    public String key() {
-        return acquisition.key;
-    }
-
-    @Override
-    public LockMode mode() {
-        return acquisition.mode();
-    }
-
-    @Override
-    public long token() {
-        return acquisition.token;
+        super(acquisition);
     }
 
     @Override
@@ -39,10 +22,5 @@ final class CurrentLock implements LockHandle {
     @Override
     public void close() {
         // the hold belongs to the code that acquired it
-    }
-
-    @Override
-    public String toString() {
-        return "current LockHandle[" + acquisition.key + ", " + acquisition.mode() + ", token " + acquisition.token + "]";
     }
 }
