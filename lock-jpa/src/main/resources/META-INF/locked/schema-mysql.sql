@@ -10,3 +10,12 @@ CREATE TABLE IF NOT EXISTS locked_lock (
     holder      VARCHAR(255) NULL,
     PRIMARY KEY (lock_key)
 ) ENGINE = InnoDB;
+
+-- Fence table of io.locked.jpa.LockFence: per key, the highest token that has written through the
+-- fence. It must be in the database of the transactions it fences. Rows are never deleted. Its key
+-- compares like the lock table's.
+CREATE TABLE IF NOT EXISTS locked_fence (
+    lock_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
+    token    BIGINT       NOT NULL,
+    PRIMARY KEY (lock_key)
+) ENGINE = InnoDB;

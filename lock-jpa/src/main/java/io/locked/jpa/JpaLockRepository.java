@@ -64,10 +64,13 @@ public class JpaLockRepository implements LockRepository {
         return database;
     }
 
-    /** Creates the lock table from the shipped script if it does not exist (for demos and tests). */
+    /**
+     * Creates the lock table, and the fence table of {@link LockFence}, from the shipped script where
+     * they do not exist (for demos and tests).
+     */
     public void createTableIfMissing() {
         String script = readScript(database.schemaResource);
-        storeCall("(schema)", "creating the lock table", connection -> {
+        storeCall("(schema)", "creating the lock and fence tables", connection -> {
             try (Statement statement = connection.createStatement()) {
                 for (String part : script.split(";")) {
                     String sql = part.lines().filter(line -> !line.trim().startsWith("--"))

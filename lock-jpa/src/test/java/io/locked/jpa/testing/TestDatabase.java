@@ -95,6 +95,15 @@ public enum TestDatabase {
      * @return an EntityManagerFactory of the test unit on that pool
      */
     public EntityManagerFactory entityManagerFactory(HikariDataSource dataSource) {
+        return entityManagerFactory(dataSource, UNIT);
+    }
+
+    /**
+     * @param dataSource the pool
+     * @param unit       the name of a persistence unit of the tests
+     * @return an EntityManagerFactory of that unit on that pool
+     */
+    public EntityManagerFactory entityManagerFactory(HikariDataSource dataSource, String unit) {
         Map<String, Object> properties = new HashMap<>();
         properties.put("jakarta.persistence.nonJtaDataSource", dataSource);
         properties.put("hibernate.dialect", dialect);
@@ -105,7 +114,7 @@ public enum TestDatabase {
             properties.put("jakarta.persistence.database-minor-version", 11);
         }
         properties.put("hibernate.show_sql", System.getProperty("locked.showSql", "false"));
-        return Persistence.createEntityManagerFactory(UNIT, properties);
+        return Persistence.createEntityManagerFactory(unit, properties);
     }
 
     /**

@@ -1,0 +1,21 @@
+package io.locked.jpa;
+
+import io.locked.jpa.testing.TestDatabase;
+
+/** The fenced write on MariaDB: one upsert with RETURNING through JDBC, the MySQL form through JPA. */
+class MariaDbLockFenceTest extends LockFenceSuite {
+    @Override
+    TestDatabase database() {
+        return TestDatabase.MARIADB;
+    }
+
+    @Override
+    FenceStatements expectedForConnection() {
+        return FenceStatements.MARIADB;
+    }
+
+    @Override
+    FenceStatements expectedForEntityManager() {
+        return FenceStatements.MYSQL;
+    }
+}

@@ -1,0 +1,16 @@
+package io.locked.jpa;
+
+import io.locked.api.LockHandle;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * The fenced write on MariaDB through the MySQL form (upsert, then a locking read) for every
+ * transaction, JDBC too: the form EntityManagers on MariaDB and MySQL use.
+ */
+class MariaDbMySqlFormLockFenceTest extends MariaDbLockFenceTest {
+    @Override
+    void fence(Connection connection, LockHandle handle) throws SQLException {
+        LockFence.pass(new JdbcFenceTransaction(connection), FenceStatements.MYSQL, handle);
+    }
+}

@@ -1,0 +1,13 @@
+package io.locked.jpa;
+
+import io.locked.api.LockHandle;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/** The fenced write on MariaDB through the standard UPDATE/INSERT form, under REPEATABLE READ. */
+class MariaDbPortableLockFenceTest extends MariaDbLockFenceTest {
+    @Override
+    void fence(Connection connection, LockHandle handle) throws SQLException {
+        LockFence.pass(new JdbcFenceTransaction(connection), FenceStatements.PORTABLE, handle);
+    }
+}

@@ -1,0 +1,124 @@
+package io.locked.jpa.fencing;
+
+import io.locked.jpa.testing.Store;
+import io.locked.jpa.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The server's own view of the test user's sessions: whether a statement on the fence table waits
+ * for a row lock (the condition the ordering tests wait for, instead of sleeping), and how many
+ * transactions are open.
+ *
+ * <p>On MariaDB both are read from {@code SHOW ENGINE INNODB STATUS}, not from
+ * {@code information_schema.innodb_trx}: that table is a cache that InnoDB refreshes only after
+ * 100 ms without a read, so another poller on the same server (a parallel build) can keep it stale
+ * for as long as it polls.
+ */
+public final class ServerView {
+    // "MariaDB thread id 1320, OS thread handle 1312..., query id 1338 127.0.0.1 locked_c Update"
+    private static final Pattern THREAD_LINE = Pattern.compile("thread id \\d+, OS thread handle \\d+, query id \\d+ \\S+ (\\S+)");
+
+    private ServerView() {
+    }
+
+    /**
+     * Waits until a session of the test user waits for a row lock in a statement on
+     * {@code locked_fence}.
+     *
+     * @param database the database
+     * @param waiter   the work expected to wait; if it ends first, the wait is reported as missing
+     * @throws AssertionError if no such wait shows within 30 seconds, or the waiter ended first
+     */
+    public static void awaitFenceWait(TestDatabase database, Future<?> waiter) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        try (Connection observer = database.connect()) {
+            while (!fenceWaits(database, observer)) {
+                if (waiter.isDone()) {
+                    waiter.get(); // its failure, if any, says more
+                    throw new AssertionError("the fence did not wait: it ended before any lock wait showed");
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("no statement on locked_fence waited for a row lock within 30 s");
+                }
+                Thread.sleep(5); // a poll interval: the condition itself is read from the server
+            }
+        }
+    }
+
+    /**
+     * @return transactions of the test user open on the server, seen from outside every pool
+     */
+    public static int openTransactions(TestDatabase database, Store store) throws SQLException {
+        if (database != TestDatabase.MARIADB) {
+            return store.openTransactionsOnServer();
+        }
+        try (Connection observer = database.connect()) {
+            int open = 0;
+            for (String transaction : innodbTransactions(observer)) {
+                if (transaction.contains(", ACTIVE") && database.user.equals(userOf(transaction))) {
+                    open++;
+                }
+            }
+            return open;
+        }
+    }
+
+    private static boolean fenceWaits(TestDatabase database, Connection observer) throws SQLException {
+        if (database == TestDatabase.MARIADB) {
+            String fenceTable = "of table `" + observer.getCatalog() + "`.`locked_fence`";
+            for (String transaction : innodbTransactions(observer)) {
+                if (transaction.contains("TRX HAS BEEN WAITING") && transaction.contains(fenceTable)
+                        && database.user.equals(userOf(transaction))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        String sql = switch (database) {
+            case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE usename = ? AND pid <> pg_backend_pid()"
+                    + " AND wait_event_type = 'Lock' AND query LIKE '%locked_fence%'";
+            // H2 names no blocker while an insert waits for another transaction's insert of the same
+            // key: there, a statement on the fence still running is the best view of the wait. A
+            // fence that does not wait is still caught, by the lost update it lets through.
+            case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
+                    + " AND SESSION_ID <> SESSION_ID() AND (BLOCKER_ID IS NOT NULL OR SESSION_STATE = 'RUNNING')"
+                    + " AND EXECUTING_STATEMENT LIKE '%locked_fence%'";
+            case MARIADB -> throw new IllegalStateException("read above");
+        };
+        try (PreparedStatement statement = observer.prepareStatement(sql)) {
+            statement.setString(1, database.user);
+            try (ResultSet result = statement.executeQuery()) {
+                result.next();
+                return result.getInt(1) > 0;
+            }
+        }
+    }
+
+    /** The sections of the status's transaction list, one per session's transaction. */
+    private static String[] innodbTransactions(Connection observer) throws SQLException {
+        try (Statement statement = observer.createStatement();
+             ResultSet status = statement.executeQuery("SHOW ENGINE INNODB STATUS")) {
+            status.next();
+            String text = status.getString("Status");
+            int list = text.indexOf("LIST OF TRANSACTIONS FOR EACH SESSION:");
+            int end = text.indexOf("\n--------\nFILE I/O", list);
+            if (list < 0) {
+                throw new IllegalStateException("SHOW ENGINE INNODB STATUS has no transaction list:\n" + text);
+            }
+            return text.substring(list, end < 0 ? text.length() : end).split("\n---TRANSACTION ");
+        }
+    }
+
+    private static String userOf(String transaction) {
+        Matcher thread = THREAD_LINE.matcher(transaction);
+        return thread.find() ? thread.group(1) : null;
+    }
+}
