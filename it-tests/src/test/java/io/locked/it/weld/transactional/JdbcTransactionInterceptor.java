@@ -28,6 +28,11 @@ public class JdbcTransactionInterceptor {
         this.trace = trace;
     }
 
+    /** @return the connection of this thread's business transaction, or null outside one */
+    public static Connection current() {
+        return CURRENT.get();
+    }
+
     @AroundInvoke
     Object inTransaction(InvocationContext invocation) throws Exception {
         try (Connection connection = dataSource.getConnection()) {
