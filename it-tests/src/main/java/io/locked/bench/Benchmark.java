@@ -38,8 +38,8 @@ import org.jboss.weld.environment.se.WeldContainer;
  * <p>System properties: {@code bench.databases} (h2,mariadb,postgresql), {@code bench.threads}
  * (1,4,16), {@code bench.seconds} per cell (2), {@code bench.warmup-seconds} (1), {@code bench.slices}
  * a cell is measured in, interleaved with the other cases (4),
- * {@code bench.heap-cycles} (1000000), {@code bench.heap-database} (h2),
- * {@code bench.out} (target/benchmark.md).
+ * {@code bench.heap-cycles} (1000000), {@code bench.heap-database} (h2, or none),
+ * {@code bench.table-size} (true: the 1 k / 1 M rows runs), {@code bench.out} (target/benchmark.md).
  */
 public final class Benchmark {
     private static final int POOL_SIZE = 24;
@@ -51,11 +51,13 @@ public final class Benchmark {
     private final Runner runner;
     private final int[] threadCounts;
     private final long heapCycles;
+    private final boolean tableSize;
 
-    private Benchmark(Runner runner, int[] threadCounts, long heapCycles) {
+    private Benchmark(Runner runner, int[] threadCounts, long heapCycles, boolean tableSize) {
         this.runner = runner;
         this.threadCounts = threadCounts;
         this.heapCycles = heapCycles;
+        this.tableSize = tableSize;
     }
 
     public static void main(String[] args) throws Exception {
@@ -66,8 +68,10 @@ public final class Benchmark {
         Runner runner = new Runner(Duration.ofMillis((long) (1000 * Double.parseDouble(property("bench.warmup-seconds", "1")))),
                 Duration.ofMillis((long) (1000 * Double.parseDouble(property("bench.seconds", "2")))),
                 Integer.parseInt(property("bench.slices", "4")));
-        BenchDatabase heapDatabase = BenchDatabase.valueOf(property("bench.heap-database", "h2").toUpperCase(Locale.ROOT));
-        Benchmark benchmark = new Benchmark(runner, threads, Long.parseLong(property("bench.heap-cycles", "1000000")));
+        String heapDatabaseName = property("bench.heap-database", "h2").toUpperCase(Locale.ROOT);
+        BenchDatabase heapDatabase = heapDatabaseName.equals("NONE") ? null : BenchDatabase.valueOf(heapDatabaseName);
+        Benchmark benchmark = new Benchmark(runner, threads, Long.parseLong(property("bench.heap-cycles", "1000000")),
+                Boolean.parseBoolean(property("bench.table-size", "true")));
 
         StringBuilder report = new StringBuilder("## Benchmark, " + Instant.now() + "\n\n"
                 + "Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores; "
@@ -104,9 +108,10 @@ public final class Benchmark {
             JpaLockRepository repository = new JpaLockRepository(factory);
             repository.createTableIfMissing();
             try (LockManager locks = LockManagerBuilder.on(repository).build();
+                 ManagerPerThread perThread = new ManagerPerThread(repository);
                  WeldContainer container = lockedBeans(factory)) {
                 RawCycles raw = new RawCycles(pool, database);
-                List<Case> cases = cases(raw, locks, container.select(LockedCycles.class).get());
+                List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get());
                 createRows(pool, cases);
                 // one unrecorded pass first, so that no case is measured while the JIT still compiles
                 // code that a later case gets for free
@@ -125,10 +130,12 @@ public final class Benchmark {
                 report.cases(results);
                 report.heading(database + ": targets");
                 report.targets(results);
-                report.heading(database + ": lock table size (1 thread, a random row of the table per cycle)");
-                report.line("| case | p50 µs at 1 k rows | p50 µs at 1 M rows | cycles/s at 1 k | cycles/s at 1 M | 1 M ÷ 1 k | within 10 % |");
-                report.line("|---|---:|---:|---:|---:|---:|---|");
-                tableSize(database, pool, locks, raw, report);
+                if (tableSize) {
+                    report.heading(database + ": lock table size (1 thread, a random row of the table per cycle)");
+                    report.line("| case | p50 µs at 1 k rows | p50 µs at 1 M rows | cycles/s at 1 k | cycles/s at 1 M | 1 M ÷ 1 k | within 10 % |");
+                    report.line("|---|---:|---:|---:|---:|---:|---|");
+                    tableSize(database, pool, locks, raw, report);
+                }
                 if (measureHeap) {
                     report.heading(database + ": heap");
                     report.line(heap(locks));
@@ -169,7 +176,7 @@ public final class Benchmark {
         return new Weld().addBeanClasses(LockedCycles.class, BenchStore.class).initialize();
     }
 
-    private static List<Case> cases(RawCycles raw, LockManager locks, LockedCycles locked) {
+    private static List<Case> cases(RawCycles raw, LockManager locks, ManagerPerThread perThread, LockedCycles locked) {
         return List.of(
                 new Case("SELECT 1", Case.FLOOR, Case.FLOOR, raw::selectOne),
                 new Case("autocommit UPDATE", Case.FLOOR, Case.FLOOR, raw::autocommitUpdate),
@@ -181,11 +188,15 @@ public final class Benchmark {
                         raw::conditionalUpdateWithToken),
                 new Case("API pessimistic", "pessimistic", Case.API, apiCycle(locks, LockMode.PESSIMISTIC)),
                 new Case("API optimistic", "optimistic", Case.API, apiCycle(locks, LockMode.OPTIMISTIC)),
+                new Case("API pessimistic, a manager per thread", "pessimistic", Case.API_MANAGER_PER_THREAD,
+                        perThread.cycle(LockMode.PESSIMISTIC)),
+                new Case("API optimistic, a manager per thread", "optimistic", Case.API_MANAGER_PER_THREAD,
+                        perThread.cycle(LockMode.OPTIMISTIC)),
                 new Case("@Locked pessimistic", "pessimistic", Case.LOCKED, locked::pessimistic),
                 new Case("@Locked optimistic", "optimistic", Case.LOCKED, locked::optimistic));
     }
 
-    private static Cycle apiCycle(LockManager locks, LockMode mode) {
+    static Cycle apiCycle(LockManager locks, LockMode mode) {
         return (key, inside) -> {
             try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT))) {
                 inside.run();

@@ -5,7 +5,8 @@ package io.locked.bench;
  *
  * @param name   as printed
  * @param mode   "floor", "pessimistic" or "optimistic"
- * @param layer  "floor", "raw JDBC", "raw JDBC with token" (a reference), "API" or "@Locked"
+ * @param layer  "floor", "raw JDBC", "raw JDBC with token" (a reference), "API", "API, a manager per
+ *               thread" or "@Locked"
  * @param cycle  the work of one cycle
  */
 record Case(String name, String mode, String layer, Cycle cycle) {
@@ -13,6 +14,8 @@ record Case(String name, String mode, String layer, Cycle cycle) {
     static final String RAW = "raw JDBC";
     static final String RAW_WITH_TOKEN = "raw JDBC with token";
     static final String API = "API";
+    /** The API with one manager per thread: no JVM-local queueing, every thread competes at the database. */
+    static final String API_MANAGER_PER_THREAD = "API, a manager per thread";
     static final String LOCKED = "@Locked";
 
     boolean locks() {
