@@ -17,7 +17,7 @@ abstract class Acquisition {
     final String owner;
     final long token;
     private final ThreadScope scope;
-    private final KeyTurns.Turn turn;
+    final KeyTurns.Turn turn;
     private int holds;
     private int scopedHolds;
     private boolean finished;

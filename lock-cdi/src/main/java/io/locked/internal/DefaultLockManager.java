@@ -118,15 +118,20 @@ public final class DefaultLockManager implements LockManager {
             scope.leave(request.key(), outer);
         }
         long deadline = time.nanoTime() + wait.toNanos();
-        KeyTurns.Turn turn = awaitTurn(request.key(), wait.toNanos());
+        String key = request.key();
+        String owner = newOwner();
+        String holder = Holder.describe(time.wallClock());
+        boolean optimistic = request.mode() == LockMode.OPTIMISTIC;
+        KeyTurns.Turn turn = awaitTurn(key, wait.toNanos(),
+                optimistic ? new KeyTurns.LeaseWish(owner, holder, request.lease()) : null);
         if (turn == null) {
             return null;
         }
         Acquisition acquisition;
         try {
-            acquisition = request.mode() == LockMode.PESSIMISTIC
-                    ? acquirePessimistic(request.key(), deadline, scope, turn)
-                    : acquireOptimistic(request.key(), request.lease(), deadline, scope, turn);
+            acquisition = optimistic
+                    ? acquireOptimistic(key, owner, holder, request.lease(), deadline, scope, turn)
+                    : acquirePessimistic(key, owner, holder, deadline, scope, turn);
         } catch (RuntimeException | Error failure) {
             turn.end();
             throw failure;
@@ -140,24 +145,23 @@ public final class DefaultLockManager implements LockManager {
         return first;
     }
 
-    private KeyTurns.Turn awaitTurn(String key, long waitNanos) {
+    private KeyTurns.Turn awaitTurn(String key, long waitNanos, KeyTurns.LeaseWish wish) {
         try {
-            return turns.await(key, waitNanos);
+            return turns.await(key, waitNanos, wish);
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             throw new LockInterruptedException(key, interrupted);
         }
     }
 
-    private Acquisition acquirePessimistic(String key, long deadline, ThreadScope scope, KeyTurns.Turn turn) {
-        String owner = newOwner();
+    private Acquisition acquirePessimistic(String key, String owner, String holder, long deadline, ThreadScope scope,
+                                           KeyTurns.Turn turn) {
         Backoff backoff = Backoff.standard();
         while (true) {
             long remaining = deadline - time.nanoTime();
             // the database queues us for the rest of the wait; we come back early only if the row
             // is under a live optimistic lease or the database waits in coarser steps than we do
-            PessimisticHold hold = repository.lockPessimistic(key, owner, Holder.describe(time.wallClock()),
-                    Duration.ofNanos(Math.max(0, remaining)));
+            PessimisticHold hold = repository.lockPessimistic(key, owner, holder, Duration.ofNanos(Math.max(0, remaining)));
             if (hold != null) {
                 PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, hold, scope, turn);
                 acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
@@ -169,16 +173,23 @@ public final class DefaultLockManager implements LockManager {
         }
     }
 
-    private Acquisition acquireOptimistic(String key, Duration leaseLength, long deadline, ThreadScope scope,
-                                          KeyTurns.Turn turn) {
-        String owner = newOwner();
+    private Acquisition acquireOptimistic(String key, String owner, String holder, Duration leaseLength, long deadline,
+                                          ThreadScope scope, KeyTurns.Turn turn) {
+        KeyTurns.HandedLease handed = turn.handed();
+        if (handed != null) {
+            // the previous local holder passed its live lease on: no statement of our own
+            OptimisticAcquisition acquisition = new OptimisticAcquisition(handed.lease(), leaseLength,
+                    handed.sentAtNanos(), repository, time, scope, turn);
+            watch(acquisition);
+            return acquisition;
+        }
         Backoff backoff = Backoff.standard();
         if (turn.yieldFirst() && !pause(key, deadline, Backoff.LONGEST_PAUSE_NANOS)) {
             return null;
         }
         while (true) {
             long sentAt = time.nanoTime();
-            Lease lease = repository.takeLease(key, owner, Holder.describe(time.wallClock()), leaseLength,
+            Lease lease = repository.takeLease(key, owner, holder, leaseLength,
                     Duration.ofNanos(Math.max(0, deadline - sentAt)));
             if (lease != null) {
                 OptimisticAcquisition acquisition =

@@ -1,24 +1,33 @@
 package io.locked.internal;
 
+import io.locked.spi.Lease;
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * JVM-local queueing per key: threads of one lock manager that want the same key wait here, in
  * arrival order, and only the thread whose turn it is competes at the database or holds the row.
- * N local waiters then cost one database waiter instead of N, and a release lets the next local
- * waiter go straight to the database instead of finding out by polling.
+ * N local waiters then cost one database waiter instead of N. When a turn ends, the next waiter
+ * goes to the database at once; an optimistic holder may even pass its live lease straight to the
+ * next waiter ({@link Turn#reserveSuccessor}), one statement instead of a release and a take.
  */
 final class KeyTurns {
     /**
      * How long one JVM may pass a key from thread to thread before it lets other JVMs in. Another
-     * JVM's optimistic waiter polls (at most every 50 ms of backoff) and would otherwise find the row
-     * free only in the instant between a local release and the next local take. Pessimistic waiters
-     * of other JVMs queue inside the database ahead of the next local thread, and need no such gap.
+     * JVM's optimistic waiter polls (at most every 50 ms of backoff) and never finds the row free
+     * while leases are handed over, or only in the instant between a local release and the next
+     * local take. Pessimistic waiters of other JVMs queue inside the database ahead of the next local
+     * thread, and need no such gap.
      */
     static final long HAND_OVER_STREAK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int WAITING = 0;
+    private static final int RESERVED = 1;
+    private static final int GRANTED = 2;
+    private static final int CANCELLED = 3;
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
     private final TimeSource time;
 
@@ -26,12 +35,43 @@ final class KeyTurns {
         this.time = time;
     }
 
-    /** One key's queue: a fair permit, how many threads use it (it is dropped at zero), and its streak. */
+    /**
+     * What a waiting thread would take as a lease handed to it directly.
+     *
+     * @param owner  its acquisition id
+     * @param holder its holder description
+     * @param length the lease length it asked for
+     */
+    record LeaseWish(String owner, String holder, Duration length) {
+    }
+
+    /**
+     * A lease handed over by the previous holder.
+     *
+     * @param lease       the receiver's lease
+     * @param sentAtNanos when the hand-over was sent: the lease is counted from then
+     */
+    record HandedLease(Lease lease, long sentAtNanos) {
+    }
+
+    /** One key's queue; guarded by its own monitor. Dropped from the map when nobody uses it. */
     private static final class Queue {
-        final Semaphore permit = new Semaphore(1, true);
+        final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+        boolean taken;
         int users;
-        // since when turns have passed from a local thread straight to a waiting local thread; 0: none
+        // since when the turn has passed from a local thread straight to a waiting local thread; 0: not
         long streakSince;
+    }
+
+    private static final class Waiter {
+        final Thread thread = Thread.currentThread();
+        final LeaseWish wish;
+        volatile int state = WAITING;
+        volatile HandedLease handed;
+
+        Waiter(LeaseWish wish) {
+            this.wish = wish;
+        }
     }
 
     /** A thread's turn at one key: ended once, when its acquisition failed or released its row. */
@@ -39,12 +79,15 @@ final class KeyTurns {
         private final String key;
         private final Queue queue;
         private final boolean yieldFirst;
+        private final HandedLease handed;
         private final AtomicBoolean ended = new AtomicBoolean();
+        private Waiter successor;
 
-        private Turn(String key, Queue queue, boolean yieldFirst) {
+        private Turn(String key, Queue queue, boolean yieldFirst, HandedLease handed) {
             this.key = key;
             this.queue = queue;
             this.yieldFirst = yieldFirst;
+            this.handed = handed;
         }
 
         /** @return whether this JVM has passed the key around long enough to leave other JVMs a gap first */
@@ -52,56 +95,136 @@ final class KeyTurns {
             return yieldFirst;
         }
 
+        /** @return the lease the previous holder handed over with the turn, or null */
+        HandedLease handed() {
+            return handed;
+        }
+
+        /**
+         * Reserves the next waiter for a lease hand-over, if it wants a lease of this length and the
+         * key has not been passed around locally for too long.
+         *
+         * @return what the reserved waiter wants, or null: release the row instead
+         */
+        LeaseWish reserveSuccessor(Duration leaseLength) {
+            synchronized (queue) {
+                Waiter head = queue.waiting.peek();
+                if (successor != null || head == null || head.wish == null || !head.wish.length().equals(leaseLength)
+                        || queue.streakSince != 0 && time.nanoTime() - queue.streakSince >= HAND_OVER_STREAK_NANOS) {
+                    return null;
+                }
+                queue.waiting.poll();
+                head.state = RESERVED;
+                successor = head;
+                return head.wish;
+            }
+        }
+
+        /** The lease was handed over to the reserved successor; it gets it with the turn at {@link #end()}. */
+        void handedOver(HandedLease lease) {
+            successor.handed = lease;
+        }
+
+        /** Gives the turn to the reserved successor or the longest waiter, or frees it. */
         void end() {
-            if (ended.compareAndSet(false, true)) {
-                synchronized (queue) {
-                    if (!queue.permit.hasQueuedThreads()) {
-                        queue.streakSince = 0;
-                    } else if (queue.streakSince == 0) {
+            if (!ended.compareAndSet(false, true)) {
+                return;
+            }
+            Waiter next;
+            synchronized (queue) {
+                next = successor != null ? successor : queue.waiting.poll();
+                if (next == null) {
+                    queue.taken = false;
+                    queue.streakSince = 0;
+                } else {
+                    next.state = GRANTED;
+                    if (queue.streakSince == 0) {
                         queue.streakSince = time.nanoTime();
                     }
                 }
-                queue.permit.release();
-                leave(key, queue);
             }
+            if (next != null) {
+                LockSupport.unpark(next.thread);
+            }
+            leave(key, queue);
         }
     }
 
     /**
      * Waits for the key's turn.
      *
-     * @param timeoutNanos how long to wait; zero or less: only if nobody in this JVM has it
+     * @param timeoutNanos how long to wait; zero or less: only if nobody in this JVM has it or waits for it
+     * @param wish         what this thread would take as a lease handed over, or null (pessimistic)
      * @return the turn, or null if the wait ran out
-     * @throws InterruptedException if interrupted while waiting
+     * @throws InterruptedException if interrupted while waiting (a turn granted meanwhile is passed on)
      */
-    Turn await(String key, long timeoutNanos) throws InterruptedException {
+    Turn await(String key, long timeoutNanos, LeaseWish wish) throws InterruptedException {
         Queue queue = queues.compute(key, (k, existing) -> {
             Queue used = existing != null ? existing : new Queue();
             used.users++;
             return used;
         });
-        boolean got = false;
-        try {
-            got = timeoutNanos <= 0
-                    ? queue.permit.tryAcquire()
-                    : queue.permit.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS);
-        } finally {
-            if (!got) {
-                leave(key, queue);
+        Waiter waiter;
+        synchronized (queue) {
+            if (!queue.taken && queue.waiting.isEmpty()) {
+                queue.taken = true;
+                return new Turn(key, queue, false, null);
+            }
+            if (timeoutNanos <= 0) {
+                waiter = null;
+            } else {
+                waiter = new Waiter(wish);
+                queue.waiting.add(waiter);
             }
         }
-        return got ? new Turn(key, queue, longStreak(queue)) : null;
+        if (waiter == null) {
+            leave(key, queue);
+            return null;
+        }
+        return waitForTurn(key, queue, waiter, time.nanoTime() + timeoutNanos);
+    }
+
+    private Turn waitForTurn(String key, Queue queue, Waiter waiter, long deadline) throws InterruptedException {
+        boolean interrupted = false;
+        while (waiter.state != GRANTED) {
+            long remaining = deadline - time.nanoTime();
+            if (waiter.state == WAITING && (remaining <= 0 || interrupted)) {
+                synchronized (queue) {
+                    if (waiter.state == WAITING) {
+                        queue.waiting.remove(waiter);
+                        waiter.state = CANCELLED;
+                    }
+                }
+                if (waiter.state == CANCELLED) {
+                    leave(key, queue);
+                    if (interrupted) {
+                        throw new InterruptedException();
+                    }
+                    return null;
+                }
+                continue;
+            }
+            // a reserved waiter waits for the hand-over, one bounded statement, past its own deadline
+            LockSupport.parkNanos(this, waiter.state == WAITING ? remaining : TimeUnit.MILLISECONDS.toNanos(1));
+            interrupted |= Thread.interrupted();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt(); // granted anyway: the acquisition goes on, the flag stays
+        }
+        boolean yieldFirst;
+        synchronized (queue) {
+            yieldFirst = waiter.handed == null && longStreak(queue);
+        }
+        return new Turn(key, queue, yieldFirst, waiter.handed);
     }
 
     private boolean longStreak(Queue queue) {
-        synchronized (queue) {
-            long now = time.nanoTime();
-            if (queue.streakSince == 0 || now - queue.streakSince < HAND_OVER_STREAK_NANOS) {
-                return false;
-            }
-            queue.streakSince = now;
-            return true;
+        long now = time.nanoTime();
+        if (queue.streakSince == 0 || now - queue.streakSince < HAND_OVER_STREAK_NANOS) {
+            return false;
         }
+        queue.streakSince = now;
+        return true;
     }
 
     private void leave(String key, Queue queue) {

@@ -44,6 +44,21 @@ public interface LockRepository {
     Lease renewLease(Lease lease, Duration duration);
 
     /**
+     * Passes a live lease straight to another acquisition of the same JVM: one owner- and
+     * version-checked write that sets the new owner, draws a new token and starts a new lease, as a
+     * release followed by a take would, but without the moment in between where the row is free.
+     *
+     * @param lease    the lease as last confirmed, held by the releasing acquisition
+     * @param newOwner the receiving acquisition's id
+     * @param holder   who receives it, for diagnostics
+     * @param duration the new lease length, from the database's now
+     * @return the receiver's lease (new owner, token and version), or null if the given lease was no
+     *         longer live (expired or taken over): nothing was written, and the caller treats its
+     *         own hold as lost
+     */
+    Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration);
+
+    /**
      * Frees the row if this owner still holds it. The row of another owner is never touched.
      *
      * @param lease the lease as last confirmed

@@ -13,6 +13,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
+import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import java.time.Clock;
 import java.time.Duration;
@@ -276,6 +277,39 @@ public abstract class LockContractTest {
             assertTrue(again.isValid(), "the lost outer's close released the fresh acquisition");
             assertFalse(inOtherThread(() -> locks.tryAcquire(request)).isPresent(), "the fresh acquisition is not held");
         }
+    }
+
+    @Test
+    void aLiveLeaseIsHandedOverWithANewTokenAndNothingElseIs() {
+        String key = freshKey("hand-over");
+        LockRepository store = repository();
+        Lease first = store.takeLease(key, "owner-a", "a", Duration.ofSeconds(30), Duration.ZERO);
+        Lease passed = store.handOverLease(first, "owner-b", "b", Duration.ofSeconds(30));
+        assertEquals("owner-b", passed.owner());
+        assertTrue(passed.token() > first.token(), "the receiver's token must be higher");
+        assertEquals(first.version() + 1, passed.version());
+        // the giver holds nothing any more; the receiver holds the row
+        assertFalse(store.releaseLease(first), "the giver could still release");
+        assertEquals(null, store.handOverLease(first, "owner-c", "c", Duration.ofSeconds(30)), "handed over twice");
+        assertEquals(null, store.takeLease(key, "owner-d", "d", Duration.ofSeconds(30), Duration.ZERO), "the row was free");
+        Lease renewed = store.renewLease(passed, Duration.ofSeconds(30));
+        assertTrue(renewed != null, "the receiver cannot renew its lease");
+        assertTrue(store.releaseLease(renewed), "the receiver cannot release its lease");
+    }
+
+    @Test
+    @Timeout(60)
+    void anExpiredLeaseIsNotHandedOver() throws Exception {
+        String key = freshKey("hand-over-expired");
+        LockRepository store = repository();
+        Lease expiring = store.takeLease(key, "owner-a", "a", Duration.ofMillis(200), Duration.ZERO);
+        Lease next = null;
+        while (next == null) {
+            Thread.sleep(20); // until the database's clock has let the lease expire; @Timeout bounds it
+            next = store.takeLease(key, "owner-b", "b", Duration.ofSeconds(30), Duration.ZERO);
+        }
+        assertEquals(null, store.handOverLease(expiring, "owner-c", "c", Duration.ofSeconds(30)));
+        assertTrue(store.releaseLease(next), "a refused hand-over touched the new holder's row");
     }
 
     @Test

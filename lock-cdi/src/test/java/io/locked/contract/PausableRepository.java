@@ -43,6 +43,11 @@ public final class PausableRepository implements LockRepository {
     }
 
     @Override
+    public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        return delegate.handOverLease(lease, newOwner, holder, duration);
+    }
+
+    @Override
     public boolean releaseLease(Lease lease) {
         return delegate.releaseLease(lease);
     }

@@ -23,6 +23,7 @@ final class InMemoryLockRepository implements LockRepository {
     private final AtomicInteger mostInFlight = new AtomicInteger();
     private final AtomicInteger doubleReleases = new AtomicInteger();
     private final AtomicInteger storeCalls = new AtomicInteger();
+    private final AtomicInteger handOvers = new AtomicInteger();
     private volatile boolean renewalsCut;
 
     private static final class Row {
@@ -119,6 +120,30 @@ final class InMemoryLockRepository implements LockRepository {
             row.expiresAtNanos = System.nanoTime() + duration.toNanos();
             return new Lease(lease.key(), lease.owner(), lease.token(), row.version);
         }
+    }
+
+    @Override
+    public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        enter();
+        try {
+            synchronized (this) {
+                Row row = row(lease.key());
+                if (!lease.owner().equals(row.owner) || row.version != lease.version() || !row.leaseLive()) {
+                    return null;
+                }
+                row.owner = newOwner;
+                row.version++;
+                row.expiresAtNanos = System.nanoTime() + duration.toNanos();
+                handOvers.incrementAndGet();
+                return new Lease(lease.key(), newOwner, ++lastToken, row.version);
+            }
+        } finally {
+            exit();
+        }
+    }
+
+    int handOvers() {
+        return handOvers.get();
     }
 
     @Override

@@ -58,8 +58,11 @@ class LocalQueueTest {
         }
         assertEquals(threadCount * cycles, counter[0]);
         assertEquals(1, store.mostCallsAtOnce(), "more than one thread of the JVM was at the store for one key");
-        // a local hand-over finds the row free: no failed attempts, one store call per acquisition
+        // a local hand-over finds the row free, or passes the lease on: one store call per acquisition
         assertEquals(threadCount * cycles, store.storeCalls(), "store calls per acquisition under local contention");
+        if (mode == LockMode.OPTIMISTIC) {
+            assertTrue(store.handOvers() > 0, "no lease was handed over between local threads");
+        }
     }
 
     @ParameterizedTest

@@ -258,6 +258,47 @@ public class JpaLockRepository implements LockRepository {
     }
 
     @Override
+    public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        Long token = storeCall(lease.key(), "handing the lease over", connection -> {
+            boolean asInsertId = database.handOverTokenAsInsertId();
+            try (PreparedStatement handOver = asInsertId
+                    ? connection.prepareStatement(database.handOverLease, Statement.RETURN_GENERATED_KEYS)
+                    : connection.prepareStatement(database.handOverLease)) {
+                handOver.setString(1, newOwner);
+                handOver.setString(2, holder);
+                handOver.setLong(3, micros(duration));
+                handOver.setString(4, lease.key());
+                handOver.setString(5, lease.owner());
+                handOver.setLong(6, lease.version());
+                if (asInsertId) {
+                    if (handOver.executeUpdate() != 1) {
+                        return null;
+                    }
+                    try (ResultSet keys = handOver.getGeneratedKeys()) {
+                        if (keys.next()) {
+                            return keys.getLong(1);
+                        }
+                    }
+                    // a driver that does not report the insert id: the row is the new owner's now
+                    return ownersToken(connection, lease.key(), newOwner);
+                }
+                handOver.execute();
+                try (ResultSet row = handOver.getResultSet()) {
+                    return row != null && row.next() ? row.getLong(1) : null;
+                }
+            }
+        });
+        return token == null ? null : new Lease(lease.key(), newOwner, token, lease.version() + 1);
+    }
+
+    private Long ownersToken(Connection connection, String key, String owner) throws SQLException {
+        try (PreparedStatement read = ownerStatement(connection, database.ownersToken, key, owner);
+             ResultSet row = read.executeQuery()) {
+            return row.next() ? row.getLong(1) : null;
+        }
+    }
+
+    @Override
     public boolean releaseLease(Lease lease) {
         return storeCall(lease.key(), "releasing the lease", connection -> {
             try (PreparedStatement release = ownerStatement(connection, database.releaseLease, lease.key(), lease.owner())) {

@@ -76,6 +76,13 @@ public enum LockDatabase {
     final String renewLease;
     /** key, owner, version. */
     final String releaseLease;
+    /**
+     * new owner, holder, lease micros, key, owner, version: the lease passed to another owner with a
+     * new token, if still live; returns the new token (MariaDB: as the last insert id).
+     */
+    final String handOverLease;
+    /** key, owner. */
+    final String ownersToken;
     /** key, owner. */
     final String freeOwnExpiredLease;
     /** key. */
@@ -115,6 +122,17 @@ public enum LockDatabase {
         };
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusMicros.apply("?")
                 + " WHERE lock_key = ? AND owner = ? AND version = ? AND expires_at > " + now;
+        String handOver = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1, token = %s,"
+                + " acquired_at = " + now + ", expires_at = " + nowPlusMicros.apply("?")
+                + " WHERE lock_key = ? AND owner = ? AND version = ? AND expires_at > " + now;
+        String nextToken = "GREATEST(token + 1, " + nowMicros + ")";
+        this.handOverLease = switch (name()) {
+            // no UPDATE ... RETURNING before MariaDB 10.12: the token comes back in the OK packet
+            case "MARIADB" -> handOver.formatted("LAST_INSERT_ID(" + nextToken + ")");
+            case "POSTGRESQL" -> handOver.formatted(nextToken) + " RETURNING token";
+            default -> "SELECT token FROM FINAL TABLE (" + handOver.formatted(nextToken) + ")";
+        };
+        this.ownersToken = "SELECT token FROM " + table + " WHERE lock_key = ? AND owner = ?";
         this.releaseLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
                 + " WHERE lock_key = ? AND owner = ? AND version = ? AND expires_at > " + now;
         this.freeOwnExpiredLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
@@ -157,6 +175,11 @@ public enum LockDatabase {
             case MARIADB -> "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000 + " FOR " + lockRow;
             case POSTGRESQL, H2 -> lockRow;
         };
+    }
+
+    /** Whether {@link #handOverLease} gives its token as the last insert id rather than as a row. */
+    boolean handOverTokenAsInsertId() {
+        return this == MARIADB;
     }
 
     /**
