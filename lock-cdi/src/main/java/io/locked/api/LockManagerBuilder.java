@@ -56,7 +56,9 @@ public final class LockManagerBuilder {
     }
 
     /**
-     * Threads that renew optimistic leases. Default: 1.
+     * Threads that schedule lease renewals and session checks. Default: 1. The renewals and checks
+     * themselves run on threads of their own, one per lock with a call in flight, so a call that hangs
+     * until its statement's timeout delays no other lock and no release.
      *
      * @param threads at least 1
      * @return this builder

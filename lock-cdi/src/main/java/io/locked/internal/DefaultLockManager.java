@@ -31,7 +31,7 @@ public final class DefaultLockManager implements LockManager {
     /**
      * @param repository     the lock rows
      * @param time           monotonic time, sleeping and the wall clock used for diagnostics
-     * @param watchdogThreads threads that renew leases and check the sessions of pessimistic holds
+     * @param watchdogThreads threads that schedule lease renewals and session checks of pessimistic holds
      * @param sessionCheckInterval how often a pessimistic hold's session is checked, positive
      */
     public DefaultLockManager(LockRepository repository, TimeSource time, int watchdogThreads,

@@ -12,6 +12,12 @@ import java.util.concurrent.ScheduledFuture;
  * renewal's lease runs out, measured from when that renewal was <em>sent</em> on this JVM's
  * monotonic clock. The database set the expiry no earlier than that, so this JVM never believes a
  * lease is live after the database has let it expire (whatever either wall clock says).
+ *
+ * <p>No lock is held across a store call: a renewal that hangs never delays the holder's release.
+ * Renewal and release may then reach the store in either order, which is safe because the store
+ * guards both by owner and token, not by the row's version: a renewal that lands after the release
+ * finds the row no longer this owner's and changes nothing, and a renewal whose reply was lost
+ * (applied, but seen by us as a failure) does not make the next one fail.
  */
 final class OptimisticAcquisition extends Acquisition {
     private final LockRepository repository;
@@ -22,8 +28,6 @@ final class OptimisticAcquisition extends Acquisition {
     private boolean lost;
     private String lostReason;
     private ScheduledFuture<?> renewal;
-    // serialises the row writes of renewal and release, so a release never carries a stale version
-    private final Object rowWrites = new Object();
 
     OptimisticAcquisition(Lease lease, Duration leaseLength, long sentAtNanos, LockRepository repository,
                           TimeSource time, ThreadScope scope, KeyTurns.Turn turn) {
@@ -55,12 +59,6 @@ final class OptimisticAcquisition extends Acquisition {
 
     /** Called by the watchdog: renews once, or marks the lease lost. */
     void renew() {
-        synchronized (rowWrites) {
-            renewOnce();
-        }
-    }
-
-    private void renewOnce() {
         Lease current;
         synchronized (this) {
             if (lost || renewal == null) {
@@ -81,6 +79,10 @@ final class OptimisticAcquisition extends Acquisition {
             return;
         }
         synchronized (this) {
+            if (renewal == null) {
+                // released (or handed over) while this renewal was out: its answer is about a row no longer ours
+                return;
+            }
             if (renewed == null) {
                 markLost("a renewal found it expired or taken over");
             } else if (!lost) {
@@ -101,12 +103,6 @@ final class OptimisticAcquisition extends Acquisition {
 
     @Override
     void releaseRow() {
-        synchronized (rowWrites) {
-            releaseOnce();
-        }
-    }
-
-    private void releaseOnce() {
         Lease last;
         String reason;
         synchronized (this) {

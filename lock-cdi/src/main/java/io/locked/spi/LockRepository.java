@@ -4,6 +4,17 @@ import java.time.Duration;
 
 /**
  * One row per lock key. Implementations must be thread-safe.
+ *
+ * <p><b>Bounded calls.</b> No call may hang: each one bounds its wait for a connection and its
+ * statements (a query or network timeout) by the wait it is given, or for the others by the lease or
+ * a short fixed time. A call that ran out of that bound on a statement fails with a
+ * {@link io.locked.api.LockStoreUnavailableException}; an acquisition that found no free connection
+ * in time answers null (not acquired), as for a busy row.
+ *
+ * <p><b>Owner and token.</b> A lease is identified by its owner and its token, never by the row's
+ * version: renewal, hand-over and release are guarded by those two. The core may send a renewal and
+ * the release of the same lease at once, and a renewal's reply may be lost after the database
+ * applied it; with a version guard either would make a later write of the same holder fail.
  */
 public interface LockRepository {
 
@@ -15,8 +26,9 @@ public interface LockRepository {
      * @param key    the lock key
      * @param owner  the acquisition's id, for diagnostics
      * @param holder who holds it (host, pid, thread), for diagnostics
-     * @param dbWait how long to queue inside the database; zero means do not wait
-     * @return the open hold, or null if busy
+     * @param dbWait how long to queue inside the database, the wait for a connection included; zero
+     *               means do not wait
+     * @return the open hold, or null if busy or no connection was free within {@code dbWait}
      */
     PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait);
 
@@ -29,23 +41,28 @@ public interface LockRepository {
      * @param holder who holds it, for diagnostics
      * @param lease  how long the lease lasts, from the database's now
      * @param dbWait the longest the take may wait inside the database for a row lock (a pessimistic
-     *               holder's); zero means do not wait. Past it the take answers null (busy).
-     * @return the lease taken, or null if someone else holds a live lease or the row stayed locked
+     *               holder's), and for a connection; zero means do not wait. Past it the take answers
+     *               null (busy).
+     * @return the lease taken, or null if someone else holds a live lease, the row stayed locked or
+     *         no connection was free in time
      */
     Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait);
 
     /**
-     * Extends a lease that this owner still holds at this version and that has not expired.
+     * Extends a lease that this owner still holds under this token and that has not expired, whatever
+     * the row's version: a renewal whose reply was lost (applied, but its caller saw a failure) must
+     * not make the next one fail. Bounded by a part of {@code duration}: a renewal that takes longer
+     * is of no use to the holder.
      *
      * @param lease    the lease as last confirmed
      * @param duration the new lease length, from the database's now
-     * @return the renewed lease (new version), or null if it was lost
+     * @return the renewed lease, or null if it was lost
      */
     Lease renewLease(Lease lease, Duration duration);
 
     /**
      * Passes a live lease straight to another acquisition of the same JVM: one owner- and
-     * version-checked write that sets the new owner, draws a new token and starts a new lease, as a
+     * token-checked write that sets the new owner, draws a new token and starts a new lease, as a
      * release followed by a take would, but without the moment in between where the row is free.
      *
      * @param lease    the lease as last confirmed, held by the releasing acquisition
@@ -59,7 +76,8 @@ public interface LockRepository {
     Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration);
 
     /**
-     * Frees the row if this owner still holds it. The row of another owner is never touched.
+     * Frees the row if this owner still holds it under this token. The row of another owner is never
+     * touched.
      *
      * @param lease the lease as last confirmed
      * @return true if the lease was still live and is now free; false if it was lost (taken over,

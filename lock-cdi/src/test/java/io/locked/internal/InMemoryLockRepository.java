@@ -29,6 +29,7 @@ final class InMemoryLockRepository implements LockRepository {
     private static final class Row {
         final Semaphore rowLock = new Semaphore(1, true);
         String owner;
+        long token;
         long version;
         long expiresAtNanos;
 
@@ -97,9 +98,10 @@ final class InMemoryLockRepository implements LockRepository {
                     return null;
                 }
                 row.owner = owner;
+                row.token = ++lastToken;
                 row.version++;
                 row.expiresAtNanos = System.nanoTime() + lease.toNanos();
-                return new Lease(key, owner, ++lastToken, row.version);
+                return new Lease(key, owner, row.token, row.version);
             }
         } finally {
             exit();
@@ -113,7 +115,7 @@ final class InMemoryLockRepository implements LockRepository {
         }
         synchronized (this) {
             Row row = row(lease.key());
-            if (!lease.owner().equals(row.owner) || row.version != lease.version() || !row.leaseLive()) {
+            if (!holds(row, lease) || !row.leaseLive()) {
                 return null;
             }
             row.version++;
@@ -128,14 +130,15 @@ final class InMemoryLockRepository implements LockRepository {
         try {
             synchronized (this) {
                 Row row = row(lease.key());
-                if (!lease.owner().equals(row.owner) || row.version != lease.version() || !row.leaseLive()) {
+                if (!holds(row, lease) || !row.leaseLive()) {
                     return null;
                 }
                 row.owner = newOwner;
+                row.token = ++lastToken;
                 row.version++;
                 row.expiresAtNanos = System.nanoTime() + duration.toNanos();
                 handOvers.incrementAndGet();
-                return new Lease(lease.key(), newOwner, ++lastToken, row.version);
+                return new Lease(lease.key(), newOwner, row.token, row.version);
             }
         } finally {
             exit();
@@ -149,13 +152,18 @@ final class InMemoryLockRepository implements LockRepository {
     @Override
     public synchronized boolean releaseLease(Lease lease) {
         Row row = row(lease.key());
-        if (!lease.owner().equals(row.owner)) {
+        if (!holds(row, lease)) {
             return false;
         }
-        boolean live = row.version == lease.version() && row.leaseLive();
+        boolean live = row.leaseLive();
         row.owner = null;
         row.version++;
         return live;
+    }
+
+    // by owner and token, as the SPI asks: a renewal whose reply was lost moved the version on
+    private static boolean holds(Row row, Lease lease) {
+        return lease.owner().equals(row.owner) && row.token == lease.token();
     }
 
     @Override
