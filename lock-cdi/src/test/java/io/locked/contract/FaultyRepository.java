@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A repository whose calls for chosen keys go wrong the ways a network and a database do: a renewal
  * or a session check that hangs (until {@link #unstall()}), and a renewal that the store applied but
- * whose reply was lost. It counts the renewals that the store confirmed, per key.
+ * whose reply was lost. It counts, per key, the renewals sent and those the store confirmed.
  */
 public final class FaultyRepository implements LockRepository {
     private final LockRepository delegate;
@@ -22,6 +22,7 @@ public final class FaultyRepository implements LockRepository {
     private final Set<String> stalledChecks = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> repliesToLose = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> confirmed = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> sent = new ConcurrentHashMap<>();
     private final CountDownLatch stalled = new CountDownLatch(1);
     private final CountDownLatch released = new CountDownLatch(1);
 
@@ -68,6 +69,14 @@ public final class FaultyRepository implements LockRepository {
         return confirmed.computeIfAbsent(key, k -> new AtomicInteger()).get();
     }
 
+    /**
+     * @param key a lock key
+     * @return how many renewals of the key were sent to the store, answered or not
+     */
+    public int renewalsSent(String key) {
+        return sent.computeIfAbsent(key, k -> new AtomicInteger()).get();
+    }
+
     private void hangIf(Set<String> keys, String key) {
         if (!keys.contains(key)) {
             return;
@@ -110,6 +119,7 @@ public final class FaultyRepository implements LockRepository {
 
     @Override
     public Lease renewLease(Lease lease, Duration duration) {
+        sent.computeIfAbsent(lease.key(), k -> new AtomicInteger()).incrementAndGet();
         hangIf(stalledRenewals, lease.key());
         Lease renewed = delegate.renewLease(lease, duration);
         if (renewed != null) {

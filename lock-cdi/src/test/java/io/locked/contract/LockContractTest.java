@@ -405,6 +405,21 @@ public abstract class LockContractTest {
     }
 
     @Test
+    @Timeout(60)
+    void aRenewalWhoseReplyWasLostDoesNotEndTheLease() throws Exception {
+        String key = freshKey("lost-reply");
+        FaultyRepository faulty = new FaultyRepository(repository());
+        LockManager holder = manager(faulty, Clock.systemUTC());
+        faulty.loseRenewalRepliesOf(key, 1);
+        try (LockHandle held = holder.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(900)))) {
+            while (faulty.renewals(key) < 3 && held.isValid()) {
+                Thread.sleep(20); // polling a condition; @Timeout bounds it
+            }
+            assertTrue(held.isValid(), "a renewal after the one whose reply was lost was refused");
+        }
+    }
+
+    @Test
     void pessimisticRequestWaitsWhileALiveLeaseHoldsTheKey() throws Exception {
         String key = freshKey("mixed");
         LockHandle lease = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC));

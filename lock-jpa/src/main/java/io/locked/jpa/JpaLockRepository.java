@@ -250,7 +250,7 @@ public class JpaLockRepository implements LockRepository {
                 renew.setLong(1, micros(duration));
                 renew.setString(2, lease.key());
                 renew.setString(3, lease.owner());
-                renew.setLong(4, lease.version());
+                renew.setLong(4, lease.token());
                 return renew.executeUpdate();
             }
         });
@@ -269,7 +269,7 @@ public class JpaLockRepository implements LockRepository {
                 handOver.setLong(3, micros(duration));
                 handOver.setString(4, lease.key());
                 handOver.setString(5, lease.owner());
-                handOver.setLong(6, lease.version());
+                handOver.setLong(6, lease.token());
                 if (asInsertId) {
                     if (handOver.executeUpdate() != 1) {
                         return null;
@@ -302,7 +302,7 @@ public class JpaLockRepository implements LockRepository {
     public boolean releaseLease(Lease lease) {
         return storeCall(lease.key(), "releasing the lease", connection -> {
             try (PreparedStatement release = ownerStatement(connection, database.releaseLease, lease.key(), lease.owner())) {
-                release.setLong(3, lease.version());
+                release.setLong(3, lease.token());
                 if (release.executeUpdate() == 1) {
                     return true;
                 }

@@ -72,12 +72,15 @@ public enum LockDatabase {
      * The pessimistic acquisition in one statement, see {@link #lockRow(long)}.
      */
     private final String lockRow;
-    /** lease micros, key, owner, version. */
+    /**
+     * lease micros, key, owner, token. Guarded by owner and token, not version: a renewal whose reply
+     * was lost must not make the next one fail.
+     */
     final String renewLease;
-    /** key, owner, version. */
+    /** key, owner, token. */
     final String releaseLease;
     /**
-     * new owner, holder, lease micros, key, owner, version: the lease passed to another owner with a
+     * new owner, holder, lease micros, key, owner, token: the lease passed to another owner with a
      * new token, if still live; returns the new token (MariaDB: as the last insert id).
      */
     final String handOverLease;
@@ -121,10 +124,10 @@ public enum LockDatabase {
                     + free + ")";
         };
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusMicros.apply("?")
-                + " WHERE lock_key = ? AND owner = ? AND version = ? AND expires_at > " + now;
+                + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
         String handOver = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1, token = %s,"
                 + " acquired_at = " + now + ", expires_at = " + nowPlusMicros.apply("?")
-                + " WHERE lock_key = ? AND owner = ? AND version = ? AND expires_at > " + now;
+                + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
         String nextToken = "GREATEST(token + 1, " + nowMicros + ")";
         this.handOverLease = switch (name()) {
             // no UPDATE ... RETURNING before MariaDB 10.12: the token comes back in the OK packet
@@ -134,7 +137,7 @@ public enum LockDatabase {
         };
         this.ownersToken = "SELECT token FROM " + table + " WHERE lock_key = ? AND owner = ?";
         this.releaseLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
-                + " WHERE lock_key = ? AND owner = ? AND version = ? AND expires_at > " + now;
+                + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
         this.freeOwnExpiredLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
                 + " WHERE lock_key = ? AND owner = ?";
         this.rowExists = "SELECT 1 FROM " + table + " WHERE lock_key = ?";
