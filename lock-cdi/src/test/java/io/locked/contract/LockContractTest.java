@@ -65,6 +65,16 @@ public abstract class LockContractTest {
      */
     protected abstract void endSessionsInTransaction() throws Exception;
 
+    /**
+     * Row-locks the key's row from outside the store (a plain connection in a transaction of its
+     * own), as an operator's session or another program would; statements of the store on that row
+     * wait until it is closed.
+     *
+     * @param key a lock key whose row exists
+     * @return the row lock; closing it ends that transaction
+     */
+    protected abstract AutoCloseable lockRowFromOutside(String key) throws Exception;
+
     @BeforeEach
     void newManager() {
         threads = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 0, TimeUnit.NANOSECONDS, new SynchronousQueue<>()) {
@@ -416,6 +426,38 @@ public abstract class LockContractTest {
                 Thread.sleep(20); // polling a condition; @Timeout bounds it
             }
             assertTrue(held.isValid(), "a renewal after the one whose reply was lost was refused");
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void aRenewalHungOnARowLockDelaysNoOtherLeaseNorItsHoldersClose() throws Exception {
+        String stuckKey = freshKey("row-locked");
+        String otherKey = freshKey("renewed");
+        FaultyRepository counted = new FaultyRepository(repository());
+        LockManager holder = manager(counted, Clock.systemUTC());
+        LockHandle stuck = holder.acquire(LockRequest.of(stuckKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(3)));
+        LockHandle other = holder.acquire(LockRequest.of(otherKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
+        try (AutoCloseable rowLock = lockRowFromOutside(stuckKey)) {
+            while (counted.renewalsSent(stuckKey) == 0) {
+                Thread.sleep(20); // polling a condition; @Timeout bounds it
+            }
+            // that renewal now waits for the row lock, until its statement's timeout
+            int before = counted.renewals(otherKey);
+            while (counted.renewals(otherKey) < before + 3 && other.isValid()) {
+                Thread.sleep(20); // polling a condition; @Timeout bounds it
+            }
+            assertTrue(other.isValid(), "a renewal hung on another key's row stopped this lease's renewals");
+            // the release meets the row lock too: it may fail, but within its own bound
+            assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                try {
+                    stuck.close();
+                } catch (io.locked.api.LockException releaseFailed) {
+                    // lost or store unavailable: either way the holder is told, and nothing hangs
+                }
+            });
+        } finally {
+            other.close();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import io.locked.api.LockInterruptedException;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
@@ -16,6 +17,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The lock rows ({@link LockRow}) of a JPA persistence unit. Each operation is the fewest plain JDBC
@@ -24,10 +26,20 @@ import java.util.List;
  * the key and writes its token, in the lock's own transaction, and its release is the commit. The
  * table comes from the schema script of the {@link LockDatabase} ({@link #createTableIfMissing()}
  * runs it).
+ *
+ * <p>Every call is bounded ({@link CallBounds}): an acquisition waits for a pooled connection within
+ * its own wait, and answers "not acquired" (with a warning naming the pool) when none came; each
+ * statement runs under a network timeout, of the wait plus a short allowance for an acquisition, of
+ * a third of the lease for a renewal, of the allowance for a release. Pessimistic acquisitions,
+ * which keep their connection while they wait and while they hold, take at most all but one of the
+ * pool's connections where its size can be read ({@link ConnectionBudget}): renewals and releases
+ * always find the last one.
  */
 public class JpaLockRepository implements LockRepository {
     private final LockConnections connections;
     private final LockDatabase database;
+    private final ConnectionBudget budget;
+    private final PoolShortage shortage;
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
@@ -35,6 +47,8 @@ public class JpaLockRepository implements LockRepository {
     public JpaLockRepository(EntityManagerFactory factory) {
         this.connections = LockConnections.of(requireFactory(factory));
         this.database = DatabaseDetection.detect(factory, connections);
+        this.budget = ConnectionBudget.forPool(connections.maximumSize());
+        this.shortage = new PoolShortage(connections);
     }
 
     /**
@@ -50,6 +64,8 @@ public class JpaLockRepository implements LockRepository {
             throw new IllegalArgumentException("LockDatabase must not be null");
         }
         this.database = database;
+        this.budget = ConnectionBudget.forPool(connections.maximumSize());
+        this.shortage = new PoolShortage(connections);
     }
 
     private static EntityManagerFactory requireFactory(EntityManagerFactory factory) {
@@ -70,7 +86,7 @@ public class JpaLockRepository implements LockRepository {
      */
     public void createTableIfMissing() {
         String script = readScript(database.schemaResource);
-        storeCall("(schema)", "creating the lock and fence tables", connection -> {
+        storeCall("(schema)", "creating the lock and fence tables", CallBounds.maintenance(), connection -> {
             try (Statement statement = connection.createStatement()) {
                 for (String part : script.split(";")) {
                     String sql = part.lines().filter(line -> !line.trim().startsWith("--"))
@@ -86,27 +102,48 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        long waitMillis = dbWait.toMillis();
+        CallBounds bounds = CallBounds.forWait(dbWait);
+        if (!takeBudget(key, bounds)) {
+            shortage.budgetSpent(key, dbWait, budget);
+            return null;
+        }
         LockTransaction transaction = null;
         boolean handedOver = false;
         try {
-            transaction = LockTransaction.begin(connections, database);
-            Long token = lockRow(transaction, key, holder, waitMillis);
+            transaction = LockTransaction.begin(connections, database, bounds);
+            // what is left of the wait after the borrow
+            Long token = lockRow(transaction, key, holder, TimeUnit.NANOSECONDS.toMillis(bounds.borrowNanos()));
             if (token == null) {
                 // busy: closing rolls back, undoing any token the statement wrote
                 return null;
             }
+            transaction.boundStatements(CallBounds.brief());
             handedOver = true;
-            return new PessimisticRowHold(transaction, token);
+            return new PessimisticRowHold(transaction, token, budget);
+        } catch (NoFreeConnection none) {
+            shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
+            return null;
         } catch (SQLException failure) {
             if (LockConflicts.isBusy(failure)) {
                 return null;
             }
             throw new LockStoreUnavailableException(key, "pessimistic lock failed", failure);
         } finally {
-            if (!handedOver && transaction != null) {
-                transaction.close();
+            if (!handedOver) {
+                if (transaction != null) {
+                    transaction.close();
+                }
+                budget.giveBack();
             }
+        }
+    }
+
+    private boolean takeBudget(String key, CallBounds bounds) {
+        try {
+            return budget.take(bounds.borrowNanos());
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new LockInterruptedException(key, interrupted);
         }
     }
 
@@ -164,8 +201,8 @@ public class JpaLockRepository implements LockRepository {
         }
     }
 
-    private void ensureRow(String key) {
-        storeCall(key, "creating the lock row", connection -> {
+    private void ensureRow(String key, CallBounds bounds) {
+        storeCall(key, "creating the lock row", bounds, connection -> {
             insertIfAbsent(connection, key);
             return null;
         });
@@ -192,12 +229,20 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        Take take = tryTake(key, owner, holder, lease);
-        if (take.noRow() && (database.takeTellsMissingRow || !rowExists(key))) {
-            ensureRow(key);
-            take = tryTake(key, owner, holder, lease);
+        CallBounds bounds = CallBounds.forWait(dbWait);
+        try {
+            Take take = tryTake(key, owner, holder, lease, bounds);
+            if (take.noRow() && (database.takeTellsMissingRow || !rowExists(key, bounds))) {
+                ensureRow(key, bounds);
+                take = tryTake(key, owner, holder, lease, bounds);
+            }
+            return take.lease();
+        } catch (LockStoreUnavailableException failure) {
+            if (failure.getCause() instanceof NoFreeConnection) {
+                return null; // not acquired within the wait; storeCall warned
+            }
+            throw failure;
         }
-        return take.lease();
     }
 
     /** A take's answer: the lease if taken, else whether the statement returned no row at all. */
@@ -206,9 +251,9 @@ public class JpaLockRepository implements LockRepository {
         static final Take NO_ROW = new Take(null, true);
     }
 
-    private Take tryTake(String key, String owner, String holder, Duration lease) {
+    private Take tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {
         try {
-            return storeCall(key, "taking the lease", connection -> {
+            return storeCall(key, "taking the lease", bounds, connection -> {
                 try (PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key)) {
                     // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
                     take.execute();
@@ -230,8 +275,8 @@ public class JpaLockRepository implements LockRepository {
         }
     }
 
-    private boolean rowExists(String key) {
-        return storeCall(key, "reading the lock row", connection -> rowExists(connection, key));
+    private boolean rowExists(String key, CallBounds bounds) {
+        return storeCall(key, "reading the lock row", bounds, connection -> rowExists(connection, key));
     }
 
     private boolean rowExists(Connection connection, String key) throws SQLException {
@@ -245,7 +290,7 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public Lease renewLease(Lease lease, Duration duration) {
-        int renewed = storeCall(lease.key(), "renewing the lease", connection -> {
+        int renewed = storeCall(lease.key(), "renewing the lease", CallBounds.forRenewal(duration), connection -> {
             try (PreparedStatement renew = connection.prepareStatement(database.renewLease)) {
                 renew.setLong(1, micros(duration));
                 renew.setString(2, lease.key());
@@ -259,7 +304,7 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
-        Long token = storeCall(lease.key(), "handing the lease over", connection -> {
+        Long token = storeCall(lease.key(), "handing the lease over", CallBounds.brief(), connection -> {
             boolean asInsertId = database.handOverTokenAsInsertId();
             try (PreparedStatement handOver = asInsertId
                     ? connection.prepareStatement(database.handOverLease, Statement.RETURN_GENERATED_KEYS)
@@ -300,7 +345,7 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public boolean releaseLease(Lease lease) {
-        return storeCall(lease.key(), "releasing the lease", connection -> {
+        return storeCall(lease.key(), "releasing the lease", CallBounds.brief(), connection -> {
             try (PreparedStatement release = ownerStatement(connection, database.releaseLease, lease.key(), lease.owner())) {
                 release.setLong(3, lease.token());
                 if (release.executeUpdate() == 1) {
@@ -329,7 +374,7 @@ public class JpaLockRepository implements LockRepository {
             throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);
         }
         long minusIdle = -micros(idleFor);
-        List<String> candidates = storeCall("(cleanup)", "finding idle rows", connection -> {
+        List<String> candidates = storeCall("(cleanup)", "finding idle rows", CallBounds.maintenance(), connection -> {
             try (PreparedStatement find = connection.prepareStatement(database.idleKeys)) {
                 find.setLong(1, minusIdle);
                 find.setLong(2, minusIdle);
@@ -352,7 +397,7 @@ public class JpaLockRepository implements LockRepository {
     // One short transaction per row that skips rows locked right now, so a cleanup never makes an
     // acquirer wait and never waits behind a holder.
     private int deleteIfStillIdle(String key, long minusIdle) {
-        try (LockTransaction transaction = LockTransaction.begin(connections, database)) {
+        try (LockTransaction transaction = LockTransaction.begin(connections, database, CallBounds.maintenance())) {
             Connection connection = transaction.connection();
             if (!lockWithoutWaiting(connection, key)) {
                 return 0;
@@ -374,9 +419,12 @@ public class JpaLockRepository implements LockRepository {
         }
     }
 
-    private <T> T storeCall(String key, String what, LockTransaction.Work<T> work) {
+    private <T> T storeCall(String key, String what, CallBounds bounds, LockTransaction.Work<T> work) {
         try {
-            return LockTransaction.autocommit(connections, work);
+            return LockTransaction.autocommit(connections, bounds, work);
+        } catch (NoFreeConnection none) {
+            shortage.noConnection(key, what, bounds.borrowWait());
+            throw new LockStoreUnavailableException(key, what + " found no free connection within " + bounds.borrowWait(), none);
         } catch (SQLException failure) {
             throw new LockStoreUnavailableException(key, what + " failed", failure);
         }

@@ -10,15 +10,37 @@ import javax.sql.DataSource;
  * Where the lock statements get their JDBC connections: from the persistence unit's own pool. The
  * lock's statements run as plain JDBC on those connections, because an EntityManager and its
  * transaction cost more than the statements themselves (see the README's Performance section).
+ *
+ * <p>Every borrow of a lock call is bounded by that call's wait ({@link #open(long)}): HikariCP is
+ * told the wait itself; a pool that cannot be told lends through a thread of its own
+ * ({@link LendingThreads}); Hibernate's built-in pool never waits.
  */
 interface LockConnections {
     // the names under which providers expose a data source handed to the persistence unit
     List<String> DATA_SOURCE_PROPERTIES = List.of("jakarta.persistence.nonJtaDataSource",
             "javax.persistence.nonJtaDataSource", "hibernate.connection.datasource");
 
+    /** Borrows with the pool's own waiting, for start-up checks. */
     Connection open() throws SQLException;
 
+    /**
+     * Borrows within a lock call's wait.
+     *
+     * @param waitNanos how long the caller may wait for a connection
+     * @throws NoFreeConnection if none was free within the wait
+     * @throws SQLException     if the pool or the database failed
+     */
+    Connection open(long waitNanos) throws SQLException;
+
     void close(Connection connection) throws SQLException;
+
+    /** @return the pool's maximum size, or 0 where Locked cannot know it */
+    default int maximumSize() {
+        return 0;
+    }
+
+    /** @return the pool, for a warning: its name, size and state where known */
+    String describe();
 
     static LockConnections of(EntityManagerFactory factory) {
         for (String property : DATA_SOURCE_PROPERTIES) {
@@ -34,16 +56,7 @@ interface LockConnections {
     }
 
     static LockConnections of(DataSource dataSource) {
-        return new LockConnections() {
-            @Override
-            public Connection open() throws SQLException {
-                return dataSource.getConnection();
-            }
-
-            @Override
-            public void close(Connection connection) throws SQLException {
-                connection.close();
-            }
-        };
+        LockConnections hikari = HikariPools.ifHikari(dataSource);
+        return hikari != null ? hikari : new LentConnections(dataSource);
     }
 }

@@ -12,12 +12,17 @@ import java.sql.Statement;
  * {@code COMMIT} instead of {@code setAutoCommit(false)} and back: the driver sends each autocommit
  * change as a statement of its own, so this saves a round trip per lock (see the README's
  * Performance section). Elsewhere the driver starts the transaction with the first statement.
+ *
+ * <p>The connection is borrowed within the call's wait, and its statements run under the call's
+ * network timeout ({@link CallBounds}); the pool's timeout is put back at close.
  */
 final class LockTransaction implements AutoCloseable {
     private final LockConnections connections;
     private final Connection connection;
     private final boolean pooledAutoCommit;
     private final boolean bySql;
+    private final int pooledNetworkTimeout;
+    private int networkTimeout;
     private boolean open;
 
     /** Work on a connection, which may fail with a SQLException. */
@@ -27,21 +32,29 @@ final class LockTransaction implements AutoCloseable {
     }
 
     private LockTransaction(LockConnections connections, Connection connection, boolean pooledAutoCommit,
-                            boolean bySql) {
+                            boolean bySql, int pooledNetworkTimeout, int networkTimeout) {
         this.connections = connections;
         this.connection = connection;
         this.pooledAutoCommit = pooledAutoCommit;
         this.bySql = bySql;
+        this.pooledNetworkTimeout = pooledNetworkTimeout;
+        this.networkTimeout = networkTimeout;
     }
 
-    /** Takes a connection from the pool and starts a transaction on it. */
-    static LockTransaction begin(LockConnections connections, LockDatabase database) throws SQLException {
-        Connection connection = connections.open();
+    /**
+     * Takes a connection from the pool within the call's wait and starts a transaction on it.
+     *
+     * @throws NoFreeConnection if the pool had none free within the wait
+     */
+    static LockTransaction begin(LockConnections connections, LockDatabase database, CallBounds bounds)
+            throws SQLException {
+        Connection connection = connections.open(bounds.borrowNanos());
         LockTransaction transaction;
         try {
             boolean pooledAutoCommit = connection.getAutoCommit();
+            int pooledNetworkTimeout = NetworkTimeouts.apply(connection, bounds.statementMillis());
             transaction = new LockTransaction(connections, connection, pooledAutoCommit,
-                    pooledAutoCommit && database == LockDatabase.MARIADB);
+                    pooledAutoCommit && database == LockDatabase.MARIADB, pooledNetworkTimeout, bounds.statementMillis());
         } catch (SQLException | RuntimeException failure) {
             connections.close(connection);
             throw failure;
@@ -55,23 +68,35 @@ final class LockTransaction implements AutoCloseable {
         }
     }
 
-    /** Runs work with autocommit on: each statement is its own transaction. */
-    static <T> T autocommit(LockConnections connections, Work<T> work) throws SQLException {
-        Connection connection = connections.open();
+    /**
+     * Runs work with autocommit on: each statement is its own transaction.
+     *
+     * @throws NoFreeConnection if the pool had no connection free within the call's wait
+     */
+    static <T> T autocommit(LockConnections connections, CallBounds bounds, Work<T> work) throws SQLException {
+        Connection connection = connections.open(bounds.borrowNanos());
         boolean pooledAutoCommit = true;
+        int pooledNetworkTimeout = NetworkTimeouts.NOT_SET;
         try {
             pooledAutoCommit = connection.getAutoCommit();
+            pooledNetworkTimeout = NetworkTimeouts.apply(connection, bounds.statementMillis());
             if (!pooledAutoCommit) {
                 connection.setAutoCommit(true);
             }
             return work.on(connection);
         } finally {
-            restoreAndClose(connections, connection, pooledAutoCommit);
+            restoreAndClose(connections, connection, pooledAutoCommit, pooledNetworkTimeout, bounds.statementMillis());
         }
     }
 
     Connection connection() {
         return connection;
+    }
+
+    /** The network timeout of the statements from now on, as for a hold's commit after its lock wait. */
+    void boundStatements(CallBounds bounds) throws SQLException {
+        NetworkTimeouts.change(connection, pooledNetworkTimeout, bounds.statementMillis());
+        networkTimeout = bounds.statementMillis();
     }
 
     /** Starts the next transaction on the same connection, after a {@link #commit()} or {@link #rollback()}. */
@@ -124,7 +149,7 @@ final class LockTransaction implements AutoCloseable {
                 return;
             }
         }
-        restoreAndClose(connections, connection, pooledAutoCommit);
+        restoreAndClose(connections, connection, pooledAutoCommit, pooledNetworkTimeout, networkTimeout);
     }
 
     private void abort() {
@@ -140,11 +165,13 @@ final class LockTransaction implements AutoCloseable {
         }
     }
 
-    private static void restoreAndClose(LockConnections connections, Connection connection, boolean pooledAutoCommit) {
+    private static void restoreAndClose(LockConnections connections, Connection connection, boolean pooledAutoCommit,
+                                        int pooledNetworkTimeout, int networkTimeout) {
         try {
             if (connection.getAutoCommit() != pooledAutoCommit) {
                 connection.setAutoCommit(pooledAutoCommit);
             }
+            NetworkTimeouts.restore(connection, pooledNetworkTimeout, networkTimeout);
         } catch (SQLException | RuntimeException ignored) {
             // the connection is gone; closing it below lets the pool drop it
         }

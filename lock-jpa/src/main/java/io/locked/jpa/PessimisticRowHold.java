@@ -15,11 +15,14 @@ final class PessimisticRowHold implements PessimisticHold {
     private static final Logger LOG = Logger.getLogger(PessimisticRowHold.class.getName());
     private final LockTransaction transaction;
     private final long token;
+    private final ConnectionBudget budget;
     private boolean released;
 
-    PessimisticRowHold(LockTransaction transaction, long token) {
+    /** @param budget what the hold's connection counts against, given back with it at release */
+    PessimisticRowHold(LockTransaction transaction, long token, ConnectionBudget budget) {
         this.transaction = transaction;
         this.token = token;
+        this.budget = budget;
     }
 
     @Override
@@ -54,6 +57,7 @@ final class PessimisticRowHold implements PessimisticHold {
             return false;
         } finally {
             transaction.close();
+            budget.giveBack();
         }
     }
 }

@@ -1,7 +1,12 @@
 package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.locked.api.LockNotAcquiredException;
+import io.locked.contract.FaultyRepository;
 import io.locked.contract.LockContractTest;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
@@ -11,6 +16,9 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -23,6 +31,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -91,6 +103,28 @@ abstract class JpaLockContractSuite extends LockContractTest {
         }
     }
 
+    @Override
+    protected AutoCloseable lockRowFromOutside(String key) throws Exception {
+        Connection outside = database().connect();
+        try {
+            outside.setAutoCommit(false);
+            try (PreparedStatement lock = outside.prepareStatement("SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
+                lock.setString(1, key);
+                lock.executeQuery().close();
+            }
+        } catch (SQLException | RuntimeException failure) {
+            outside.close();
+            throw failure;
+        }
+        return () -> {
+            try {
+                outside.rollback();
+            } finally {
+                outside.close();
+            }
+        };
+    }
+
     @Test
     void detectsItsDatabase() {
         assertEquals(expectedFamily(), store.repository().database());
@@ -132,6 +166,89 @@ abstract class JpaLockContractSuite extends LockContractTest {
             pool.shutdown();
             assertEquals(threads, distinct.size(), "each acquisition drew its own token");
             assertEquals(0, small.borrowedConnections(), "connections still borrowed from the small pool");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void aDrainedPoolGivesNotAcquiredWithinTheWaitAndAWarningNamingItsSize(LockMode mode) throws Exception {
+        // the application's own work (or holders of other keys) has every connection of a small pool
+        String key = "jpa:drained:" + mode + ":" + UUID.randomUUID();
+        List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger("io.locked.jpa");
+        logger.addHandler(capture);
+        try (Store small = database().open(2);
+             LockManager locks = LockManagerBuilder.on(small.repository()).build();
+             Connection first = small.pool().getConnection();
+             Connection second = small.pool().getConnection()) {
+            LockRequest request = LockRequest.of(key).mode(mode);
+            // the pool's own timeout is 10 s; the waits below are all shorter
+            assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                assertTrue(locks.tryAcquire(request).isEmpty(), "tryAcquire");
+                assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request.waitFor(Duration.ZERO)));
+                assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request.waitFor(Duration.ofMillis(500))));
+            });
+            assertTrue(warnings.stream().anyMatch(message -> message.contains("'" + key + "'")
+                    && message.contains("2 connections")), "no warning naming the pool's size: " + warnings);
+        } finally {
+            logger.removeHandler(capture);
+        }
+    }
+
+    @Test
+    void renewalsGoOnWhilePessimisticWaitersPileUp() throws Exception {
+        try (Store small = database().open(2)) {
+            FaultyRepository counted = new FaultyRepository(small.repository());
+            List<LockManager> managers = new ArrayList<>();
+            ExecutorService waiters = Executors.newCachedThreadPool();
+            String leased = "jpa:renewed:" + UUID.randomUUID();
+            String contended = "jpa:contended:" + UUID.randomUUID();
+            try {
+                LockManager locks = LockManagerBuilder.on(counted).build();
+                managers.add(locks);
+                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
+                LockHandle held = locks.acquire(LockRequest.of(contended));
+                // each waiter through a manager of its own, as callers of other keys, or of other
+                // JVMs on this pool, would be: none queues behind another inside the JVM
+                List<Future<?>> waiting = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    LockManager waiter = LockManagerBuilder.on(counted).build();
+                    managers.add(waiter);
+                    waiting.add(waiters.submit(() -> {
+                        waiter.acquire(LockRequest.of(contended).waitFor(Duration.ofSeconds(30))).close();
+                        return null;
+                    }));
+                }
+                int before = counted.renewals(leased);
+                while (counted.renewals(leased) < before + 3 && lease.isValid()) {
+                    Thread.sleep(20); // polling a condition; the waiters' 30 s and the lease bound it
+                }
+                assertTrue(lease.isValid(), "a lease was lost while pessimistic waiters held the pool");
+                held.close();
+                for (Future<?> waiter : waiting) {
+                    waiter.get(60, TimeUnit.SECONDS);
+                }
+                lease.close();
+            } finally {
+                waiters.shutdownNow();
+                managers.forEach(LockManager::close);
+            }
         }
     }
 

@@ -1,0 +1,62 @@
+package io.locked.jpa;
+
+import java.time.Duration;
+
+/**
+ * How long one store call may take: until when it may wait for a pooled connection, and how long
+ * each of its statements may go without an answer (the connection's network timeout). A statement
+ * that hangs (a row lock held elsewhere, a dead network, a server that stopped) then fails in time
+ * instead of holding its caller, and the watchdog, forever.
+ *
+ * @param borrowDeadlineNanos until when, on {@link System#nanoTime()}, a connection may be waited for
+ * @param statementMillis     the network timeout of the call's statements, positive
+ * @param borrowWait          how long the call could wait for a connection, for messages
+ */
+record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrowWait) {
+    /**
+     * What a healthy statement may take beyond the lock wait it was given: a commit's fsync, a busy
+     * server or client. Only a statement that hangs reaches it.
+     */
+    static final Duration STATEMENT_ALLOWANCE = Duration.ofSeconds(2);
+    /** Cleanup scans and the schema script may read many rows. */
+    private static final Duration MAINTENANCE = Duration.ofSeconds(30);
+
+    /**
+     * An acquisition: it waits for a connection within the caller's wait, and its statements answer
+     * within that wait (their own lock wait) and the allowance.
+     */
+    static CallBounds forWait(Duration wait) {
+        return new CallBounds(System.nanoTime() + wait.toNanos(), millis(wait.plus(STATEMENT_ALLOWANCE)), wait);
+    }
+
+    /**
+     * A renewal: a third of the lease, when the next renewal is due anyway, and at least the allowance.
+     */
+    static CallBounds forRenewal(Duration lease) {
+        Duration bound = lease.dividedBy(3).compareTo(STATEMENT_ALLOWANCE) > 0 ? lease.dividedBy(3) : STATEMENT_ALLOWANCE;
+        return within(bound);
+    }
+
+    /** A release, a commit, a hand-over: no wait of their own, the allowance only. */
+    static CallBounds brief() {
+        return within(STATEMENT_ALLOWANCE);
+    }
+
+    /** Cleanup and schema creation. */
+    static CallBounds maintenance() {
+        return within(MAINTENANCE);
+    }
+
+    private static CallBounds within(Duration bound) {
+        return new CallBounds(System.nanoTime() + bound.toNanos(), millis(bound), bound);
+    }
+
+    /** @return how long a connection may still be waited for, never negative */
+    long borrowNanos() {
+        return Math.max(0, borrowDeadlineNanos - System.nanoTime());
+    }
+
+    private static int millis(Duration duration) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, duration.toMillis()));
+    }
+}

@@ -1,0 +1,120 @@
+package io.locked.jpa;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.api.LockRequest;
+import io.locked.jpa.testing.TestDatabase;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A pool whose borrow Locked cannot bound by itself (it is not HikariCP, and says nothing of its
+ * size): a drained one still gives "not acquired" within the wait, and the connections lent after
+ * the caller gave up go back to the pool.
+ */
+class DrainedOpaquePoolTest {
+
+    /** A pool seen only as a DataSource. */
+    private record OpaquePool(DataSource pool) implements DataSource {
+        @Override
+        public Connection getConnection() throws SQLException {
+            return pool.getConnection();
+        }
+
+        @Override
+        public Connection getConnection(String user, String password) throws SQLException {
+            return pool.getConnection(user, password);
+        }
+
+        @Override
+        public PrintWriter getLogWriter() {
+            return null;
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) {
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) {
+        }
+
+        @Override
+        public int getLoginTimeout() {
+            return 0;
+        }
+
+        @Override
+        public Logger getParentLogger() {
+            return Logger.getLogger("opaque");
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> type) throws SQLException {
+            throw new SQLException("opaque");
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> type) {
+            return false;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void aDrainedPoolGivesNotAcquiredWithinTheWait(LockMode mode) throws Exception {
+        TestDatabase database = TestDatabase.H2;
+        String key = "jpa:opaque:" + mode + ":" + UUID.randomUUID();
+        try (HikariDataSource hikari = database.pool(2)) {
+            EntityManagerFactory factory = Persistence.createEntityManagerFactory(TestDatabase.UNIT, Map.of(
+                    "jakarta.persistence.nonJtaDataSource", new OpaquePool(hikari),
+                    "hibernate.dialect", "org.hibernate.dialect.H2Dialect"));
+            JpaLockRepository repository = new JpaLockRepository(factory);
+            repository.createTableIfMissing();
+            LockRequest request = LockRequest.of(key).mode(mode);
+            try (LockManager locks = LockManagerBuilder.on(repository).build()) {
+                Connection first = hikari.getConnection();
+                Connection second = hikari.getConnection();
+                // the pool's own timeout is 10 s, and each wait below shorter
+                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                    assertTrue(locks.tryAcquire(request).isEmpty(), "tryAcquire");
+                    assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request.waitFor(Duration.ZERO)));
+                    assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request.waitFor(Duration.ofMillis(500))));
+                });
+                first.close();
+                second.close();
+                // the borrows still under way get these two, and give them back
+                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                    while (hikari.getHikariPoolMXBean().getActiveConnections() > 0) {
+                        Thread.sleep(10); // polling a condition; the hang detector bounds it
+                    }
+                });
+                try (LockHandle held = locks.acquire(request)) {
+                    assertTrue(held.isValid());
+                }
+            } finally {
+                factory.close();
+            }
+            assertEquals(0, hikari.getHikariPoolMXBean().getActiveConnections(), "a connection was not given back");
+        }
+    }
+}
