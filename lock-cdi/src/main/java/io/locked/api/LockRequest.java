@@ -12,7 +12,8 @@ import java.util.Objects;
  *
  * @param key   the lock key: not blank, at most {@link #MAX_KEY_LENGTH} characters
  * @param mode  the lock mode; default {@link LockMode#PESSIMISTIC}
- * @param maxWait how long to wait for the lock: zero tries once; default {@link #DEFAULT_WAIT}
+ * @param maxWait how long to wait for the lock, the wait for a pooled database connection included:
+ *                zero tries once; default {@link #DEFAULT_WAIT}
  * @param lease how long an optimistic lease lasts between renewals (ignored by pessimistic locks):
  *              positive; default {@link #DEFAULT_LEASE}
  */
