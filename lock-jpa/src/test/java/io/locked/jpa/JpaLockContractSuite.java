@@ -172,8 +172,28 @@ abstract class JpaLockContractSuite extends LockContractTest {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     void aDrainedPoolGivesNotAcquiredWithinTheWaitAndAWarningNamingItsSize(LockMode mode) throws Exception {
-        // the application's own work (or holders of other keys) has every connection of a small pool
-        String key = "jpa:drained:" + mode + ":" + UUID.randomUUID();
+        // the application's own work has every connection of a small pool
+        try (Store small = database().open(2);
+             LockManager locks = LockManagerBuilder.on(small.repository()).build();
+             Connection first = small.pool().getConnection();
+             Connection second = small.pool().getConnection()) {
+            assertNotAcquiredWithAWarning(locks, "jpa:drained:" + mode + ":" + UUID.randomUUID(), mode);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void aPoolHeldByAPessimisticHolderAndItsOwnWorkGivesNotAcquired(LockMode mode) throws Exception {
+        try (Store small = database().open(2);
+             LockManager locks = LockManagerBuilder.on(small.repository()).build();
+             LockHandle holder = locks.acquire(LockRequest.of("jpa:holder:" + UUID.randomUUID()));
+             Connection holdersWork = small.pool().getConnection()) {
+            assertNotAcquiredWithAWarning(locks, "jpa:other-key:" + mode + ":" + UUID.randomUUID(), mode);
+            assertTrue(holder.isValid());
+        }
+    }
+
+    private static void assertNotAcquiredWithAWarning(LockManager locks, String key, LockMode mode) {
         List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
         Handler capture = new Handler() {
             @Override
@@ -193,10 +213,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
         };
         Logger logger = Logger.getLogger("io.locked.jpa");
         logger.addHandler(capture);
-        try (Store small = database().open(2);
-             LockManager locks = LockManagerBuilder.on(small.repository()).build();
-             Connection first = small.pool().getConnection();
-             Connection second = small.pool().getConnection()) {
+        try {
             LockRequest request = LockRequest.of(key).mode(mode);
             // the pool's own timeout is 10 s; the waits below are all shorter
             assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
@@ -212,7 +229,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
     }
 
     @Test
-    void renewalsGoOnWhilePessimisticWaitersPileUp() throws Exception {
+    void renewalsAndTheHoldersOwnWorkGoOnWhilePessimisticWaitersPileUp() throws Exception {
         try (Store small = database().open(2)) {
             FaultyRepository counted = new FaultyRepository(small.repository());
             List<LockManager> managers = new ArrayList<>();
@@ -240,6 +257,8 @@ abstract class JpaLockContractSuite extends LockContractTest {
                     Thread.sleep(20); // polling a condition; the waiters' 30 s and the lease bound it
                 }
                 assertTrue(lease.isValid(), "a lease was lost while pessimistic waiters held the pool");
+                // the holder's own work (its @Transactional method) gets a connection too
+                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> small.pool().getConnection().close());
                 held.close();
                 for (Future<?> waiter : waiting) {
                     waiter.get(60, TimeUnit.SECONDS);
