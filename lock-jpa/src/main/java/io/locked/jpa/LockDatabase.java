@@ -14,7 +14,11 @@ import java.util.function.UnaryOperator;
  * <p>Every time is the database's: leases start and end on its clock, and tokens are drawn as
  * {@code GREATEST(token + 1, now in microseconds)} so that they keep increasing after a row is
  * deleted and created again, and after a pessimistic holder's transaction was rolled back (both
- * rely on the database clock not stepping back). Each statement judges "free or held" once: where
+ * rely on the database clock not stepping back). That "now" is read when the token is written,
+ * after any wait for the row lock: a holder granted while a statement waited, and rolled back
+ * after it used its token, drew that token from a later clock than the statement's start. (A
+ * statement that creates a missing row reads the clock for it before it can wait; it waits only
+ * for another transaction creating the same key at that moment.) Each statement judges "free or held" once: where
  * the clock moves within a statement (PostgreSQL's {@code clock_timestamp()}), two readings could
  * disagree. Statements take positional parameters, in the order their documentation gives.
  */
@@ -22,9 +26,13 @@ public enum LockDatabase {
     /**
      * MariaDB 10.6+, through mysql-connector-j or the MariaDB driver. Its statements use MariaDB
      * syntax ({@code SET STATEMENT ... FOR}, {@code INSERT ... RETURNING}): MySQL is not supported yet.
+     * Tokens are drawn from {@code SYSDATE(6)}: a server started with {@code --sysdate-is-now} would
+     * read it at the statement's start again.
      */
     MARIADB("UTC_TIMESTAMP(6)",
-            "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
+            // UTC_TIMESTAMP is the statement's start; SYSDATE is read when called, after the row-lock
+            // wait, in the session's zone, which the statements set to UTC (SET STATEMENT time_zone)
+            "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', SYSDATE(6))",
             micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)",
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON DUPLICATE KEY UPDATE lock_key = lock_key",
@@ -36,15 +44,21 @@ public enum LockDatabase {
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON CONFLICT (lock_key) DO NOTHING",
             "schema-postgresql.sql"),
-    /** H2 2.x. Its clock reads the same value throughout a transaction. */
+    /** H2 2.3+. Its clock reads the same value throughout a transaction. */
     H2("CURRENT_TIMESTAMP(6)",
-            "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(6))",
+            // CURRENT_TIMESTAMP stands still for a transaction; the only clock H2 reads when a value is
+            // computed is the one in a version 7 UUID: milliseconds in its top 48 bits, then the version,
+            // then 12 bits of the millisecond's fraction
+            "(SELECT RSHIFT(u, 16) * 1000 + BITAND(u, 4095) * 1000 / 4096"
+                    + " FROM (SELECT CAST(SUBSTRING(CAST(RANDOM_UUID(7) AS VARBINARY(16)) FROM 1 FOR 8) AS BIGINT) u))",
             micros -> "DATEADD(MICROSECOND, " + micros + ", CURRENT_TIMESTAMP(6))",
             "MERGE INTO " + LockRow.TABLE + " t USING (VALUES (CAST(? AS VARCHAR(255)))) s(k) ON t.lock_key = s.k"
                     + " WHEN NOT MATCHED THEN INSERT (lock_key, version, token) VALUES (s.k, 0, 0)",
             "schema-h2.sql");
 
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
+    /** MariaDB's statements that draw a token read SYSDATE, the session's local time: make it UTC. */
+    private static final String IN_UTC = "SET STATEMENT time_zone = '+00:00' FOR ";
     /**
      * lock wait: the settings of PostgreSQL's lock transaction, which end with it. The wait, and
      * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
@@ -60,7 +74,7 @@ public enum LockDatabase {
     /** key. Row-locks the key's row without waiting (H2: after {@link #prepareLockRow} with 0); no row if missing. */
     final String lockWithoutWaiting;
     /**
-     * owner, holder, lease micros, key (PostgreSQL: and the key again): one compare-and-set that
+     * owner, holder, lease micros, key (PostgreSQL: key, owner, holder, lease micros, key): one compare-and-set that
      * succeeds only on a free or expired row, returning token, version and owner: the lease was
      * taken if the owner is the caller's. Where {@link #takeTellsMissingRow} says so, no row comes
      * back only when the key has no row (MariaDB creates it instead: an upsert); on H2 no row
@@ -85,7 +99,13 @@ public enum LockDatabase {
     /** minus the idle time in micros (twice), key. */
     final String deleteIdle;
 
-    LockDatabase(String now, String nowMicros, UnaryOperator<String> nowPlusMicros, String insertIfAbsent,
+    /**
+     * @param now           the database's clock, for judging leases
+     * @param tokenMicros   the clock in microseconds as read when the expression is computed, which
+     *                      for a token is after the row lock was granted
+     * @param nowPlusMicros now plus a number of microseconds
+     */
+    LockDatabase(String now, String tokenMicros, UnaryOperator<String> nowPlusMicros, String insertIfAbsent,
                  String schemaFile) {
         String table = LockRow.TABLE;
         this.insertIfAbsent = insertIfAbsent;
@@ -94,23 +114,23 @@ public enum LockDatabase {
         this.lockWithoutWaiting = "SELECT 1 FROM " + table + " WHERE lock_key = ? FOR UPDATE"
                 + (name().equals("H2") ? "" : " NOWAIT");
         String free = FREE_OR_EXPIRED.formatted(now);
-        String update = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1,"
-                + " token = GREATEST(token + 1, " + nowMicros + "), acquired_at = " + now
-                + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free;
         this.takeLease = switch (name()) {
-            case "MARIADB" -> upsertTake(table, now, nowMicros, nowPlusMicros.apply("?"), free);
-            case "POSTGRESQL" -> postgresTake(table, update);
-            default -> "SELECT token, version, owner FROM FINAL TABLE (" + update + ")";
+            case "MARIADB" -> IN_UTC + upsertTake(table, now, tokenMicros, nowPlusMicros.apply("?"), free);
+            case "POSTGRESQL" -> postgresTake(table, now, tokenMicros, nowPlusMicros.apply("?"));
+            // H2 computes an UPDATE's new values after it locked the row
+            default -> "SELECT token, version, owner FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, holder = ?,"
+                    + " version = version + 1, token = GREATEST(token + 1, " + tokenMicros + "), acquired_at = " + now
+                    + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free + ")";
         };
         this.takeTellsMissingRow = !name().equals("H2");
         this.lockRow = switch (name()) {
-            case "MARIADB" -> upsertLockRow(table, now, nowMicros, free);
-            case "POSTGRESQL" -> POSTGRESQL_SETTINGS + "; " + postgresLockRow(table, now, nowMicros);
+            case "MARIADB" -> upsertLockRow(table, now, tokenMicros, free);
+            case "POSTGRESQL" -> POSTGRESQL_SETTINGS + "; " + postgresLockRow(table, now, tokenMicros);
             // H2 re-parses SELECT ... FOR UPDATE every time; an UPDATE read through FINAL TABLE is
             // parsed once, and row-locks like the UPDATE it is. It returns no row when the key has
             // no row or a live lease holds it.
             default -> "SELECT token, 1 FROM FINAL TABLE (UPDATE " + table + " SET token = GREATEST(token + 1, "
-                    + nowMicros + "), version = version + 1, acquired_at = " + now + ", holder = ? WHERE lock_key = ? AND "
+                    + tokenMicros + "), version = version + 1, acquired_at = " + now + ", holder = ? WHERE lock_key = ? AND "
                     + free + ")";
         };
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusMicros.apply("?")
@@ -132,13 +152,14 @@ public enum LockDatabase {
     PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key)
             throws SQLException {
         PreparedStatement take = connection.prepareStatement(takeLease);
-        take.setString(1, owner);
-        take.setString(2, holder);
-        take.setLong(3, leaseMicros);
-        take.setString(4, key);
+        int parameter = 1;
         if (this == POSTGRESQL) {
-            take.setString(5, key); // for the existence branch
+            take.setString(parameter++, key); // the row to lock
         }
+        take.setString(parameter++, owner);
+        take.setString(parameter++, holder);
+        take.setLong(parameter++, leaseMicros);
+        take.setString(parameter, key); // PostgreSQL: for the existence branch
         return take;
     }
 
@@ -154,7 +175,8 @@ public enum LockDatabase {
     String lockRow(long waitMillis) {
         return switch (this) {
             // innodb_lock_wait_timeout counts whole seconds, and 0 does not wait at all
-            case MARIADB -> "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000 + " FOR " + lockRow;
+            case MARIADB -> "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000
+                    + ", time_zone = '+00:00' FOR " + lockRow;
             case POSTGRESQL, H2 -> lockRow;
         };
     }
@@ -177,14 +199,14 @@ public enum LockDatabase {
     // as it was. The statement must mean the same either way: the owner is assigned first; every
     // later column asks "the owner is now the caller's, or the row was free" (true in both modes
     // exactly when the take succeeded), and expires_at, which that question reads, comes last.
-    private static String upsertTake(String table, String now, String nowMicros, String nowPlusLease, String free) {
+    private static String upsertTake(String table, String now, String tokenMicros, String nowPlusLease, String free) {
         String took = "(owner = VALUES(owner) OR " + free + ")";
         return "INSERT INTO " + table + " (owner, holder, expires_at, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, " + nowPlusLease + ", ?, 1, " + nowMicros + ", " + now + ")"
+                + " VALUES (?, ?, " + nowPlusLease + ", ?, 1, " + tokenMicros + ", " + now + ")"
                 + " ON DUPLICATE KEY UPDATE owner = IF(" + free + ", VALUES(owner), owner),"
                 + " holder = IF(" + took + ", VALUES(holder), holder),"
                 + " version = IF(" + took + ", version + 1, version),"
-                + " token = IF(" + took + ", GREATEST(token + 1, " + nowMicros + "), token),"
+                + " token = IF(" + took + ", GREATEST(token + 1, " + tokenMicros + "), token),"
                 + " acquired_at = IF(" + took + ", " + now + ", acquired_at),"
                 + " expires_at = IF(" + took + ", VALUES(expires_at), expires_at)"
                 + " RETURNING token, version, owner";
@@ -192,20 +214,29 @@ public enum LockDatabase {
 
     // The lease columns are only read here, never assigned, so every IF sees the row as it was in
     // either assignment order (see upsertTake).
-    private static String upsertLockRow(String table, String now, String nowMicros, String free) {
+    private static String upsertLockRow(String table, String now, String tokenMicros, String free) {
         return "INSERT INTO " + table + " (holder, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"
-                + " ON DUPLICATE KEY UPDATE token = IF(" + free + ", GREATEST(token + 1, " + nowMicros + "), token),"
+                + " VALUES (?, ?, 1, " + tokenMicros + ", " + now + ")"
+                + " ON DUPLICATE KEY UPDATE token = IF(" + free + ", GREATEST(token + 1, " + tokenMicros + "), token),"
                 + " version = IF(" + free + ", version + 1, version),"
                 + " acquired_at = IF(" + free + ", " + now + ", acquired_at),"
                 + " holder = IF(" + free + ", VALUES(holder), holder)"
                 + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
     }
 
-    // A plain UPDATE, so that a failed attempt locks and writes nothing; the second branch answers
-    // in the same round trip whether the row exists (both branches see the row as it was).
-    private static String postgresTake(String table, String update) {
-        return "WITH taken AS (" + update + " RETURNING token, version, owner)"
+    // An UPDATE computes its new values before it waits for a row lock, and keeps them if the
+    // transaction it waited for rolls back: its token would come from a clock read before that
+    // holder's. So the row is locked first, in its own step, and the update joins the locked row,
+    // computing its values after the wait. A held lease is filtered out before any lock, so that a
+    // failed attempt locks and writes nothing; the last branch answers in the same round trip
+    // whether the row exists (it sees the row as it was).
+    private static String postgresTake(String table, String now, String tokenMicros, String nowPlusLease) {
+        return "WITH free AS (SELECT lock_key FROM " + table + " WHERE lock_key = ? AND "
+                + FREE_OR_EXPIRED.formatted(now) + " FOR NO KEY UPDATE),"
+                + " taken AS (UPDATE " + table + " l SET owner = ?, holder = ?, version = l.version + 1,"
+                + " token = GREATEST(l.token + 1, " + tokenMicros + "), acquired_at = " + now
+                + ", expires_at = " + nowPlusLease + " FROM free WHERE l.lock_key = free.lock_key"
+                + " RETURNING l.token, l.version, l.owner)"
                 + " SELECT token, version, owner FROM taken"
                 + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
     }
@@ -215,10 +246,10 @@ public enum LockDatabase {
     // SET and again there could answer "free" over a token left unchanged, when a lease ran out in
     // between. So the SET writes the next token whether or not the key is free: a busy answer rolls
     // the lock transaction back, and the write with it.
-    private static String postgresLockRow(String table, String now, String nowMicros) {
+    private static String postgresLockRow(String table, String now, String tokenMicros) {
         return "INSERT INTO " + table + " AS l (holder, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"
-                + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + nowMicros + "),"
+                + " VALUES (?, ?, 1, " + tokenMicros + ", " + now + ")"
+                + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + tokenMicros + "),"
                 + " version = l.version + 1, acquired_at = " + now + ", holder = EXCLUDED.holder"
                 + " RETURNING l.token, CASE WHEN l.owner IS NULL OR l.expires_at <= " + now + " THEN 1 ELSE 0 END";
     }
