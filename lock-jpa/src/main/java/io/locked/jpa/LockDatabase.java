@@ -57,8 +57,8 @@ public enum LockDatabase {
             "schema-h2.sql");
 
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
-    /** MariaDB's statements that draw a token read SYSDATE, the session's local time: make it UTC. */
-    private static final String IN_UTC = "SET STATEMENT time_zone = '+00:00' FOR ";
+    /** PostgreSQL's bound on a statement's lock wait, sent first in the same round trip; it ends with the transaction. */
+    private static final String POSTGRESQL_LOCK_WAIT = "SELECT set_config('lock_timeout', ?, true)";
     /**
      * lock wait: the settings of PostgreSQL's lock transaction, which end with it. The wait, and
      * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
@@ -69,12 +69,12 @@ public enum LockDatabase {
             "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
 
     /** key. */
-    final String insertIfAbsent;
+    private final String insertIfAbsent;
     final String schemaResource;
     /** key. Row-locks the key's row without waiting (H2: after {@link #prepareLockRow} with 0); no row if missing. */
     final String lockWithoutWaiting;
     /**
-     * owner, holder, lease micros, key (PostgreSQL: key, owner, holder, lease micros, key): one compare-and-set that
+     * owner, holder, lease micros, key (PostgreSQL: lock wait, key, owner, holder, lease micros, key): one compare-and-set that
      * succeeds only on a free or expired row, returning token, version and owner: the lease was
      * taken if the owner is the caller's. Where {@link #takeTellsMissingRow} says so, no row comes
      * back only when the key has no row (MariaDB creates it instead: an upsert); on H2 no row
@@ -115,8 +115,8 @@ public enum LockDatabase {
                 + (name().equals("H2") ? "" : " NOWAIT");
         String free = FREE_OR_EXPIRED.formatted(now);
         this.takeLease = switch (name()) {
-            case "MARIADB" -> IN_UTC + upsertTake(table, now, tokenMicros, nowPlusMicros.apply("?"), free);
-            case "POSTGRESQL" -> postgresTake(table, now, tokenMicros, nowPlusMicros.apply("?"));
+            case "MARIADB" -> upsertTake(table, now, tokenMicros, nowPlusMicros.apply("?"), free);
+            case "POSTGRESQL" -> POSTGRESQL_LOCK_WAIT + "; " + postgresTake(table, now, tokenMicros, nowPlusMicros.apply("?"));
             // H2 computes an UPDATE's new values after it locked the row
             default -> "SELECT token, version, owner FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, holder = ?,"
                     + " version = version + 1, token = GREATEST(token + 1, " + tokenMicros + "), acquired_at = " + now
@@ -148,12 +148,18 @@ public enum LockDatabase {
         this.deleteIdle = "DELETE FROM " + table + " WHERE " + idle + " AND lock_key = ?";
     }
 
-    /** The take of {@link #takeLease}, its parameters bound. */
-    PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key)
-            throws SQLException {
-        PreparedStatement take = connection.prepareStatement(takeLease);
+    /**
+     * The take of {@link #takeLease}, its parameters bound, queueing at most waitMillis for a row lock
+     * (a pessimistic holder's): past it the statement fails as busy. Where {@link #settingsFirst()}
+     * says so, its first result is the settings'.
+     */
+    PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key,
+                                long waitMillis) throws SQLException {
+        prepareLockRow(connection, waitMillis);
+        PreparedStatement take = connection.prepareStatement(this == MARIADB ? mariaDbSettings(waitMillis) + takeLease : takeLease);
         int parameter = 1;
         if (this == POSTGRESQL) {
+            take.setString(parameter++, lockWait(waitMillis));
             take.setString(parameter++, key); // the row to lock
         }
         take.setString(parameter++, owner);
@@ -167,26 +173,53 @@ public enum LockDatabase {
      * The pessimistic acquisition in one statement, queueing at most waitMillis for the row lock:
      * it row-locks the key and writes the next token, which counts only if no live lease holds the
      * key (PostgreSQL writes it either way; a busy answer is rolled back by the caller). Parameters: the
-     * lock wait as text where {@link #lockRowSettingsFirst()} says so, then holder, key. Returns the
+     * lock wait as text where {@link #settingsFirst()} says so, then holder, key. Returns the
      * token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
      * missing row in the same statement; H2 returns no row for a missing row or a held lease. Run
      * {@link #prepareLockRow} before it.
      */
     String lockRow(long waitMillis) {
         return switch (this) {
-            // innodb_lock_wait_timeout counts whole seconds, and 0 does not wait at all
-            case MARIADB -> "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000
-                    + ", time_zone = '+00:00' FOR " + lockRow;
+            case MARIADB -> mariaDbSettings(waitMillis) + lockRow;
             case POSTGRESQL, H2 -> lockRow;
         };
     }
 
     /**
-     * PostgreSQL sends its transaction settings in the same round trip, as a first statement: the
-     * statement's first result is theirs, and its first parameter the lock wait ({@link #lockWait}).
+     * Creates the key's row if missing, waiting at most waitMillis for another transaction creating
+     * it. Run with {@code execute()}: where {@link #settingsFirst()} says so, its first result is the
+     * settings'.
      */
-    boolean lockRowSettingsFirst() {
+    PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
+        prepareLockRow(connection, waitMillis);
+        PreparedStatement insert = connection.prepareStatement(switch (this) {
+            case MARIADB -> mariaDbSettings(waitMillis) + insertIfAbsent;
+            case POSTGRESQL -> POSTGRESQL_LOCK_WAIT + "; " + insertIfAbsent;
+            case H2 -> insertIfAbsent;
+        });
+        int parameter = 1;
+        if (this == POSTGRESQL) {
+            insert.setString(parameter++, lockWait(waitMillis));
+        }
+        insert.setString(parameter, key);
+        return insert;
+    }
+
+    /**
+     * PostgreSQL bounds a statement's lock wait by settings sent in the same round trip, as a first
+     * statement: the statement's first result is theirs, and its first parameter the lock wait
+     * ({@link #lockWait}).
+     */
+    boolean settingsFirst() {
         return this == POSTGRESQL;
+    }
+
+    /**
+     * MariaDB's settings for one statement: its lock wait (innodb_lock_wait_timeout counts whole
+     * seconds, and 0 does not wait at all) and UTC for the SYSDATE its tokens are drawn from.
+     */
+    private static String mariaDbSettings(long waitMillis) {
+        return "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000 + ", time_zone = '+00:00' FOR ";
     }
 
     /** PostgreSQL's lock_timeout for a wait: 0 would mean "forever", so the shortest wait is 1 ms. */
@@ -255,9 +288,10 @@ public enum LockDatabase {
     }
 
     /**
-     * Where the lock wait is not part of the statement (H2), sets it on the connection, only if it
-     * differs: every H2 SET empties the query caches of all sessions, and the lock statement would
-     * then be parsed again on every call.
+     * Where the lock wait is not part of the statement (H2), bounds it by the session's lock timeout,
+     * lowering that only when it is longer than waitMillis: a shorter one ends the wait early as
+     * busy, and the caller asks again. Every H2 SET empties the query caches of all sessions, so the
+     * usual case sets nothing.
      */
     void prepareLockRow(Connection connection, long waitMillis) throws SQLException {
         if (this != H2) {
@@ -267,7 +301,7 @@ public enum LockDatabase {
         long timeout = Math.max(1, waitMillis);
         try (PreparedStatement current = connection.prepareStatement("SELECT LOCK_TIMEOUT()");
              ResultSet value = current.executeQuery()) {
-            if (value.next() && value.getLong(1) == timeout) {
+            if (value.next() && value.getLong(1) >= 1 && value.getLong(1) <= timeout) {
                 return;
             }
         }
