@@ -31,10 +31,13 @@ public class JpaLockRepository implements LockRepository {
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
+     * @throws IllegalStateException if the lock table is there but would not compare keys exactly
+     *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory) {
         this.connections = LockConnections.of(requireFactory(factory));
         this.database = DatabaseDetection.detect(factory, connections);
+        LockTableCheck.check(connections, database);
     }
 
     /**
@@ -43,6 +46,8 @@ public class JpaLockRepository implements LockRepository {
      *
      * @param factory  the persistence unit holding the lock table
      * @param database which statements to use
+     * @throws IllegalStateException if the lock table is there but would not compare keys exactly
+     *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory, LockDatabase database) {
         this.connections = LockConnections.of(requireFactory(factory));
@@ -50,6 +55,7 @@ public class JpaLockRepository implements LockRepository {
             throw new IllegalArgumentException("LockDatabase must not be null");
         }
         this.database = database;
+        LockTableCheck.check(connections, database);
     }
 
     private static EntityManagerFactory requireFactory(EntityManagerFactory factory) {
