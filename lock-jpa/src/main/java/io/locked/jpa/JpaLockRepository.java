@@ -135,8 +135,8 @@ public class JpaLockRepository implements LockRepository {
 
     /** The lock statement's answer: null when it returned no row. */
     private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis) throws SQLException {
-        database.prepareLockRow(connection, waitMillis);
-        try (PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
+        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+             PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
             int parameter = 1;
             if (database.settingsFirst()) {
                 lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
@@ -164,8 +164,8 @@ public class JpaLockRepository implements LockRepository {
 
     /** Row-locks the key without waiting; false when there is no row. */
     private boolean lockWithoutWaiting(Connection connection, String key) throws SQLException {
-        database.prepareLockRow(connection, 0);
-        try (PreparedStatement read = connection.prepareStatement(database.lockWithoutWaiting)) {
+        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, 0);
+             PreparedStatement read = connection.prepareStatement(database.lockWithoutWaiting)) {
             read.setString(1, key);
             try (ResultSet row = read.executeQuery()) {
                 return row.next();
@@ -181,7 +181,8 @@ public class JpaLockRepository implements LockRepository {
     }
 
     private void insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
-        try (PreparedStatement insert = database.insertIfAbsent(connection, key, waitMillis)) {
+        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+             PreparedStatement insert = database.insertIfAbsent(connection, key, waitMillis)) {
             insert.execute();
         } catch (SQLException raceOrFailure) {
             // a concurrent insert of the same key is fine; the next read shows whether the row is there
@@ -224,7 +225,8 @@ public class JpaLockRepository implements LockRepository {
     private Take tryTake(String key, String owner, String holder, Duration lease, long waitMillis) {
         try {
             return storeCall(key, "taking the lease", connection -> {
-                try (PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
+                try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+                     PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
                     try (ResultSet taken = execute(take)) {
                         if (!taken.next()) {
                             return Take.NO_ROW;

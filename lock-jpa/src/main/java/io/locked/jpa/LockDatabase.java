@@ -2,9 +2,7 @@ package io.locked.jpa;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.function.UnaryOperator;
 
 /**
@@ -71,7 +69,7 @@ public enum LockDatabase {
     /** key. */
     private final String insertIfAbsent;
     final String schemaResource;
-    /** key. Row-locks the key's row without waiting (H2: after {@link #prepareLockRow} with 0); no row if missing. */
+    /** key. Row-locks the key's row without waiting (H2: within a {@link SessionLockTimeout} of 0); no row if missing. */
     final String lockWithoutWaiting;
     /**
      * owner, holder, lease micros, key (PostgreSQL: lock wait, key, owner, holder, lease micros, key): one compare-and-set that
@@ -150,12 +148,11 @@ public enum LockDatabase {
 
     /**
      * The take of {@link #takeLease}, its parameters bound, queueing at most waitMillis for a row lock
-     * (a pessimistic holder's): past it the statement fails as busy. Where {@link #settingsFirst()}
-     * says so, its first result is the settings'.
+     * (a pessimistic holder's; H2: within a {@link SessionLockTimeout}): past it the statement fails
+     * as busy. Where {@link #settingsFirst()} says so, its first result is the settings'.
      */
     PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key,
                                 long waitMillis) throws SQLException {
-        prepareLockRow(connection, waitMillis);
         PreparedStatement take = connection.prepareStatement(this == MARIADB ? mariaDbSettings(waitMillis) + takeLease : takeLease);
         int parameter = 1;
         if (this == POSTGRESQL) {
@@ -175,8 +172,8 @@ public enum LockDatabase {
      * key (PostgreSQL writes it either way; a busy answer is rolled back by the caller). Parameters: the
      * lock wait as text where {@link #settingsFirst()} says so, then holder, key. Returns the
      * token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
-     * missing row in the same statement; H2 returns no row for a missing row or a held lease. Run
-     * {@link #prepareLockRow} before it.
+     * missing row in the same statement; H2 returns no row for a missing row or a held lease, and
+     * runs it within a {@link SessionLockTimeout}.
      */
     String lockRow(long waitMillis) {
         return switch (this) {
@@ -187,11 +184,10 @@ public enum LockDatabase {
 
     /**
      * Creates the key's row if missing, waiting at most waitMillis for another transaction creating
-     * it. Run with {@code execute()}: where {@link #settingsFirst()} says so, its first result is the
-     * settings'.
+     * it (H2: within a {@link SessionLockTimeout}). Run with {@code execute()}: where
+     * {@link #settingsFirst()} says so, its first result is the settings'.
      */
     PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
-        prepareLockRow(connection, waitMillis);
         PreparedStatement insert = connection.prepareStatement(switch (this) {
             case MARIADB -> mariaDbSettings(waitMillis) + insertIfAbsent;
             case POSTGRESQL -> POSTGRESQL_LOCK_WAIT + "; " + insertIfAbsent;
@@ -285,28 +281,5 @@ public enum LockDatabase {
                 + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + tokenMicros + "),"
                 + " version = l.version + 1, acquired_at = " + now + ", holder = EXCLUDED.holder"
                 + " RETURNING l.token, CASE WHEN l.owner IS NULL OR l.expires_at <= " + now + " THEN 1 ELSE 0 END";
-    }
-
-    /**
-     * Where the lock wait is not part of the statement (H2), bounds it by the session's lock timeout,
-     * lowering that only when it is longer than waitMillis: a shorter one ends the wait early as
-     * busy, and the caller asks again. Every H2 SET empties the query caches of all sessions, so the
-     * usual case sets nothing.
-     */
-    void prepareLockRow(Connection connection, long waitMillis) throws SQLException {
-        if (this != H2) {
-            return;
-        }
-        // H2 reads 0 as "its default" (2 s): the shortest real bound is 1 ms
-        long timeout = Math.max(1, waitMillis);
-        try (PreparedStatement current = connection.prepareStatement("SELECT LOCK_TIMEOUT()");
-             ResultSet value = current.executeQuery()) {
-            if (value.next() && value.getLong(1) >= 1 && value.getLong(1) <= timeout) {
-                return;
-            }
-        }
-        try (Statement setting = connection.createStatement()) {
-            setting.execute("SET LOCK_TIMEOUT " + timeout);
-        }
     }
 }
