@@ -16,9 +16,11 @@ import java.util.function.UnaryOperator;
  * after any wait for the row lock: a holder granted while a statement waited, and rolled back
  * after it used its token, drew that token from a later clock than the statement's start. (A
  * statement that creates a missing row reads the clock for it before it can wait; it waits only
- * for another transaction creating the same key at that moment.) Each statement judges "free or held" once: where
- * the clock moves within a statement (PostgreSQL's {@code clock_timestamp()}), two readings could
- * disagree. Statements take positional parameters, in the order their documentation gives.
+ * for another transaction creating the same key at that moment.)
+ *
+ * <p>Each statement judges "free or held" once: where the clock moves within a statement
+ * (PostgreSQL's {@code clock_timestamp()}), two readings could disagree. Statements take
+ * positional parameters, in the order their documentation gives.
  */
 public enum LockDatabase {
     /**
@@ -69,11 +71,11 @@ public enum LockDatabase {
     /** key. */
     private final String insertIfAbsent;
     final String schemaResource;
-    /** key. Row-locks the key's row without waiting (H2: within a {@link SessionLockTimeout} of 0); no row if missing. */
+    /** key. Row-locks the key's row without waiting (H2: in a {@link SessionLockTimeout} of 0); no row if missing. */
     final String lockWithoutWaiting;
     /**
-     * owner, holder, lease micros, key (PostgreSQL: lock wait, key, owner, holder, lease micros, key): one compare-and-set that
-     * succeeds only on a free or expired row, returning token, version and owner: the lease was
+     * owner, holder, lease micros, key (PostgreSQL: lock wait, key, owner, holder, lease micros,
+     * key): one compare-and-set that succeeds only on a free or expired row, returning token, version and owner: the lease was
      * taken if the owner is the caller's. Where {@link #takeTellsMissingRow} says so, no row comes
      * back only when the key has no row (MariaDB creates it instead: an upsert); on H2 no row
      * comes back for a missing row and for a held lease alike.
@@ -153,7 +155,8 @@ public enum LockDatabase {
      */
     PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key,
                                 long waitMillis) throws SQLException {
-        PreparedStatement take = connection.prepareStatement(this == MARIADB ? mariaDbSettings(waitMillis) + takeLease : takeLease);
+        PreparedStatement take = connection.prepareStatement(
+                this == MARIADB ? mariaDbSettings(waitMillis) + takeLease : takeLease);
         int parameter = 1;
         if (this == POSTGRESQL) {
             take.setString(parameter++, lockWait(waitMillis));
@@ -162,16 +165,16 @@ public enum LockDatabase {
         take.setString(parameter++, owner);
         take.setString(parameter++, holder);
         take.setLong(parameter++, leaseMicros);
-        take.setString(parameter, key); // PostgreSQL: for the existence branch
+        take.setString(parameter, key); // PostgreSQL: the existence branch's
         return take;
     }
 
     /**
      * The pessimistic acquisition in one statement, queueing at most waitMillis for the row lock:
      * it row-locks the key and writes the next token, which counts only if no live lease holds the
-     * key (PostgreSQL writes it either way; a busy answer is rolled back by the caller). Parameters: the
-     * lock wait as text where {@link #settingsFirst()} says so, then holder, key. Returns the
-     * token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
+     * key (PostgreSQL writes it either way; a busy answer is rolled back by the caller).
+     * Parameters: the lock wait as text where {@link #settingsFirst()} says so, then holder, key.
+     * Returns the token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
      * missing row in the same statement; H2 returns no row for a missing row or a held lease, and
      * runs it within a {@link SessionLockTimeout}.
      */
@@ -215,7 +218,8 @@ public enum LockDatabase {
      * seconds, and 0 does not wait at all) and UTC for the SYSDATE its tokens are drawn from.
      */
     private static String mariaDbSettings(long waitMillis) {
-        return "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000 + ", time_zone = '+00:00' FOR ";
+        return "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000
+                + ", time_zone = '+00:00' FOR ";
     }
 
     /** PostgreSQL's lock_timeout for a wait: 0 would mean "forever", so the shortest wait is 1 ms. */

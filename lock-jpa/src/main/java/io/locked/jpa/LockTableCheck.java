@@ -13,7 +13,7 @@ import java.sql.SQLException;
  */
 final class LockTableCheck {
     /** Converts a MariaDB lock table created by an earlier script; the schema script names it too. */
-    static final String MARIADB_CONVERSION = "ALTER TABLE " + LockRow.TABLE
+    private static final String MARIADB_CONVERSION = "ALTER TABLE " + LockRow.TABLE
             + " MODIFY lock_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,"
             + " MODIFY owner VARCHAR(36) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL,"
             + " MODIFY holder VARCHAR(255) CHARACTER SET utf8mb4 NULL";
@@ -57,8 +57,7 @@ final class LockTableCheck {
             throw new IllegalStateException("The lock table " + LockRow.TABLE + " has columns that do not compare keys"
                     + " exactly or cannot store every thread name: " + misfits + ". The key must be utf8mb4_nopad_bin"
                     + " (with utf8mb4_bin, 'k' and 'k ' are one lock), the holder utf8mb4. Convert the table (this"
-                    + " rebuilds it) with: "
-                    + MARIADB_CONVERSION);
+                    + " rebuilds it) with: " + MARIADB_CONVERSION);
         }
     }
 }
