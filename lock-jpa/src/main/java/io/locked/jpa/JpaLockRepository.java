@@ -31,10 +31,13 @@ public class JpaLockRepository implements LockRepository {
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
+     * @throws IllegalStateException if the lock table is there but would not compare keys exactly
+     *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory) {
         this.connections = LockConnections.of(requireFactory(factory));
         this.database = DatabaseDetection.detect(factory, connections);
+        LockTableCheck.check(connections, database);
     }
 
     /**
@@ -43,6 +46,8 @@ public class JpaLockRepository implements LockRepository {
      *
      * @param factory  the persistence unit holding the lock table
      * @param database which statements to use
+     * @throws IllegalStateException if the lock table is there but would not compare keys exactly
+     *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory, LockDatabase database) {
         this.connections = LockConnections.of(requireFactory(factory));
@@ -50,6 +55,7 @@ public class JpaLockRepository implements LockRepository {
             throw new IllegalArgumentException("LockDatabase must not be null");
         }
         this.database = database;
+        LockTableCheck.check(connections, database);
     }
 
     private static EntityManagerFactory requireFactory(EntityManagerFactory factory) {
@@ -122,7 +128,7 @@ public class JpaLockRepository implements LockRepository {
             // connection could wait forever on a pool that holders have drained), then lock it
             transaction.rollback();
             transaction.beginAgain();
-            insertIfAbsent(connection, key);
+            insertIfAbsent(connection, key, waitMillis);
             transaction.commit();
             transaction.beginAgain();
             drawn = drawToken(connection, key, holder, waitMillis);
@@ -132,19 +138,15 @@ public class JpaLockRepository implements LockRepository {
 
     /** The lock statement's answer: null when it returned no row. */
     private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis) throws SQLException {
-        database.prepareLockRow(connection, waitMillis);
-        try (PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
+        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+             PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
             int parameter = 1;
-            if (database.lockRowSettingsFirst()) {
+            if (database.settingsFirst()) {
                 lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
             }
             lock.setString(parameter++, holder);
             lock.setString(parameter, key);
-            lock.execute();
-            if (database.lockRowSettingsFirst()) {
-                lock.getMoreResults();
-            }
-            try (ResultSet row = lock.getResultSet()) {
+            try (ResultSet row = execute(lock)) {
                 return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1) : null;
             }
         }
@@ -153,10 +155,20 @@ public class JpaLockRepository implements LockRepository {
     private record DrawnToken(long token, boolean free) {
     }
 
+    /** Runs a statement that returns rows, past the result of its settings where they come first. */
+    private ResultSet execute(PreparedStatement statement) throws SQLException {
+        // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
+        statement.execute();
+        if (database.settingsFirst()) {
+            statement.getMoreResults();
+        }
+        return statement.getResultSet();
+    }
+
     /** Row-locks the key without waiting; false when there is no row. */
     private boolean lockWithoutWaiting(Connection connection, String key) throws SQLException {
-        database.prepareLockRow(connection, 0);
-        try (PreparedStatement read = connection.prepareStatement(database.lockWithoutWaiting)) {
+        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, 0);
+             PreparedStatement read = connection.prepareStatement(database.lockWithoutWaiting)) {
             read.setString(1, key);
             try (ResultSet row = read.executeQuery()) {
                 return row.next();
@@ -164,17 +176,17 @@ public class JpaLockRepository implements LockRepository {
         }
     }
 
-    private void ensureRow(String key) {
+    private void ensureRow(String key, long waitMillis) {
         storeCall(key, "creating the lock row", connection -> {
-            insertIfAbsent(connection, key);
+            insertIfAbsent(connection, key, waitMillis);
             return null;
         });
     }
 
-    private void insertIfAbsent(Connection connection, String key) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(database.insertIfAbsent)) {
-            insert.setString(1, key);
-            insert.executeUpdate();
+    private void insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
+        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+             PreparedStatement insert = database.insertIfAbsent(connection, key, waitMillis)) {
+            insert.execute();
         } catch (SQLException raceOrFailure) {
             // a concurrent insert of the same key is fine; the next read shows whether the row is there
             if (!LockConflicts.isBusy(raceOrFailure) && !isDuplicate(raceOrFailure)) {
@@ -192,12 +204,19 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        Take take = tryTake(key, owner, holder, lease);
+        // the take and the creation of a missing row may each meet a pessimistic holder's row lock;
+        // together they wait no longer than the caller allows
+        long deadline = System.nanoTime() + dbWait.toNanos();
+        Take take = tryTake(key, owner, holder, lease, dbWait.toMillis());
         if (take.noRow() && (database.takeTellsMissingRow || !rowExists(key))) {
-            ensureRow(key);
-            take = tryTake(key, owner, holder, lease);
+            ensureRow(key, millisUntil(deadline));
+            take = tryTake(key, owner, holder, lease, millisUntil(deadline));
         }
         return take.lease();
+    }
+
+    private static long millisUntil(long deadline) {
+        return Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
     }
 
     /** A take's answer: the lease if taken, else whether the statement returned no row at all. */
@@ -206,13 +225,12 @@ public class JpaLockRepository implements LockRepository {
         static final Take NO_ROW = new Take(null, true);
     }
 
-    private Take tryTake(String key, String owner, String holder, Duration lease) {
+    private Take tryTake(String key, String owner, String holder, Duration lease, long waitMillis) {
         try {
             return storeCall(key, "taking the lease", connection -> {
-                try (PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key)) {
-                    // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
-                    take.execute();
-                    try (ResultSet taken = take.getResultSet()) {
+                try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+                     PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
+                    try (ResultSet taken = execute(take)) {
                         if (!taken.next()) {
                             return Take.NO_ROW;
                         }
@@ -223,6 +241,7 @@ public class JpaLockRepository implements LockRepository {
                 }
             });
         } catch (LockStoreUnavailableException failure) {
+            // the wait for a pessimistic holder's row lock ran out: busy, like a live lease
             if (LockConflicts.isBusy(failure)) {
                 return Take.HELD;
             }

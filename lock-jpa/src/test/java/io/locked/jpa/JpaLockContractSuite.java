@@ -1,6 +1,7 @@
 package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.contract.LockContractTest;
 import io.locked.jpa.testing.Store;
@@ -15,7 +16,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -132,6 +135,23 @@ abstract class JpaLockContractSuite extends LockContractTest {
             pool.shutdown();
             assertEquals(threads, distinct.size(), "each acquisition drew its own token");
             assertEquals(0, small.borrowedConnections(), "connections still borrowed from the small pool");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void keysThatDifferOnlyByTrailingSpacesOrCaseAreSeparateLocks(LockMode mode) {
+        String key = "jpa:exact:" + UUID.randomUUID();
+        // two managers, so that the second acquisition is a stranger's rather than a re-entry
+        try (LockManager holders = LockManagerBuilder.on(store.repository()).build();
+             LockManager others = LockManagerBuilder.on(store.repository()).build();
+             LockHandle held = holders.acquire(LockRequest.of(key).mode(mode))) {
+            for (String other : List.of(key + " ", key + "  ", key.toUpperCase(Locale.ROOT))) {
+                Optional<LockHandle> second = others.tryAcquire(LockRequest.of(other).mode(mode));
+                assertTrue(second.isPresent(), "'" + other + "' shares a lock with '" + key + "'");
+                second.get().close();
+            }
+            assertTrue(held.isValid());
         }
     }
 
