@@ -22,7 +22,7 @@ CREATE TABLE IF NOT EXISTS locked_lock (
 
 -- Fence table of io.locked.jpa.LockFence: per key, the highest token that has written through the
 -- fence. It must be in the database of the transactions it fences. Rows are never deleted. Its key
--- compares like the lock table's. One created by an earlier script is refused at start-up; convert it with
+-- compares like the lock table's. One created by an earlier script is refused at start-up. Convert it with
 --   ALTER TABLE locked_fence MODIFY lock_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL
 CREATE TABLE IF NOT EXISTS locked_fence (
     lock_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,
