@@ -22,7 +22,9 @@ import javax.sql.DataSource;
  * <p>With a fixed number of cycles (the exclusion tests) any failure ends the worker. Until
  * stopped (the fault tests) failures are what is being tested: each is printed as an event and
  * the thread goes on. Events: {@code CYCLE thread enter}, {@code FAILED thread kind start end
- * keyNamed}, {@code LATE thread start end} (acquired after its wait), {@code CLOSE_FAILED thread
+ * keyNamed}, {@code LATE thread start end} (acquired after its wait), {@code LOST thread token
+ * INVALID|AT_CLOSE} (the lock told the holder it lost the lock: {@code isValid()} was already false
+ * when it left, or only {@code close()} threw {@code LockLostException}), {@code CLOSE_FAILED thread
  * exception}.
  */
 final class CycleLoop {
@@ -88,7 +90,8 @@ final class CycleLoop {
             }
             System.err.println("counter failed in " + thread() + " holding token " + lock.token() + ": " + failure);
         }
-        boolean lost = !lock.isValid();
+        boolean invalid = !lock.isValid();
+        boolean lost = invalid;
         long exit = System.nanoTime();
         try {
             lock.close();
@@ -106,6 +109,9 @@ final class CycleLoop {
         history.record(new CriticalSection(holder(), lock.token(), enter, exit, lost));
         writes.record(lock.token(), read, outcome);
         if (options.untilStopped()) {
+            if (lost) {
+                WorkerEvents.print("LOST " + thread() + " " + lock.token() + " " + (invalid ? "INVALID" : "AT_CLOSE"));
+            }
             WorkerEvents.print("CYCLE " + thread() + " " + enter);
         }
     }
