@@ -7,6 +7,7 @@ import io.locked.it.process.CounterFence;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -20,7 +21,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * signalled overlap, and refused once the counter is fenced.
  */
 class FaultPauseTest {
-    @TempDir
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
 
     @AfterAll

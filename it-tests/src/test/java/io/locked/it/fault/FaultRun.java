@@ -33,12 +33,15 @@ final class FaultRun implements AutoCloseable {
     private final List<Path> writes = new ArrayList<>();
     private final List<Takeover> episodes = new ArrayList<>();
     private final List<long[]> holderSuspended = new ArrayList<>();
+    private final Thread killOnExit = new Thread(this::close, "fault-run-kill");
     private long loadDeadline;
     private String gated;
 
     private FaultRun(FaultSettings settings) {
         this.settings = settings;
         this.events = new EventLog(settings.patience());
+        // a suspended worker would never notice that the test JVM ended
+        Runtime.getRuntime().addShutdownHook(killOnExit);
     }
 
     /**
@@ -238,6 +241,13 @@ final class FaultRun implements AutoCloseable {
     public void close() {
         for (WorkerProcess worker : workers) {
             worker.close();
+        }
+        if (Thread.currentThread() != killOnExit) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(killOnExit);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs anyway
+            }
         }
     }
 }

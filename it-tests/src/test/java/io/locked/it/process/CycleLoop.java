@@ -134,10 +134,23 @@ final class CycleLoop {
         }
         boolean keyNamed = failure instanceof LockException named && options.key().equals(named.key());
         WorkerEvents.print("FAILED " + thread() + " " + kind + " " + start + " " + end + " " + keyNamed);
+        if (end - start > options.maxWait().toNanos()) {
+            // kept in the worker's log: why a wait ran past its maxWait
+            System.err.printf("%s: %s ended %d ms past its wait of %s: %s%n", thread(), kind,
+                    (end - start - options.maxWait().toNanos()) / 1_000_000, options.maxWait(), describe(failure));
+        }
         if (!(failure instanceof LockNotAcquiredException)) {
             // a store that fails at once would otherwise be hammered in a tight loop
             Thread.sleep(10);
         }
+    }
+
+    private static String describe(Throwable failure) {
+        StringBuilder text = new StringBuilder(failure.toString());
+        for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
+            text.append(" <- ").append(cause);
+        }
+        return text.toString();
     }
 
     private void unlockedCycle() throws SQLException {
