@@ -39,6 +39,7 @@ import java.util.function.Predicate;
  * @param lostUpdates       confirmed counter writes that overwrote another's increment
  * @param refusedWrites     counter writes the fence refused
  * @param failedWrites      counter writes that failed (database down, connection cut)
+ * @param failedReleases    {@code close()} calls that threw something other than {@code LockLostException}
  * @param failures          refused or failed acquisitions, by kind
  * @param unclear           acquisitions that failed with something other than a LockException naming the key
  * @param worstOverrunMillis how long past its wait the longest acquisition ended (0 if none did), leaving
@@ -47,7 +48,8 @@ import java.util.function.Predicate;
  */
 record FaultOutcome(String scenario, LockMode mode, CounterFence fence, List<Takeover> episodes, int cycles,
                     List<String> silent, List<String> signalled, int lossesSignalled, int lossesSeenByIsValid,
-                    int lostUpdates, int refusedWrites, int failedWrites, Map<String, Integer> failures, List<String> unclear, long worstOverrunMillis, String worstWait) {
+                    int lostUpdates, int refusedWrites, int failedWrites, int failedReleases,
+                    Map<String, Integer> failures, List<String> unclear, long worstOverrunMillis, String worstWait) {
 
     static FaultOutcome of(String scenario, LockMode mode, CounterFence fence, List<Takeover> episodes,
                            List<CriticalSection> sections, List<CounterWrites.Write> writes, List<WorkerEvent> events,
@@ -67,11 +69,15 @@ record FaultOutcome(String scenario, LockMode mode, CounterFence fence, List<Tak
         Map<String, Integer> failures = new HashMap<>();
         List<String> unclear = new ArrayList<>();
         int seenByIsValid = 0;
+        int failedReleases = 0;
         long worstOverrun = 0;
         WorkerEvent worst = null;
         for (WorkerEvent event : events) {
             if (event.is("LOST") && event.fields()[3].equals("INVALID")) {
                 seenByIsValid++;
+            }
+            if (event.is("CLOSE_FAILED")) {
+                failedReleases++;
             }
             if (event.is("FAILED")) {
                 failures.merge(event.failure(), 1, Integer::sum);
@@ -88,8 +94,8 @@ record FaultOutcome(String scenario, LockMode mode, CounterFence fence, List<Tak
             }
         }
         return new FaultOutcome(scenario, mode, fence, List.copyOf(episodes), sections.size(), verdict.silent(),
-                verdict.signalled(), verdict.lossesSignalled(), seenByIsValid, lost, refused, failed, failures, unclear,
-                worstOverrun,
+                verdict.signalled(), verdict.lossesSignalled(), seenByIsValid, lost, refused, failed, failedReleases,
+                failures, unclear, worstOverrun,
                 worst == null ? "" : worst.toString());
     }
 
@@ -134,6 +140,7 @@ record FaultOutcome(String scenario, LockMode mode, CounterFence fence, List<Tak
                 String.valueOf(silent.size()), String.valueOf(signalled.size()),
                 lossesSignalled + " (" + lossesSeenByIsValid + " by isValid)",
                 String.valueOf(lostUpdates), String.valueOf(refusedWrites), String.valueOf(failedWrites),
+                String.valueOf(failedReleases),
                 String.valueOf(failures.getOrDefault("NOT_ACQUIRED", 0)),
                 String.valueOf(failures.getOrDefault("STORE_UNAVAILABLE", 0)),
                 String.valueOf(unclear.size()), String.valueOf(worstOverrunMillis));
@@ -141,13 +148,15 @@ record FaultOutcome(String scenario, LockMode mode, CounterFence fence, List<Tak
 
     static String header() {
         return "scenario | mode | fence | faults injected | cycles | silent overlaps | signalled overlaps"
-                + " | signalled losses | lost updates | refused writes | failed writes | not acquired"
+                + " | signalled losses | lost updates | refused writes | failed writes | failed releases | not acquired"
                 + " | store unavailable | unclear failures | worst wait past maxWait (ms)";
     }
 
     @Override
     public String toString() {
-        return row() + (worstWait.isEmpty() ? "" : "\nlongest wait: " + worstWait) + (silent.isEmpty() ? "" : "\nsilent: " + silent.subList(0, Math.min(5, silent.size())))
+        return row()
+                + (worstWait.isEmpty() ? "" : "\nlongest wait: " + worstWait)
+                + (silent.isEmpty() ? "" : "\nsilent: " + silent.subList(0, Math.min(5, silent.size())))
                 + (unclear.isEmpty() ? "" : "\nunclear: " + unclear.subList(0, Math.min(5, unclear.size())));
     }
 }

@@ -25,7 +25,8 @@ import javax.sql.DataSource;
  * keyNamed}, {@code LATE thread start end} (acquired after its wait), {@code LOST thread token
  * INVALID|AT_CLOSE} (the lock told the holder it lost the lock: {@code isValid()} was already false
  * when it left, or only {@code close()} threw {@code LockLostException}), {@code CLOSE_FAILED thread
- * exception}.
+ * exception invalid} ({@code close()} threw something else; invalid: whether {@code isValid()} was
+ * already false).
  */
 final class CycleLoop {
     private static final int WRITE_ATTEMPTS = 3;
@@ -104,7 +105,9 @@ final class CycleLoop {
             if (!options.untilStopped()) {
                 throw failure;
             }
-            WorkerEvents.print("CLOSE_FAILED " + thread() + " " + failure.getClass().getSimpleName());
+            WorkerEvents.print("CLOSE_FAILED " + thread() + " " + failure.getClass().getSimpleName() + " " + invalid);
+            System.err.println(thread() + ": close of token " + lock.token() + (invalid ? ", known lost," : "")
+                    + " failed: " + describe(failure));
         }
         history.record(new CriticalSection(holder(), lock.token(), enter, exit, lost));
         writes.record(lock.token(), read, outcome);
