@@ -6,11 +6,10 @@ import io.locked.api.LockMode;
 import io.locked.it.process.CounterFence;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Connection cut: the holder JVM reaches the database through a proxy, which resets all its
@@ -30,12 +29,8 @@ class FaultConnectionCutTest {
     }
 
     @ParameterizedTest(name = "{0}, fence {1}")
-    @CsvSource({"PESSIMISTIC, NONE", "OPTIMISTIC, NONE", "PESSIMISTIC, TOKEN", "OPTIMISTIC, TOKEN",
-            "PESSIMISTIC, LIBRARY", "OPTIMISTIC, LIBRARY"})
+    @MethodSource("io.locked.it.fault.FaultCases#modesAndFences")
     void holderCutOff(LockMode mode, CounterFence fence) throws Exception {
-        if (fence == CounterFence.LIBRARY) {
-            Assumptions.assumeTrue(CounterFence.libraryAvailable(), "io.locked.jpa.LockFence is not on this branch yet");
-        }
         FaultSettings settings = FaultSettings.fromSystemProperties();
         MariaDbEndpoint database = MariaDbEndpoint.shared();
         FaultOutcome outcome;
