@@ -26,6 +26,8 @@ import java.util.List;
  * runs it).
  */
 public class JpaLockRepository implements LockRepository {
+    // the row being handed over is the giver's: only a pessimistic acquirer checking it holds it, briefly
+    private static final long HAND_OVER_LOCK_WAIT_MILLIS = 1000;
     private final LockConnections connections;
     private final LockDatabase database;
 
@@ -283,12 +285,16 @@ public class JpaLockRepository implements LockRepository {
             try (PreparedStatement handOver = asInsertId
                     ? connection.prepareStatement(database.handOverLease, Statement.RETURN_GENERATED_KEYS)
                     : connection.prepareStatement(database.handOverLease)) {
-                handOver.setString(1, newOwner);
-                handOver.setString(2, holder);
-                handOver.setLong(3, micros(duration));
-                handOver.setString(4, lease.key());
-                handOver.setString(5, lease.owner());
-                handOver.setLong(6, lease.version());
+                int parameter = 1;
+                if (database.settingsFirst()) {
+                    handOver.setString(parameter++, LockDatabase.lockWait(HAND_OVER_LOCK_WAIT_MILLIS));
+                }
+                handOver.setString(parameter++, newOwner);
+                handOver.setString(parameter++, holder);
+                handOver.setLong(parameter++, micros(duration));
+                handOver.setString(parameter++, lease.key());
+                handOver.setString(parameter++, lease.owner());
+                handOver.setLong(parameter, lease.version());
                 if (asInsertId) {
                     if (handOver.executeUpdate() != 1) {
                         return null;
@@ -302,6 +308,9 @@ public class JpaLockRepository implements LockRepository {
                     return ownersToken(connection, lease.key(), newOwner);
                 }
                 handOver.execute();
+                if (database.settingsFirst()) {
+                    handOver.getMoreResults();
+                }
                 try (ResultSet row = handOver.getResultSet()) {
                     return row != null && row.next() ? row.getLong(1) : null;
                 }

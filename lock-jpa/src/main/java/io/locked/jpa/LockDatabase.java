@@ -91,8 +91,10 @@ public enum LockDatabase {
     /** key, owner, version. */
     final String releaseLease;
     /**
-     * new owner, holder, lease micros, key, owner, version: the lease passed to another owner with a
-     * new token, if still live; returns the new token (MariaDB: as the last insert id).
+     * (PostgreSQL: the lock wait first, see {@link #settingsFirst()}) new owner, holder, lease micros,
+     * key, owner, version: the lease passed to another owner with a new token, if still live; returns
+     * the new token (MariaDB: as the last insert id). The row is the giver's, so its lock wait is
+     * short; a second bounds it where a pessimistic acquirer holds the row.
      */
     final String handOverLease;
     /** key, owner. */
@@ -151,7 +153,7 @@ public enum LockDatabase {
             // row is ours; a pessimistic acquirer may hold it for the moment it takes to find the lease
             // live, so a second is plenty of lock wait
             case "MARIADB" -> mariaDbSettings(1000) + handOver.formatted("LAST_INSERT_ID(" + nextToken + ")");
-            case "POSTGRESQL" -> handOver.formatted(nextToken) + " RETURNING token";
+            case "POSTGRESQL" -> POSTGRESQL_LOCK_WAIT + "; " + handOver.formatted(nextToken) + " RETURNING token";
             default -> "SELECT token FROM FINAL TABLE (" + handOver.formatted(nextToken) + ")";
         };
         this.ownersToken = "SELECT token FROM " + table + " WHERE lock_key = ? AND owner = ?";
