@@ -130,7 +130,8 @@ public final class DefaultLockManager implements LockManager {
         }
         Acquisition acquisition;
         try {
-            if (closed) {
+            // a lease handed over with the turn is given back by watch(), which refuses a closed manager too
+            if (closed && turn.handed() == null) {
                 throw new IllegalStateException("This LockManager was closed while '" + key + "' was being waited for");
             }
             acquisition = optimistic
