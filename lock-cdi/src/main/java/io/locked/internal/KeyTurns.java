@@ -109,8 +109,10 @@ final class KeyTurns {
         LeaseWish reserveSuccessor(Duration leaseLength) {
             synchronized (queue) {
                 Waiter head = queue.waiting.peek();
+                // a run of hand-overs is bounded from the last take at the database, where this JVM waited like any other
                 if (ended.get() || successor != null || head == null || head.wish == null || !head.wish.length().equals(leaseLength)
-                        || queue.streakSince != 0 && time.nanoTime() - queue.streakSince >= HAND_OVER_STREAK_NANOS) {
+                        || handed != null && queue.streakSince != 0
+                        && time.nanoTime() - queue.streakSince >= HAND_OVER_STREAK_NANOS) {
                     return null;
                 }
                 queue.waiting.poll();
@@ -138,7 +140,7 @@ final class KeyTurns {
                     queue.streakSince = 0;
                 } else {
                     next.state = GRANTED;
-                    if (queue.streakSince == 0) {
+                    if (queue.streakSince == 0 || handed == null) {
                         queue.streakSince = time.nanoTime();
                     }
                 }
