@@ -50,8 +50,10 @@ public interface LockHandle extends AutoCloseable {
     LockHandle handOver();
 
     /**
-     * Releases this hold. A nested hold only decrements the reentrancy count; the outermost
-     * releases the row. Closing twice is a no-op.
+     * Releases this hold. The row is released when the last open handle of the acquisition is
+     * closed (usually the outermost; a handed-over nested handle can outlive it). Closing twice is a
+     * no-op. A nested acquisition shares the outer acquisition's mode and token, whatever mode it
+     * asked for.
      *
      * @throws LockLostException if the lock was lost while held (the lease ran out or was taken
      *                           over); the row of another holder is never touched

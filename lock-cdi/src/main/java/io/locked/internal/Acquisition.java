@@ -49,6 +49,11 @@ abstract class Acquisition {
         turn.end();
     }
 
+    /** A re-entry found the acquisition invalid: make that final, then let the next thread in. */
+    void lostAtReentry() {
+        lost();
+    }
+
     /** The first handle, opened inside the acquiring thread's scope. */
     synchronized Handle firstHandle() {
         holds = 1;
@@ -65,7 +70,7 @@ abstract class Acquisition {
             return null;
         }
         if (!isValid()) {
-            lost();
+            lostAtReentry();
             return null;
         }
         holds++;

@@ -9,12 +9,10 @@ import java.util.concurrent.TimeUnit;
  * waiter from spinning on a busy row.
  */
 final class Backoff {
-    private final long firstNanos;
     private final long capNanos;
     private long ceilingNanos;
 
     Backoff(long firstNanos, long capNanos) {
-        this.firstNanos = firstNanos;
         this.capNanos = capNanos;
         this.ceilingNanos = firstNanos;
     }
@@ -31,9 +29,5 @@ final class Backoff {
         long pause = ThreadLocalRandom.current().nextLong(ceilingNanos / 2, ceilingNanos + 1);
         ceilingNanos = Math.min(capNanos, ceilingNanos * 2);
         return Math.max(0, Math.min(pause, remainingNanos));
-    }
-
-    long firstNanos() {
-        return firstNanos;
     }
 }

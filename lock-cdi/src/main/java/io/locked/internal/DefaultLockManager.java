@@ -117,18 +117,23 @@ public final class DefaultLockManager implements LockManager {
             // being released, or lost: never revived; this acquisition goes to the database afresh
             scope.leave(request.key(), outer);
         }
-        long deadline = time.nanoTime() + wait.toNanos();
+        long waitNanos = saturatedNanos(wait);
+        long deadline = time.nanoTime() + waitNanos;
         String key = request.key();
         String owner = newOwner();
         String holder = Holder.describe(time.wallClock());
         boolean optimistic = request.mode() == LockMode.OPTIMISTIC;
-        KeyTurns.Turn turn = awaitTurn(key, wait.toNanos(),
+        KeyTurns.Turn turn = awaitTurn(key, waitNanos,
                 optimistic ? new KeyTurns.LeaseWish(owner, holder, request.lease()) : null);
         if (turn == null) {
             return null;
         }
         Acquisition acquisition;
         try {
+            // a lease handed over with the turn is given back by watch(), which refuses a closed manager too
+            if (closed && turn.handed() == null) {
+                throw new IllegalStateException("This LockManager was closed while '" + key + "' was being waited for");
+            }
             acquisition = optimistic
                     ? acquireOptimistic(key, owner, holder, request.lease(), deadline, scope, turn)
                     : acquirePessimistic(key, owner, holder, deadline, scope, turn);
@@ -184,7 +189,8 @@ public final class DefaultLockManager implements LockManager {
             return acquisition;
         }
         Backoff backoff = Backoff.standard();
-        if (turn.yieldFirst() && !pause(key, deadline, Backoff.LONGEST_PAUSE_NANOS)) {
+        // twice the longest pause: a waiter elsewhere polls every pause plus a round trip
+        if (turn.yieldFirst() && !pause(key, deadline, 2 * Backoff.LONGEST_PAUSE_NANOS)) {
             return null;
         }
         while (true) {
@@ -235,6 +241,11 @@ public final class DefaultLockManager implements LockManager {
             throw new LockInterruptedException(key, interrupted);
         }
         return true;
+    }
+
+    // a wait of centuries means "as long as it takes", not an overflow
+    private static long saturatedNanos(Duration wait) {
+        return wait.compareTo(Duration.ofDays(36_500)) > 0 ? Duration.ofDays(36_500).toNanos() : wait.toNanos();
     }
 
     private static String newOwner() {

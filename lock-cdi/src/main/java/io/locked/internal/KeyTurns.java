@@ -20,7 +20,7 @@ final class KeyTurns {
      * How long one JVM may pass a key from thread to thread before it lets other JVMs in. Another
      * JVM's optimistic waiter polls (at most every 50 ms of backoff) and never finds the row free
      * while leases are handed over, or only in the instant between a local release and the next
-     * local take. Pessimistic waiters of other JVMs queue inside the database ahead of the next local
+     * local take; the next local head then pauses for two of its longest pauses. Pessimistic waiters of other JVMs queue inside the database ahead of the next local
      * thread, and need no such gap.
      */
     static final long HAND_OVER_STREAK_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -109,8 +109,10 @@ final class KeyTurns {
         LeaseWish reserveSuccessor(Duration leaseLength) {
             synchronized (queue) {
                 Waiter head = queue.waiting.peek();
-                if (successor != null || head == null || head.wish == null || !head.wish.length().equals(leaseLength)
-                        || queue.streakSince != 0 && time.nanoTime() - queue.streakSince >= HAND_OVER_STREAK_NANOS) {
+                // a run of hand-overs is bounded from the last take at the database, where this JVM waited like any other
+                if (ended.get() || successor != null || head == null || head.wish == null || !head.wish.length().equals(leaseLength)
+                        || handed != null && queue.streakSince != 0
+                        && time.nanoTime() - queue.streakSince >= HAND_OVER_STREAK_NANOS) {
                     return null;
                 }
                 queue.waiting.poll();
@@ -138,7 +140,7 @@ final class KeyTurns {
                     queue.streakSince = 0;
                 } else {
                     next.state = GRANTED;
-                    if (queue.streakSince == 0) {
+                    if (queue.streakSince == 0 || handed == null) {
                         queue.streakSince = time.nanoTime();
                     }
                 }
@@ -156,7 +158,8 @@ final class KeyTurns {
      * @param timeoutNanos how long to wait; zero or less: only if nobody in this JVM has it or waits for it
      * @param wish         what this thread would take as a lease handed over, or null (pessimistic)
      * @return the turn, or null if the wait ran out
-     * @throws InterruptedException if interrupted while waiting (a turn granted meanwhile is passed on)
+     * @throws InterruptedException if interrupted while waiting in the queue; once the turn was
+     *         granted or reserved, the thread keeps it and its interrupt flag is set again
      */
     Turn await(String key, long timeoutNanos, LeaseWish wish) throws InterruptedException {
         Queue queue = queues.compute(key, (k, existing) -> {

@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.api.LockException;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
 import io.locked.spi.Lease;
@@ -92,6 +93,13 @@ final class OptimisticAcquisition extends Acquisition {
         }
     }
 
+    @Override
+    synchronized void lostAtReentry() {
+        if (!lost) {
+            markLost("its lease of " + leaseLength + " ran out before a renewal confirmed it");
+        }
+    }
+
     private void markLost(String reason) {
         lost = true;
         lostReason = reason;
@@ -150,7 +158,13 @@ final class OptimisticAcquisition extends Acquisition {
             return false;
         }
         long sentAt = time.nanoTime();
-        Lease passed = repository.handOverLease(last, next.owner(), next.holder(), next.length());
+        Lease passed;
+        try {
+            passed = repository.handOverLease(last, next.owner(), next.holder(), next.length());
+        } catch (LockException failed) {
+            // the release that follows frees the row if it can; the successor then goes to the database
+            return false;
+        }
         if (passed == null) {
             return false;
         }

@@ -60,9 +60,56 @@ class LocalQueueTest {
         assertEquals(1, store.mostCallsAtOnce(), "more than one thread of the JVM was at the store for one key");
         // a local hand-over finds the row free, or passes the lease on: one store call per acquisition
         assertEquals(threadCount * cycles, store.storeCalls(), "store calls per acquisition under local contention");
-        if (mode == LockMode.OPTIMISTIC) {
-            assertTrue(store.handOvers() > 0, "no lease was handed over between local threads");
+    }
+
+    @Test
+    void anOptimisticHolderHandsItsLeaseToTheNextLocalWaiterInOneStoreCall() throws Exception {
+        LockRequest request = LockRequest.of("passed").mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(30));
+        LockHandle held = locks.acquire(request);
+        AtomicReference<Thread> waiterThread = new AtomicReference<>();
+        Future<Long> waiter = threads.submit(() -> {
+            waiterThread.set(Thread.currentThread());
+            try (LockHandle next = locks.acquire(request)) {
+                assertTrue(next.isValid());
+                return next.token();
+            }
+        });
+        awaitParked(waiterThread);
+        int callsBefore = store.storeCalls();
+        held.close();
+        long next = waiter.get(30, TimeUnit.SECONDS);
+        assertTrue(next > held.token(), "the handed-over lease has a higher token");
+        assertEquals(1, store.handOvers(), "the lease was not handed over");
+        assertEquals(callsBefore + 1, store.storeCalls(), "the waiter went to the store itself");
+        locks.tryAcquire(request).orElseThrow().close();
+    }
+
+    @Test
+    void aPessimisticWaiterOrADifferentLeaseIsNotHandedALease() throws Exception {
+        LockRequest optimistic = LockRequest.of("not-passed").mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(30));
+        for (LockRequest other : List.of(optimistic.mode(LockMode.PESSIMISTIC), optimistic.leaseFor(Duration.ofSeconds(7)))) {
+            LockHandle held = locks.acquire(optimistic);
+            AtomicReference<Thread> waiterThread = new AtomicReference<>();
+            Future<Long> waiter = threads.submit(() -> {
+                waiterThread.set(Thread.currentThread());
+                try (LockHandle next = locks.acquire(other)) {
+                    return next.token();
+                }
+            });
+            awaitParked(waiterThread);
+            held.close();
+            assertTrue(waiter.get(30, TimeUnit.SECONDS) > held.token());
         }
+        assertEquals(0, store.handOvers(), "a lease was handed to a waiter that asked for something else");
+    }
+
+    private static void awaitParked(AtomicReference<Thread> thread) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((thread.get() == null || thread.get().getState() != Thread.State.TIMED_WAITING)
+                && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertEquals(Thread.State.TIMED_WAITING, thread.get().getState(), "the waiter never queued");
     }
 
     @ParameterizedTest

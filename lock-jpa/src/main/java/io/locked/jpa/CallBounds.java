@@ -56,6 +56,11 @@ record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrow
         return Math.max(0, borrowDeadlineNanos - System.nanoTime());
     }
 
+    /** @return what is left of an acquisition's wait, for its statement's lock wait */
+    long remainingWaitMillis() {
+        return borrowNanos() / 1_000_000;
+    }
+
     private static int millis(Duration duration) {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, duration.toMillis()));
     }

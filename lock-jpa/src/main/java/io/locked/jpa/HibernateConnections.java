@@ -3,7 +3,9 @@ package io.locked.jpa;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import javax.sql.DataSource;
+import org.hibernate.HibernateException;
 import org.hibernate.engine.jdbc.connections.spi.ConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 
@@ -11,6 +13,12 @@ import org.hibernate.engine.spi.SessionFactoryImplementor;
  * The connections of a Hibernate persistence unit that was configured with a JDBC URL (Hibernate's
  * own pool, or the pool it was told to use). Only loaded when Hibernate is present. A provider
  * backed by a data source (HikariCP's, Agroal's) is used through that data source.
+ *
+ * <p>Hibernate's providers fail with HibernateException as well as SQLException: an exhausted
+ * built-in pool, for one, throws at once. Both come out as SQLException, which the repository turns
+ * into a LockException naming the key; an unchecked one becomes a
+ * {@link SQLTransientConnectionException}, as a pool that timed out reports it, and the built-in
+ * pool's "no connection available" a {@link NoFreeConnection}: not acquired, like any drained pool.
  */
 final class HibernateConnections implements LockConnections, LendingThreads.Pool {
     // Hibernate's built-in pool answers at once, and fails when it is exhausted: it never waits
@@ -45,27 +53,50 @@ final class HibernateConnections implements LockConnections, LendingThreads.Pool
 
     @Override
     public Connection open() throws SQLException {
-        return provider.getConnection();
+        try {
+            return provider.getConnection();
+        } catch (HibernateException noConnection) {
+            throw new SQLTransientConnectionException("Hibernate gave no connection: " + noConnection.getMessage(),
+                    noConnection);
+        }
     }
 
     @Override
     public Connection open(long waitNanos) throws SQLException {
-        return neverWaits ? provider.getConnection() : LendingThreads.borrow(this, waitNanos);
+        if (!neverWaits) {
+            return LendingThreads.borrow(this, waitNanos);
+        }
+        try {
+            return provider.getConnection();
+        } catch (HibernateException noConnection) {
+            // the built-in pool throws a plain HibernateException when it is exhausted, and a
+            // JDBCException (a subclass) when the database failed
+            if (noConnection.getClass() == HibernateException.class) {
+                throw new NoFreeConnection(describe());
+            }
+            throw new SQLTransientConnectionException("Hibernate gave no connection: " + noConnection.getMessage(),
+                    noConnection);
+        }
     }
 
     @Override
     public Connection borrow() throws SQLException {
-        return provider.getConnection();
+        return open();
     }
 
     @Override
     public void giveBack(Connection connection) throws SQLException {
-        provider.closeConnection(connection);
+        close(connection);
     }
 
     @Override
     public void close(Connection connection) throws SQLException {
-        provider.closeConnection(connection);
+        try {
+            provider.closeConnection(connection);
+        } catch (HibernateException notReturned) {
+            throw new SQLException("Hibernate did not take the connection back: " + notReturned.getMessage(),
+                    notReturned);
+        }
     }
 
     @Override

@@ -17,7 +17,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The lock rows ({@link LockRow}) of a JPA persistence unit. Each operation is the fewest plain JDBC
@@ -36,6 +35,8 @@ import java.util.concurrent.TimeUnit;
  * always find the last one.
  */
 public class JpaLockRepository implements LockRepository {
+    // the row being handed over is the giver's: only a pessimistic acquirer checking it holds it, briefly
+    private static final long HAND_OVER_LOCK_WAIT_MILLIS = 1000;
     private final LockConnections connections;
     private final LockDatabase database;
     private final ConnectionBudget budget;
@@ -43,10 +44,13 @@ public class JpaLockRepository implements LockRepository {
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
+     * @throws IllegalStateException if the lock table is there but would not compare keys exactly
+     *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory) {
         this.connections = LockConnections.of(requireFactory(factory));
         this.database = DatabaseDetection.detect(factory, connections);
+        LockTableCheck.check(connections, database);
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.shortage = new PoolShortage(connections);
     }
@@ -57,6 +61,8 @@ public class JpaLockRepository implements LockRepository {
      *
      * @param factory  the persistence unit holding the lock table
      * @param database which statements to use
+     * @throws IllegalStateException if the lock table is there but would not compare keys exactly
+     *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory, LockDatabase database) {
         this.connections = LockConnections.of(requireFactory(factory));
@@ -64,6 +70,7 @@ public class JpaLockRepository implements LockRepository {
             throw new IllegalArgumentException("LockDatabase must not be null");
         }
         this.database = database;
+        LockTableCheck.check(connections, database);
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.shortage = new PoolShortage(connections);
     }
@@ -111,8 +118,7 @@ public class JpaLockRepository implements LockRepository {
         boolean handedOver = false;
         try {
             transaction = LockTransaction.begin(connections, database, bounds);
-            // what is left of the wait after the borrow
-            Long token = lockRow(transaction, key, holder, TimeUnit.NANOSECONDS.toMillis(bounds.borrowNanos()));
+            Long token = lockRow(transaction, key, holder, bounds.remainingWaitMillis());
             if (token == null) {
                 // busy: closing rolls back, undoing any token the statement wrote
                 return null;
@@ -159,7 +165,7 @@ public class JpaLockRepository implements LockRepository {
             // connection could wait forever on a pool that holders have drained), then lock it
             transaction.rollback();
             transaction.beginAgain();
-            insertIfAbsent(connection, key);
+            insertIfAbsent(connection, key, waitMillis);
             transaction.commit();
             transaction.beginAgain();
             drawn = drawToken(connection, key, holder, waitMillis);
@@ -169,19 +175,15 @@ public class JpaLockRepository implements LockRepository {
 
     /** The lock statement's answer: null when it returned no row. */
     private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis) throws SQLException {
-        database.prepareLockRow(connection, waitMillis);
-        try (PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
+        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+             PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
             int parameter = 1;
-            if (database.lockRowSettingsFirst()) {
+            if (database.settingsFirst()) {
                 lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
             }
             lock.setString(parameter++, holder);
             lock.setString(parameter, key);
-            lock.execute();
-            if (database.lockRowSettingsFirst()) {
-                lock.getMoreResults();
-            }
-            try (ResultSet row = lock.getResultSet()) {
+            try (ResultSet row = execute(lock)) {
                 return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1) : null;
             }
         }
@@ -190,10 +192,20 @@ public class JpaLockRepository implements LockRepository {
     private record DrawnToken(long token, boolean free) {
     }
 
+    /** Runs a statement that returns rows, past the result of its settings where they come first. */
+    private ResultSet execute(PreparedStatement statement) throws SQLException {
+        // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
+        statement.execute();
+        if (database.settingsFirst()) {
+            statement.getMoreResults();
+        }
+        return statement.getResultSet();
+    }
+
     /** Row-locks the key without waiting; false when there is no row. */
     private boolean lockWithoutWaiting(Connection connection, String key) throws SQLException {
-        database.prepareLockRow(connection, 0);
-        try (PreparedStatement read = connection.prepareStatement(database.lockWithoutWaiting)) {
+        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, 0);
+             PreparedStatement read = connection.prepareStatement(database.lockWithoutWaiting)) {
             read.setString(1, key);
             try (ResultSet row = read.executeQuery()) {
                 return row.next();
@@ -203,15 +215,15 @@ public class JpaLockRepository implements LockRepository {
 
     private void ensureRow(String key, CallBounds bounds) {
         storeCall(key, "creating the lock row", bounds, connection -> {
-            insertIfAbsent(connection, key);
+            insertIfAbsent(connection, key, bounds.remainingWaitMillis());
             return null;
         });
     }
 
-    private void insertIfAbsent(Connection connection, String key) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(database.insertIfAbsent)) {
-            insert.setString(1, key);
-            insert.executeUpdate();
+    private void insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
+        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+             PreparedStatement insert = database.insertIfAbsent(connection, key, waitMillis)) {
+            insert.execute();
         } catch (SQLException raceOrFailure) {
             // a concurrent insert of the same key is fine; the next read shows whether the row is there
             if (!LockConflicts.isBusy(raceOrFailure) && !isDuplicate(raceOrFailure)) {
@@ -229,6 +241,8 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+        // the take and the creation of a missing row may each meet a pessimistic holder's row lock,
+        // and each needs a connection; together they wait no longer than the caller allows
         CallBounds bounds = CallBounds.forWait(dbWait);
         try {
             Take take = tryTake(key, owner, holder, lease, bounds);
@@ -254,10 +268,10 @@ public class JpaLockRepository implements LockRepository {
     private Take tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {
         try {
             return storeCall(key, "taking the lease", bounds, connection -> {
-                try (PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key)) {
-                    // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
-                    take.execute();
-                    try (ResultSet taken = take.getResultSet()) {
+                long waitMillis = bounds.remainingWaitMillis();
+                try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+                     PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
+                    try (ResultSet taken = execute(take)) {
                         if (!taken.next()) {
                             return Take.NO_ROW;
                         }
@@ -268,6 +282,7 @@ public class JpaLockRepository implements LockRepository {
                 }
             });
         } catch (LockStoreUnavailableException failure) {
+            // the wait for a pessimistic holder's row lock ran out: busy, like a live lease
             if (LockConflicts.isBusy(failure)) {
                 return Take.HELD;
             }
@@ -309,12 +324,16 @@ public class JpaLockRepository implements LockRepository {
             try (PreparedStatement handOver = asInsertId
                     ? connection.prepareStatement(database.handOverLease, Statement.RETURN_GENERATED_KEYS)
                     : connection.prepareStatement(database.handOverLease)) {
-                handOver.setString(1, newOwner);
-                handOver.setString(2, holder);
-                handOver.setLong(3, micros(duration));
-                handOver.setString(4, lease.key());
-                handOver.setString(5, lease.owner());
-                handOver.setLong(6, lease.token());
+                int parameter = 1;
+                if (database.settingsFirst()) {
+                    handOver.setString(parameter++, LockDatabase.lockWait(HAND_OVER_LOCK_WAIT_MILLIS));
+                }
+                handOver.setString(parameter++, newOwner);
+                handOver.setString(parameter++, holder);
+                handOver.setLong(parameter++, micros(duration));
+                handOver.setString(parameter++, lease.key());
+                handOver.setString(parameter++, lease.owner());
+                handOver.setLong(parameter, lease.token());
                 if (asInsertId) {
                     if (handOver.executeUpdate() != 1) {
                         return null;
@@ -328,6 +347,9 @@ public class JpaLockRepository implements LockRepository {
                     return ownersToken(connection, lease.key(), newOwner);
                 }
                 handOver.execute();
+                if (database.settingsFirst()) {
+                    handOver.getMoreResults();
+                }
                 try (ResultSet row = handOver.getResultSet()) {
                     return row != null && row.next() ? row.getLong(1) : null;
                 }

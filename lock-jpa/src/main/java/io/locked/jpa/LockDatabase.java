@@ -2,9 +2,7 @@ package io.locked.jpa;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.function.UnaryOperator;
 
 /**
@@ -14,17 +12,27 @@ import java.util.function.UnaryOperator;
  * <p>Every time is the database's: leases start and end on its clock, and tokens are drawn as
  * {@code GREATEST(token + 1, now in microseconds)} so that they keep increasing after a row is
  * deleted and created again, and after a pessimistic holder's transaction was rolled back (both
- * rely on the database clock not stepping back). Each statement judges "free or held" once: where
- * the clock moves within a statement (PostgreSQL's {@code clock_timestamp()}), two readings could
- * disagree. Statements take positional parameters, in the order their documentation gives.
+ * rely on the database clock not stepping back). That "now" is read when the token is written,
+ * after any wait for the row lock: a holder granted while a statement waited, and rolled back
+ * after it used its token, drew that token from a later clock than the statement's start. (A
+ * statement that creates a missing row reads the clock for it before it can wait; it waits only
+ * for another transaction creating the same key at that moment.)
+ *
+ * <p>Each statement judges "free or held" once: where the clock moves within a statement
+ * (PostgreSQL's {@code clock_timestamp()}), two readings could disagree. Statements take
+ * positional parameters, in the order their documentation gives.
  */
 public enum LockDatabase {
     /**
      * MariaDB 10.6+, through mysql-connector-j or the MariaDB driver. Its statements use MariaDB
      * syntax ({@code SET STATEMENT ... FOR}, {@code INSERT ... RETURNING}): MySQL is not supported yet.
+     * Tokens are drawn from {@code SYSDATE(6)}: a server started with {@code --sysdate-is-now} would
+     * read it at the statement's start again.
      */
     MARIADB("UTC_TIMESTAMP(6)",
-            "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
+            // UTC_TIMESTAMP is the statement's start; SYSDATE is read when called, after the row-lock
+            // wait, in the session's zone, which the statements set to UTC (SET STATEMENT time_zone)
+            "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', SYSDATE(6))",
             micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)",
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON DUPLICATE KEY UPDATE lock_key = lock_key",
@@ -36,15 +44,21 @@ public enum LockDatabase {
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON CONFLICT (lock_key) DO NOTHING",
             "schema-postgresql.sql"),
-    /** H2 2.x. Its clock reads the same value throughout a transaction. */
+    /** H2 2.3+. Its clock reads the same value throughout a transaction. */
     H2("CURRENT_TIMESTAMP(6)",
-            "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(6))",
+            // CURRENT_TIMESTAMP stands still for a transaction; the only clock H2 reads when a value is
+            // computed is the one in a version 7 UUID: milliseconds in its top 48 bits, then the version,
+            // then 12 bits of the millisecond's fraction
+            "(SELECT RSHIFT(u, 16) * 1000 + BITAND(u, 4095) * 1000 / 4096"
+                    + " FROM (SELECT CAST(SUBSTRING(CAST(RANDOM_UUID(7) AS VARBINARY(16)) FROM 1 FOR 8) AS BIGINT) u))",
             micros -> "DATEADD(MICROSECOND, " + micros + ", CURRENT_TIMESTAMP(6))",
             "MERGE INTO " + LockRow.TABLE + " t USING (VALUES (CAST(? AS VARCHAR(255)))) s(k) ON t.lock_key = s.k"
                     + " WHEN NOT MATCHED THEN INSERT (lock_key, version, token) VALUES (s.k, 0, 0)",
             "schema-h2.sql");
 
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
+    /** PostgreSQL's bound on a statement's lock wait, sent first in the same round trip; it ends with the transaction. */
+    private static final String POSTGRESQL_LOCK_WAIT = "SELECT set_config('lock_timeout', ?, true)";
     /**
      * lock wait: the settings of PostgreSQL's lock transaction, which end with it. The wait, and
      * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
@@ -55,13 +69,13 @@ public enum LockDatabase {
             "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
 
     /** key. */
-    final String insertIfAbsent;
+    private final String insertIfAbsent;
     final String schemaResource;
-    /** key. Row-locks the key's row without waiting (H2: after {@link #prepareLockRow} with 0); no row if missing. */
+    /** key. Row-locks the key's row without waiting (H2: in a {@link SessionLockTimeout} of 0); no row if missing. */
     final String lockWithoutWaiting;
     /**
-     * owner, holder, lease micros, key (PostgreSQL: and the key again): one compare-and-set that
-     * succeeds only on a free or expired row, returning token, version and owner: the lease was
+     * owner, holder, lease micros, key (PostgreSQL: lock wait, key, owner, holder, lease micros,
+     * key): one compare-and-set that succeeds only on a free or expired row, returning token, version and owner: the lease was
      * taken if the owner is the caller's. Where {@link #takeTellsMissingRow} says so, no row comes
      * back only when the key has no row (MariaDB creates it instead: an upsert); on H2 no row
      * comes back for a missing row and for a held lease alike.
@@ -80,8 +94,10 @@ public enum LockDatabase {
     /** key, owner, token. */
     final String releaseLease;
     /**
-     * new owner, holder, lease micros, key, owner, token: the lease passed to another owner with a
-     * new token, if still live; returns the new token (MariaDB: as the last insert id).
+     * (PostgreSQL: the lock wait first, see {@link #settingsFirst()}) new owner, holder, lease micros,
+     * key, owner, token: the lease passed to another owner with a new token, if still live; returns
+     * the new token (MariaDB: as the last insert id). The row is the giver's, so its lock wait is
+     * short; a second bounds it where a pessimistic acquirer holds the row.
      */
     final String handOverLease;
     /** key, owner. */
@@ -95,7 +111,13 @@ public enum LockDatabase {
     /** minus the idle time in micros (twice), key. */
     final String deleteIdle;
 
-    LockDatabase(String now, String nowMicros, UnaryOperator<String> nowPlusMicros, String insertIfAbsent,
+    /**
+     * @param now           the database's clock, for judging leases
+     * @param tokenMicros   the clock in microseconds as read when the expression is computed, which
+     *                      for a token is after the row lock was granted
+     * @param nowPlusMicros now plus a number of microseconds
+     */
+    LockDatabase(String now, String tokenMicros, UnaryOperator<String> nowPlusMicros, String insertIfAbsent,
                  String schemaFile) {
         String table = LockRow.TABLE;
         this.insertIfAbsent = insertIfAbsent;
@@ -104,23 +126,23 @@ public enum LockDatabase {
         this.lockWithoutWaiting = "SELECT 1 FROM " + table + " WHERE lock_key = ? FOR UPDATE"
                 + (name().equals("H2") ? "" : " NOWAIT");
         String free = FREE_OR_EXPIRED.formatted(now);
-        String update = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1,"
-                + " token = GREATEST(token + 1, " + nowMicros + "), acquired_at = " + now
-                + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free;
         this.takeLease = switch (name()) {
-            case "MARIADB" -> upsertTake(table, now, nowMicros, nowPlusMicros.apply("?"), free);
-            case "POSTGRESQL" -> postgresTake(table, update);
-            default -> "SELECT token, version, owner FROM FINAL TABLE (" + update + ")";
+            case "MARIADB" -> upsertTake(table, now, tokenMicros, nowPlusMicros.apply("?"), free);
+            case "POSTGRESQL" -> POSTGRESQL_LOCK_WAIT + "; " + postgresTake(table, now, tokenMicros, nowPlusMicros.apply("?"));
+            // H2 computes an UPDATE's new values after it locked the row
+            default -> "SELECT token, version, owner FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, holder = ?,"
+                    + " version = version + 1, token = GREATEST(token + 1, " + tokenMicros + "), acquired_at = " + now
+                    + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free + ")";
         };
         this.takeTellsMissingRow = !name().equals("H2");
         this.lockRow = switch (name()) {
-            case "MARIADB" -> upsertLockRow(table, now, nowMicros, free);
-            case "POSTGRESQL" -> POSTGRESQL_SETTINGS + "; " + postgresLockRow(table, now, nowMicros);
+            case "MARIADB" -> upsertLockRow(table, now, tokenMicros, free);
+            case "POSTGRESQL" -> POSTGRESQL_SETTINGS + "; " + postgresLockRow(table, now, tokenMicros);
             // H2 re-parses SELECT ... FOR UPDATE every time; an UPDATE read through FINAL TABLE is
             // parsed once, and row-locks like the UPDATE it is. It returns no row when the key has
             // no row or a live lease holds it.
             default -> "SELECT token, 1 FROM FINAL TABLE (UPDATE " + table + " SET token = GREATEST(token + 1, "
-                    + nowMicros + "), version = version + 1, acquired_at = " + now + ", holder = ? WHERE lock_key = ? AND "
+                    + tokenMicros + "), version = version + 1, acquired_at = " + now + ", holder = ? WHERE lock_key = ? AND "
                     + free + ")";
         };
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusMicros.apply("?")
@@ -128,11 +150,13 @@ public enum LockDatabase {
         String handOver = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1, token = %s,"
                 + " acquired_at = " + now + ", expires_at = " + nowPlusMicros.apply("?")
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
-        String nextToken = "GREATEST(token + 1, " + nowMicros + ")";
+        String nextToken = "GREATEST(token + 1, " + tokenMicros + ")";
         this.handOverLease = switch (name()) {
-            // no UPDATE ... RETURNING before MariaDB 10.12: the token comes back in the OK packet
-            case "MARIADB" -> handOver.formatted("LAST_INSERT_ID(" + nextToken + ")");
-            case "POSTGRESQL" -> handOver.formatted(nextToken) + " RETURNING token";
+            // no UPDATE ... RETURNING before MariaDB 10.12: the token comes back in the OK packet. The
+            // row is ours; a pessimistic acquirer may hold it for the moment it takes to find the lease
+            // live, so a second is plenty of lock wait
+            case "MARIADB" -> mariaDbSettings(1000) + handOver.formatted("LAST_INSERT_ID(" + nextToken + ")");
+            case "POSTGRESQL" -> POSTGRESQL_LOCK_WAIT + "; " + handOver.formatted(nextToken) + " RETURNING token";
             default -> "SELECT token FROM FINAL TABLE (" + handOver.formatted(nextToken) + ")";
         };
         this.ownersToken = "SELECT token FROM " + table + " WHERE lock_key = ? AND owner = ?";
@@ -149,33 +173,39 @@ public enum LockDatabase {
         this.deleteIdle = "DELETE FROM " + table + " WHERE " + idle + " AND lock_key = ?";
     }
 
-    /** The take of {@link #takeLease}, its parameters bound. */
-    PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key)
-            throws SQLException {
-        PreparedStatement take = connection.prepareStatement(takeLease);
-        take.setString(1, owner);
-        take.setString(2, holder);
-        take.setLong(3, leaseMicros);
-        take.setString(4, key);
+    /**
+     * The take of {@link #takeLease}, its parameters bound, queueing at most waitMillis for a row lock
+     * (a pessimistic holder's; H2: within a {@link SessionLockTimeout}): past it the statement fails
+     * as busy. Where {@link #settingsFirst()} says so, its first result is the settings'.
+     */
+    PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key,
+                                long waitMillis) throws SQLException {
+        PreparedStatement take = connection.prepareStatement(
+                this == MARIADB ? mariaDbSettings(waitMillis) + takeLease : takeLease);
+        int parameter = 1;
         if (this == POSTGRESQL) {
-            take.setString(5, key); // for the existence branch
+            take.setString(parameter++, lockWait(waitMillis));
+            take.setString(parameter++, key); // the row to lock
         }
+        take.setString(parameter++, owner);
+        take.setString(parameter++, holder);
+        take.setLong(parameter++, leaseMicros);
+        take.setString(parameter, key); // PostgreSQL: the existence branch's
         return take;
     }
 
     /**
      * The pessimistic acquisition in one statement, queueing at most waitMillis for the row lock:
      * it row-locks the key and writes the next token, which counts only if no live lease holds the
-     * key (PostgreSQL writes it either way; a busy answer is rolled back by the caller). Parameters: the
-     * lock wait as text where {@link #lockRowSettingsFirst()} says so, then holder, key. Returns the
-     * token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
-     * missing row in the same statement; H2 returns no row for a missing row or a held lease. Run
-     * {@link #prepareLockRow} before it.
+     * key (PostgreSQL writes it either way; a busy answer is rolled back by the caller).
+     * Parameters: the lock wait as text where {@link #settingsFirst()} says so, then holder, key.
+     * Returns the token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
+     * missing row in the same statement; H2 returns no row for a missing row or a held lease, and
+     * runs it within a {@link SessionLockTimeout}.
      */
     String lockRow(long waitMillis) {
         return switch (this) {
-            // innodb_lock_wait_timeout counts whole seconds, and 0 does not wait at all
-            case MARIADB -> "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000 + " FOR " + lockRow;
+            case MARIADB -> mariaDbSettings(waitMillis) + lockRow;
             case POSTGRESQL, H2 -> lockRow;
         };
     }
@@ -186,11 +216,40 @@ public enum LockDatabase {
     }
 
     /**
-     * PostgreSQL sends its transaction settings in the same round trip, as a first statement: the
-     * statement's first result is theirs, and its first parameter the lock wait ({@link #lockWait}).
+     * Creates the key's row if missing, waiting at most waitMillis for another transaction creating
+     * it (H2: within a {@link SessionLockTimeout}). Run with {@code execute()}: where
+     * {@link #settingsFirst()} says so, its first result is the settings'.
      */
-    boolean lockRowSettingsFirst() {
+    PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
+        PreparedStatement insert = connection.prepareStatement(switch (this) {
+            case MARIADB -> mariaDbSettings(waitMillis) + insertIfAbsent;
+            case POSTGRESQL -> POSTGRESQL_LOCK_WAIT + "; " + insertIfAbsent;
+            case H2 -> insertIfAbsent;
+        });
+        int parameter = 1;
+        if (this == POSTGRESQL) {
+            insert.setString(parameter++, lockWait(waitMillis));
+        }
+        insert.setString(parameter, key);
+        return insert;
+    }
+
+    /**
+     * PostgreSQL bounds a statement's lock wait by settings sent in the same round trip, as a first
+     * statement: the statement's first result is theirs, and its first parameter the lock wait
+     * ({@link #lockWait}).
+     */
+    boolean settingsFirst() {
         return this == POSTGRESQL;
+    }
+
+    /**
+     * MariaDB's settings for one statement: its lock wait (innodb_lock_wait_timeout counts whole
+     * seconds, and 0 does not wait at all) and UTC for the SYSDATE its tokens are drawn from.
+     */
+    private static String mariaDbSettings(long waitMillis) {
+        return "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000
+                + ", time_zone = '+00:00' FOR ";
     }
 
     /** PostgreSQL's lock_timeout for a wait: 0 would mean "forever", so the shortest wait is 1 ms. */
@@ -203,14 +262,14 @@ public enum LockDatabase {
     // as it was. The statement must mean the same either way: the owner is assigned first; every
     // later column asks "the owner is now the caller's, or the row was free" (true in both modes
     // exactly when the take succeeded), and expires_at, which that question reads, comes last.
-    private static String upsertTake(String table, String now, String nowMicros, String nowPlusLease, String free) {
+    private static String upsertTake(String table, String now, String tokenMicros, String nowPlusLease, String free) {
         String took = "(owner = VALUES(owner) OR " + free + ")";
         return "INSERT INTO " + table + " (owner, holder, expires_at, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, " + nowPlusLease + ", ?, 1, " + nowMicros + ", " + now + ")"
+                + " VALUES (?, ?, " + nowPlusLease + ", ?, 1, " + tokenMicros + ", " + now + ")"
                 + " ON DUPLICATE KEY UPDATE owner = IF(" + free + ", VALUES(owner), owner),"
                 + " holder = IF(" + took + ", VALUES(holder), holder),"
                 + " version = IF(" + took + ", version + 1, version),"
-                + " token = IF(" + took + ", GREATEST(token + 1, " + nowMicros + "), token),"
+                + " token = IF(" + took + ", GREATEST(token + 1, " + tokenMicros + "), token),"
                 + " acquired_at = IF(" + took + ", " + now + ", acquired_at),"
                 + " expires_at = IF(" + took + ", VALUES(expires_at), expires_at)"
                 + " RETURNING token, version, owner";
@@ -218,20 +277,29 @@ public enum LockDatabase {
 
     // The lease columns are only read here, never assigned, so every IF sees the row as it was in
     // either assignment order (see upsertTake).
-    private static String upsertLockRow(String table, String now, String nowMicros, String free) {
+    private static String upsertLockRow(String table, String now, String tokenMicros, String free) {
         return "INSERT INTO " + table + " (holder, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"
-                + " ON DUPLICATE KEY UPDATE token = IF(" + free + ", GREATEST(token + 1, " + nowMicros + "), token),"
+                + " VALUES (?, ?, 1, " + tokenMicros + ", " + now + ")"
+                + " ON DUPLICATE KEY UPDATE token = IF(" + free + ", GREATEST(token + 1, " + tokenMicros + "), token),"
                 + " version = IF(" + free + ", version + 1, version),"
                 + " acquired_at = IF(" + free + ", " + now + ", acquired_at),"
                 + " holder = IF(" + free + ", VALUES(holder), holder)"
                 + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
     }
 
-    // A plain UPDATE, so that a failed attempt locks and writes nothing; the second branch answers
-    // in the same round trip whether the row exists (both branches see the row as it was).
-    private static String postgresTake(String table, String update) {
-        return "WITH taken AS (" + update + " RETURNING token, version, owner)"
+    // An UPDATE computes its new values before it waits for a row lock, and keeps them if the
+    // transaction it waited for rolls back: its token would come from a clock read before that
+    // holder's. So the row is locked first, in its own step, and the update joins the locked row,
+    // computing its values after the wait. A held lease is filtered out before any lock, so that a
+    // failed attempt locks and writes nothing; the last branch answers in the same round trip
+    // whether the row exists (it sees the row as it was).
+    private static String postgresTake(String table, String now, String tokenMicros, String nowPlusLease) {
+        return "WITH free AS (SELECT lock_key FROM " + table + " WHERE lock_key = ? AND "
+                + FREE_OR_EXPIRED.formatted(now) + " FOR NO KEY UPDATE),"
+                + " taken AS (UPDATE " + table + " l SET owner = ?, holder = ?, version = l.version + 1,"
+                + " token = GREATEST(l.token + 1, " + tokenMicros + "), acquired_at = " + now
+                + ", expires_at = " + nowPlusLease + " FROM free WHERE l.lock_key = free.lock_key"
+                + " RETURNING l.token, l.version, l.owner)"
                 + " SELECT token, version, owner FROM taken"
                 + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
     }
@@ -241,33 +309,11 @@ public enum LockDatabase {
     // SET and again there could answer "free" over a token left unchanged, when a lease ran out in
     // between. So the SET writes the next token whether or not the key is free: a busy answer rolls
     // the lock transaction back, and the write with it.
-    private static String postgresLockRow(String table, String now, String nowMicros) {
+    private static String postgresLockRow(String table, String now, String tokenMicros) {
         return "INSERT INTO " + table + " AS l (holder, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, 1, " + nowMicros + ", " + now + ")"
-                + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + nowMicros + "),"
+                + " VALUES (?, ?, 1, " + tokenMicros + ", " + now + ")"
+                + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + tokenMicros + "),"
                 + " version = l.version + 1, acquired_at = " + now + ", holder = EXCLUDED.holder"
                 + " RETURNING l.token, CASE WHEN l.owner IS NULL OR l.expires_at <= " + now + " THEN 1 ELSE 0 END";
-    }
-
-    /**
-     * Where the lock wait is not part of the statement (H2), sets it on the connection, only if it
-     * differs: every H2 SET empties the query caches of all sessions, and the lock statement would
-     * then be parsed again on every call.
-     */
-    void prepareLockRow(Connection connection, long waitMillis) throws SQLException {
-        if (this != H2) {
-            return;
-        }
-        // H2 reads 0 as "its default" (2 s): the shortest real bound is 1 ms
-        long timeout = Math.max(1, waitMillis);
-        try (PreparedStatement current = connection.prepareStatement("SELECT LOCK_TIMEOUT()");
-             ResultSet value = current.executeQuery()) {
-            if (value.next() && value.getLong(1) == timeout) {
-                return;
-            }
-        }
-        try (Statement setting = connection.createStatement()) {
-            setting.execute("SET LOCK_TIMEOUT " + timeout);
-        }
     }
 }

@@ -23,7 +23,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -268,6 +270,23 @@ abstract class JpaLockContractSuite extends LockContractTest {
                 waiters.shutdownNow();
                 managers.forEach(LockManager::close);
             }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void keysThatDifferOnlyByTrailingSpacesOrCaseAreSeparateLocks(LockMode mode) {
+        String key = "jpa:exact:" + UUID.randomUUID();
+        // two managers, so that the second acquisition is a stranger's rather than a re-entry
+        try (LockManager holders = LockManagerBuilder.on(store.repository()).build();
+             LockManager others = LockManagerBuilder.on(store.repository()).build();
+             LockHandle held = holders.acquire(LockRequest.of(key).mode(mode))) {
+            for (String other : List.of(key + " ", key + "  ", key.toUpperCase(Locale.ROOT))) {
+                Optional<LockHandle> second = others.tryAcquire(LockRequest.of(other).mode(mode));
+                assertTrue(second.isPresent(), "'" + other + "' shares a lock with '" + key + "'");
+                second.get().close();
+            }
+            assertTrue(held.isValid());
         }
     }
 

@@ -2,8 +2,7 @@ package io.locked.it.process;
 
 import io.locked.api.LockHandle;
 import io.locked.api.LockLostException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
+import io.locked.jpa.LockFence;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -29,17 +28,15 @@ public enum CounterFence {
         }
     },
     /**
-     * The library's fenced write (issue 11): a transaction that calls
-     * {@code io.locked.jpa.LockFence.check(connection, handle)} before the write, and rolls back
-     * when it throws {@link LockLostException}. Found by name until that class is on this branch;
-     * then call it directly.
+     * The library's fenced write: a transaction that calls {@link LockFence#check(Connection, LockHandle)}
+     * before the write, and rolls back when it throws {@link LockLostException}.
      */
     LIBRARY {
         @Override
         boolean write(Connection connection, String key, long value, LockHandle lock) throws SQLException {
             connection.setAutoCommit(false);
             try {
-                libraryCheck(connection, lock);
+                LockFence.check(connection, lock);
                 Counter.write(connection, key, value);
                 connection.commit();
                 return true;
@@ -55,8 +52,6 @@ public enum CounterFence {
         }
     };
 
-    private static final String LIBRARY_FENCE = "io.locked.jpa.LockFence";
-
     /**
      * @param connection an autocommit connection, left in autocommit
      * @param key        the lock key
@@ -65,36 +60,4 @@ public enum CounterFence {
      * @return false if the fence refused the write
      */
     abstract boolean write(Connection connection, String key, long value, LockHandle lock) throws SQLException;
-
-    /** @return whether the library's fence is on the classpath, so {@link #LIBRARY} can run */
-    public static boolean libraryAvailable() {
-        try {
-            Class.forName(LIBRARY_FENCE);
-            return true;
-        } catch (ClassNotFoundException absent) {
-            return false;
-        }
-    }
-
-    private static void libraryCheck(Connection connection, LockHandle lock) throws SQLException {
-        Method check;
-        try {
-            check = Class.forName(LIBRARY_FENCE).getMethod("check", Connection.class, LockHandle.class);
-        } catch (ReflectiveOperationException absent) {
-            throw new IllegalStateException(LIBRARY_FENCE + ".check(Connection, LockHandle) is not on the classpath", absent);
-        }
-        try {
-            check.invoke(null, connection, lock);
-        } catch (InvocationTargetException thrown) {
-            if (thrown.getCause() instanceof SQLException failure) {
-                throw failure;
-            }
-            if (thrown.getCause() instanceof RuntimeException failure) {
-                throw failure;
-            }
-            throw new IllegalStateException(thrown.getCause());
-        } catch (IllegalAccessException unexpected) {
-            throw new IllegalStateException(unexpected);
-        }
-    }
 }

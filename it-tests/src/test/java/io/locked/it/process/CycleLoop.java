@@ -22,8 +22,11 @@ import javax.sql.DataSource;
  * <p>With a fixed number of cycles (the exclusion tests) any failure ends the worker. Until
  * stopped (the fault tests) failures are what is being tested: each is printed as an event and
  * the thread goes on. Events: {@code CYCLE thread enter}, {@code FAILED thread kind start end
- * keyNamed}, {@code LATE thread start end} (acquired after its wait), {@code CLOSE_FAILED thread
- * exception}.
+ * keyNamed}, {@code LATE thread start end} (acquired after its wait), {@code LOST thread token
+ * INVALID|AT_CLOSE} (the lock told the holder it lost the lock: {@code isValid()} was already false
+ * when it left, or only {@code close()} threw {@code LockLostException}), {@code CLOSE_FAILED thread
+ * exception invalid} ({@code close()} threw something else; invalid: whether {@code isValid()} was
+ * already false).
  */
 final class CycleLoop {
     private static final int WRITE_ATTEMPTS = 3;
@@ -88,7 +91,8 @@ final class CycleLoop {
             }
             System.err.println("counter failed in " + thread() + " holding token " + lock.token() + ": " + failure);
         }
-        boolean lost = !lock.isValid();
+        boolean invalid = !lock.isValid();
+        boolean lost = invalid;
         long exit = System.nanoTime();
         try {
             lock.close();
@@ -101,11 +105,16 @@ final class CycleLoop {
             if (!options.untilStopped()) {
                 throw failure;
             }
-            WorkerEvents.print("CLOSE_FAILED " + thread() + " " + failure.getClass().getSimpleName());
+            WorkerEvents.print("CLOSE_FAILED " + thread() + " " + failure.getClass().getSimpleName() + " " + invalid);
+            System.err.println(thread() + ": close of token " + lock.token() + (invalid ? ", known lost," : "")
+                    + " failed: " + describe(failure));
         }
         history.record(new CriticalSection(holder(), lock.token(), enter, exit, lost));
         writes.record(lock.token(), read, outcome);
         if (options.untilStopped()) {
+            if (lost) {
+                WorkerEvents.print("LOST " + thread() + " " + lock.token() + " " + (invalid ? "INVALID" : "AT_CLOSE"));
+            }
             WorkerEvents.print("CYCLE " + thread() + " " + enter);
         }
     }
@@ -128,10 +137,23 @@ final class CycleLoop {
         }
         boolean keyNamed = failure instanceof LockException named && options.key().equals(named.key());
         WorkerEvents.print("FAILED " + thread() + " " + kind + " " + start + " " + end + " " + keyNamed);
+        if (end - start > options.maxWait().toNanos()) {
+            // kept in the worker's log: why a wait ran past its maxWait
+            System.err.printf("%s: %s ended %d ms past its wait of %s: %s%n", thread(), kind,
+                    (end - start - options.maxWait().toNanos()) / 1_000_000, options.maxWait(), describe(failure));
+        }
         if (!(failure instanceof LockNotAcquiredException)) {
             // a store that fails at once would otherwise be hammered in a tight loop
             Thread.sleep(10);
         }
+    }
+
+    private static String describe(Throwable failure) {
+        StringBuilder text = new StringBuilder(failure.toString());
+        for (Throwable cause = failure.getCause(); cause != null; cause = cause.getCause()) {
+            text.append(" <- ").append(cause);
+        }
+        return text.toString();
     }
 
     private void unlockedCycle() throws SQLException {

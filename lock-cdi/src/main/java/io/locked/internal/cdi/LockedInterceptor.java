@@ -109,8 +109,9 @@ public class LockedInterceptor {
                     release(handle, acquired);
                     outcome.complete(value);
                 }
-            } catch (LockException lost) {
-                outcome.completeExceptionally(lost);
+            } catch (Throwable releaseFailure) {
+                // whatever the release threw, the caller's stage must complete
+                outcome.completeExceptionally(releaseFailure);
             }
         });
         return outcome;

@@ -1,10 +1,12 @@
 package io.locked.internal.key;
 
+import java.lang.reflect.Modifier;
 import java.util.Arrays;
 
 /**
  * Turns a placeholder's value into key text that means the same in every call and every JVM:
- * arrays by their content, everything else by its own {@code toString()}. A value whose class keeps
+ * arrays by their content (element by element), everything else by its own {@code toString()}.
+ * Collections render through their own {@code toString()}, so their elements are not checked. A value whose class keeps
  * {@code Object.toString()} ("Order@1b6d3586") would give a different key per instance and per
  * JVM, so that two callers for the same order would never exclude each other: it is refused.
  */
@@ -24,7 +26,9 @@ final class KeyValue {
      * @return why values of that type cannot make a key, or null if they can (or only a value can tell)
      */
     static String problemWith(Class<?> type) {
-        if (type.isArray() || type.isPrimitive() || type.isInterface() || type == Object.class) {
+        // an interface, an abstract class (Number) or Object: only the value's own class can tell
+        if (type.isArray() || type.isPrimitive() || type.isInterface() || Modifier.isAbstract(type.getModifiers())
+                || type == Object.class) {
             return null;
         }
         return hasOwnToString(type) ? null : type.getName() + " does not override toString(), so each instance would"
@@ -32,8 +36,24 @@ final class KeyValue {
     }
 
     static void append(StringBuilder key, Object value, String expression) {
+        if (value instanceof Object[] elements) {
+            // element by element, so that an element rendered by identity is refused like a value would be
+            key.append('[');
+            for (int i = 0; i < elements.length; i++) {
+                if (i > 0) {
+                    key.append(", ");
+                }
+                if (elements[i] == null) {
+                    key.append("null");
+                } else {
+                    append(key, elements[i], expression);
+                }
+            }
+            key.append(']');
+            return;
+        }
         if (value.getClass().isArray()) {
-            key.append(value instanceof Object[] objects ? Arrays.deepToString(objects) : primitiveArray(value));
+            key.append(primitiveArray(value));
             return;
         }
         if (!HAS_OWN_TO_STRING.get(value.getClass())) {

@@ -7,9 +7,13 @@ import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -30,10 +34,18 @@ public enum TestDatabase {
 
     /** The persistence unit of the tests, listing only {@code LockRow}. */
     public static final String UNIT = "locked-test";
+    /** Converts a MariaDB lock table made by an earlier schema script, as the script's comment says. */
+    public static final String MARIADB_LOCK_TABLE_CONVERSION = "ALTER TABLE locked_lock"
+            + " MODIFY lock_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,"
+            + " MODIFY owner VARCHAR(36) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL,"
+            + " MODIFY holder VARCHAR(255) CHARACTER SET utf8mb4 NULL";
+    private static final String MARIADB_FENCE_TABLE_CONVERSION = "ALTER TABLE locked_fence"
+            + " MODIFY lock_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL";
     public final String url;
     public final String user;
     public final String password;
     private final String dialect;
+    private volatile boolean lockTableConverted;
 
     TestDatabase(String url, String user, String password, String dialect) {
         this.url = url;
@@ -104,6 +116,7 @@ public enum TestDatabase {
      * @return an EntityManagerFactory of that unit on that pool
      */
     public EntityManagerFactory entityManagerFactory(HikariDataSource dataSource, String unit) {
+        convertEarlierLockTable(dataSource);
         Map<String, Object> properties = new HashMap<>();
         properties.put("jakarta.persistence.nonJtaDataSource", dataSource);
         properties.put("hibernate.dialect", dialect);
@@ -115,6 +128,32 @@ public enum TestDatabase {
         }
         properties.put("hibernate.show_sql", System.getProperty("locked.showSql", "false"));
         return Persistence.createEntityManagerFactory(unit, properties);
+    }
+
+    /**
+     * The test databases of CI machines keep their lock table from run to run. One made by an earlier
+     * MariaDB script (a key column that pads trailing spaces, which the repository refuses) is
+     * converted once per JVM, as an operator would.
+     */
+    private void convertEarlierLockTable(DataSource dataSource) {
+        if (this != MARIADB || lockTableConverted) {
+            return;
+        }
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement padding = connection.prepareStatement("SELECT table_name FROM information_schema.columns"
+                     + " WHERE table_schema = DATABASE() AND table_name IN ('locked_lock', 'locked_fence')"
+                     + " AND column_name = 'lock_key' AND collation_name <> 'utf8mb4_nopad_bin'");
+             ResultSet found = padding.executeQuery()) {
+            while (found.next()) {
+                try (Statement convert = connection.createStatement()) {
+                    convert.execute(found.getString(1).equalsIgnoreCase("locked_fence")
+                            ? MARIADB_FENCE_TABLE_CONVERSION : MARIADB_LOCK_TABLE_CONVERSION);
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot convert the lock table of " + this + " at " + url, e);
+        }
+        lockTableConverted = true;
     }
 
     /**
