@@ -22,8 +22,10 @@ import java.util.concurrent.Callable;
  * or its last handle is being closed. The row is released when the last handle is closed.
  *
  * <p><b>Queueing.</b> Threads of one manager that wait for the same key queue inside the JVM in
- * arrival order; only the first competes at the database, and a release lets the next one go to the
- * database at once. Their wait, in the queue and at the database, is bounded by their own wait.
+ * arrival order; only the first competes at the database (pessimistic: the first two, so that the
+ * next holder already waits at the database when the holder commits), and a release lets the next
+ * one go at once. An optimistic holder hands its lease straight to the next local waiter that asks
+ * for the same lease. Their wait, in the queue and at the database, is bounded by their own wait.
  */
 public interface LockManager extends AutoCloseable {
 

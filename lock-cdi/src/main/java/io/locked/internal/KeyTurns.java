@@ -24,6 +24,12 @@ final class KeyTurns {
      * thread, and need no such gap.
      */
     static final long HAND_OVER_STREAK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * How many pessimistic turns of one key may be out at once: the holder and one waiter queued at
+     * the database, whose statement the database grants the moment the holder commits. With one, each
+     * local hand-over would wait for a whole lock statement after the commit instead.
+     */
+    static final int PESSIMISTIC_TURNS = 2;
     private static final int WAITING = 0;
     private static final int RESERVED = 1;
     private static final int GRANTED = 2;
@@ -57,7 +63,8 @@ final class KeyTurns {
     /** One key's queue; guarded by its own monitor. Dropped from the map when nobody uses it. */
     private static final class Queue {
         final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
-        boolean taken;
+        int active;
+        int activeOptimistic;
         int users;
         // since when the turn has passed from a local thread straight to a waiting local thread; 0: not
         long streakSince;
@@ -74,18 +81,33 @@ final class KeyTurns {
         }
     }
 
+    // an optimistic turn goes alone; a pessimistic one may follow another pessimistic one to the database
+    private static boolean admits(Queue queue, boolean optimistic) {
+        return queue.active == 0
+                || !optimistic && queue.activeOptimistic == 0 && queue.active < PESSIMISTIC_TURNS;
+    }
+
+    private static void activate(Queue queue, boolean optimistic) {
+        queue.active++;
+        if (optimistic) {
+            queue.activeOptimistic++;
+        }
+    }
+
     /** A thread's turn at one key: ended once, when its acquisition failed or released its row. */
     final class Turn {
         private final String key;
         private final Queue queue;
+        private final boolean optimistic;
         private final boolean yieldFirst;
         private final HandedLease handed;
         private final AtomicBoolean ended = new AtomicBoolean();
         private Waiter successor;
 
-        private Turn(String key, Queue queue, boolean yieldFirst, HandedLease handed) {
+        private Turn(String key, Queue queue, boolean optimistic, boolean yieldFirst, HandedLease handed) {
             this.key = key;
             this.queue = queue;
+            this.optimistic = optimistic;
             this.yieldFirst = yieldFirst;
             this.handed = handed;
         }
@@ -127,35 +149,46 @@ final class KeyTurns {
             successor.handed = lease;
         }
 
-        /** Gives the turn to the reserved successor or the longest waiter, or frees it. */
+        /** Gives the turn to the reserved successor, or to as many of the longest waiters as may go, or frees it. */
         void end() {
             if (!ended.compareAndSet(false, true)) {
                 return;
             }
-            Waiter next;
+            java.util.List<Waiter> granted = new java.util.ArrayList<>(1);
             synchronized (queue) {
-                next = successor != null ? successor : queue.waiting.poll();
-                if (next == null) {
-                    queue.taken = false;
+                queue.active--;
+                if (optimistic) {
+                    queue.activeOptimistic--;
+                }
+                if (successor != null) {
+                    grant(successor, granted);
+                }
+                for (Waiter head = queue.waiting.peek(); head != null && admits(queue, head.wish != null);
+                     head = queue.waiting.peek()) {
+                    grant(queue.waiting.poll(), granted);
+                }
+                if (queue.active == 0) {
                     queue.streakSince = 0;
-                } else {
-                    next.state = GRANTED;
-                    if (queue.streakSince == 0 || handed == null) {
-                        queue.streakSince = time.nanoTime();
-                    }
+                } else if (!granted.isEmpty() && (queue.streakSince == 0 || handed == null)) {
+                    queue.streakSince = time.nanoTime();
                 }
             }
-            if (next != null) {
-                LockSupport.unpark(next.thread);
-            }
+            granted.forEach(waiter -> LockSupport.unpark(waiter.thread));
             leave(key, queue);
+        }
+
+        private void grant(Waiter waiter, java.util.List<Waiter> granted) {
+            activate(queue, waiter.wish != null);
+            waiter.state = GRANTED;
+            granted.add(waiter);
         }
     }
 
     /**
      * Waits for the key's turn.
      *
-     * @param timeoutNanos how long to wait; zero or less: only if nobody in this JVM has it or waits for it
+     * @param timeoutNanos how long to wait; zero or less: only if it may go at once (nobody in this JVM
+     *                     waits for the key, and none or, for a pessimistic turn, one other pessimistic turn is out)
      * @param wish         what this thread would take as a lease handed over, or null (pessimistic)
      * @return the turn, or null if the wait ran out
      * @throws InterruptedException if interrupted while waiting in the queue; once the turn was
@@ -169,9 +202,9 @@ final class KeyTurns {
         });
         Waiter waiter;
         synchronized (queue) {
-            if (!queue.taken && queue.waiting.isEmpty()) {
-                queue.taken = true;
-                return new Turn(key, queue, false, null);
+            if (queue.waiting.isEmpty() && admits(queue, wish != null)) {
+                activate(queue, wish != null);
+                return new Turn(key, queue, wish != null, false, null);
             }
             if (timeoutNanos <= 0) {
                 waiter = null;
@@ -218,7 +251,7 @@ final class KeyTurns {
         synchronized (queue) {
             yieldFirst = waiter.handed == null && longStreak(queue);
         }
-        return new Turn(key, queue, yieldFirst, waiter.handed);
+        return new Turn(key, queue, waiter.wish != null, yieldFirst, waiter.handed);
     }
 
     private boolean longStreak(Queue queue) {

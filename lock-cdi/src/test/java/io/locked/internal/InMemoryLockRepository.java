@@ -180,6 +180,11 @@ final class InMemoryLockRepository implements LockRepository {
         return mostInFlight.get();
     }
 
+    /** @return the calls waiting or working in the store right now */
+    int callsInFlight() {
+        return inFlight.get();
+    }
+
     int storeCalls() {
         return storeCalls.get();
     }

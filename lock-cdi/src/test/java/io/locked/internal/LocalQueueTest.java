@@ -57,7 +57,9 @@ class LocalQueueTest {
             worker.get(60, TimeUnit.SECONDS);
         }
         assertEquals(threadCount * cycles, counter[0]);
-        assertEquals(1, store.mostCallsAtOnce(), "more than one thread of the JVM was at the store for one key");
+        // optimistic: only the head; pessimistic: the head and the next, queued at the database behind the holder
+        int allowed = mode == LockMode.OPTIMISTIC ? 1 : KeyTurns.PESSIMISTIC_TURNS;
+        assertTrue(store.mostCallsAtOnce() <= allowed, store.mostCallsAtOnce() + " threads of the JVM were at the store for one key");
         // a local hand-over finds the row free, or passes the lease on: one store call per acquisition
         assertEquals(threadCount * cycles, store.storeCalls(), "store calls per acquisition under local contention");
     }
@@ -138,6 +140,14 @@ class LocalQueueTest {
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         AtomicReference<Boolean> flagKept = new AtomicReference<>();
         try (LockHandle held = locks.acquire(request)) {
+            // a pessimistic key lets one waiter queue at the database: the interrupted one waits in the JVM
+            Future<?> atTheDatabase = mode == LockMode.PESSIMISTIC
+                    ? threads.submit(() -> locks.acquire(request).close()) : CompletableFuture.completedFuture(null);
+            long queued = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (mode == LockMode.PESSIMISTIC && store.callsInFlight() < 1 && System.nanoTime() < queued) {
+                Thread.onSpinWait();
+            }
+            assertTrue(mode == LockMode.OPTIMISTIC || store.callsInFlight() == 1, "no waiter at the database");
             Thread waiter = new Thread(() -> {
                 try {
                     locks.acquire(request).close();
@@ -157,6 +167,8 @@ class LocalQueueTest {
             assertEquals("interrupted", ((LockInterruptedException) outcome.get()).key());
             assertEquals(Boolean.TRUE, flagKept.get(), "the interrupt flag was cleared");
             assertTrue(held.isValid());
+            held.close();
+            atTheDatabase.get(10, TimeUnit.SECONDS);
         }
     }
 
