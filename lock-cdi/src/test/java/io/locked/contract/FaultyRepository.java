@@ -16,8 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * or a session check that hangs (until {@link #unstall()}), and a renewal that the store applied but
  * whose reply was lost. It counts, per key, the renewals sent and those the store confirmed.
  */
-public final class FaultyRepository implements LockRepository {
-    private final LockRepository delegate;
+public final class FaultyRepository extends DelegatingRepository {
     private final Set<String> stalledRenewals = ConcurrentHashMap.newKeySet();
     private final Set<String> stalledChecks = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> repliesToLose = new ConcurrentHashMap<>();
@@ -28,7 +27,7 @@ public final class FaultyRepository implements LockRepository {
 
     /** @param delegate the store that does the work */
     public FaultyRepository(LockRepository delegate) {
-        this.delegate = delegate;
+        super(delegate);
     }
 
     /** @param key from now on, the key's renewals hang until {@link #unstall()} */
@@ -113,11 +112,6 @@ public final class FaultyRepository implements LockRepository {
     }
 
     @Override
-    public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        return delegate.takeLease(key, owner, holder, lease, dbWait);
-    }
-
-    @Override
     public Lease renewLease(Lease lease, Duration duration) {
         sent.computeIfAbsent(lease.key(), k -> new AtomicInteger()).incrementAndGet();
         hangIf(stalledRenewals, lease.key());
@@ -132,18 +126,4 @@ public final class FaultyRepository implements LockRepository {
         return renewed;
     }
 
-    @Override
-    public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
-        return delegate.handOverLease(lease, newOwner, holder, duration);
-    }
-
-    @Override
-    public boolean releaseLease(Lease lease) {
-        return delegate.releaseLease(lease);
-    }
-
-    @Override
-    public int deleteIdleRows(Duration idleFor) {
-        return delegate.deleteIdleRows(idleFor);
-    }
 }

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.locked.api.LockHandle;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
-import io.locked.spi.PessimisticHold;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
@@ -50,17 +50,7 @@ class LateRenewalTest {
     };
     private final InMemoryLockRepository store = new InMemoryLockRepository();
     private final AtomicReference<Runnable> duringRenewal = new AtomicReference<>();
-    private final LockRepository slowRenewals = new LockRepository() {
-        @Override
-        public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-            return store.lockPessimistic(key, owner, holder, dbWait);
-        }
-
-        @Override
-        public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-            return store.takeLease(key, owner, holder, lease, dbWait);
-        }
-
+    private final LockRepository slowRenewals = new DelegatingRepository(store) {
         @Override
         public Lease renewLease(Lease lease, Duration duration) {
             Lease renewed = store.renewLease(lease, duration); // the database renewed it...
@@ -69,21 +59,6 @@ class LateRenewalTest {
                 meanwhile.run(); // ...but its reply comes back late
             }
             return renewed;
-        }
-
-        @Override
-        public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
-            return store.handOverLease(lease, newOwner, holder, duration);
-        }
-
-        @Override
-        public boolean releaseLease(Lease lease) {
-            return store.releaseLease(lease);
-        }
-
-        @Override
-        public int deleteIdleRows(Duration idleFor) {
-            return 0;
         }
     };
     private final DefaultLockManager locks = new DefaultLockManager(slowRenewals, time, 1, Duration.ofSeconds(30));

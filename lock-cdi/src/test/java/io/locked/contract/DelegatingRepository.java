@@ -1,0 +1,47 @@
+package io.locked.contract;
+
+import io.locked.spi.Lease;
+import io.locked.spi.LockRepository;
+import io.locked.spi.PessimisticHold;
+import java.time.Duration;
+
+/** A repository that passes every call to a real one: test wrappers override only what they disturb. */
+public abstract class DelegatingRepository implements LockRepository {
+    /** The store that does the work. */
+    protected final LockRepository delegate;
+
+    /** @param delegate the store that does the work */
+    protected DelegatingRepository(LockRepository delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
+        return delegate.lockPessimistic(key, owner, holder, dbWait);
+    }
+
+    @Override
+    public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+        return delegate.takeLease(key, owner, holder, lease, dbWait);
+    }
+
+    @Override
+    public Lease renewLease(Lease lease, Duration duration) {
+        return delegate.renewLease(lease, duration);
+    }
+
+    @Override
+    public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        return delegate.handOverLease(lease, newOwner, holder, duration);
+    }
+
+    @Override
+    public boolean releaseLease(Lease lease) {
+        return delegate.releaseLease(lease);
+    }
+
+    @Override
+    public int deleteIdleRows(Duration idleFor) {
+        return delegate.deleteIdleRows(idleFor);
+    }
+}
