@@ -107,6 +107,10 @@ public final class DefaultLockManager implements LockManager {
         if (closed) {
             throw new IllegalStateException("This LockManager is closed; cannot acquire '" + request.key() + "'");
         }
+        Optional<String> refusal = repository.refusal(request.mode());
+        if (refusal.isPresent()) {
+            throw new IllegalStateException("Cannot acquire '" + request.key() + "' " + request.mode() + ": " + refusal.get());
+        }
         ThreadScope scope = scopes.get();
         Acquisition outer = scope.find(request.key());
         if (outer != null) {

@@ -1,6 +1,8 @@
 package io.locked.spi;
 
+import io.locked.api.LockMode;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * One row per lock key. Implementations must be thread-safe.
@@ -17,6 +19,18 @@ import java.time.Duration;
  * applied it; with a version guard either would make a later write of the same holder fail.
  */
 public interface LockRepository {
+
+    /**
+     * Why this store cannot give mutual exclusion in a mode, as it is set up (for instance pessimistic
+     * row locks on a database cluster whose nodes each keep their own row locks). The manager refuses
+     * such acquisitions, and a deployment whose {@code @Locked} methods use the mode fails to start.
+     *
+     * @param mode a lock mode
+     * @return the reason and the fix, or empty when the mode is safe here
+     */
+    default Optional<String> refusal(LockMode mode) {
+        return Optional.empty();
+    }
 
     /**
      * Locks the key's row in a transaction of its own (creating the row if missing) and draws a new

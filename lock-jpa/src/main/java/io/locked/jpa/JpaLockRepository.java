@@ -1,6 +1,7 @@
 package io.locked.jpa;
 
 import io.locked.api.LockInterruptedException;
+import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
@@ -17,6 +18,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The lock rows ({@link LockRow}) of a JPA persistence unit. Each operation is the fewest plain JDBC
@@ -41,6 +43,8 @@ public class JpaLockRepository implements LockRepository {
     private final LockDatabase database;
     private final ConnectionBudget budget;
     private final PoolShortage shortage;
+    /** The Galera node behind the unit, or null on any other server. */
+    private final GaleraNode galera;
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
@@ -48,11 +52,7 @@ public class JpaLockRepository implements LockRepository {
      *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory) {
-        this.connections = LockConnections.of(requireFactory(factory));
-        this.database = DatabaseDetection.detect(factory, connections);
-        LockTableCheck.check(connections, database);
-        this.budget = ConnectionBudget.forPool(connections.maximumSize());
-        this.shortage = new PoolShortage(connections);
+        this(builder(factory));
     }
 
     /**
@@ -65,14 +65,75 @@ public class JpaLockRepository implements LockRepository {
      *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory, LockDatabase database) {
-        this.connections = LockConnections.of(requireFactory(factory));
-        if (database == null) {
-            throw new IllegalArgumentException("LockDatabase must not be null");
-        }
-        this.database = database;
+        this(builder(factory).database(requireDatabase(database)));
+    }
+
+    private JpaLockRepository(Builder settings) {
+        this.connections = LockConnections.of(settings.factory);
+        this.database = settings.database != null ? settings.database : DatabaseDetection.detect(settings.factory, connections);
+        this.galera = database == LockDatabase.MARIADB ? GaleraNode.detect(connections, settings.galeraSingleWriter) : null;
         LockTableCheck.check(connections, database);
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.shortage = new PoolShortage(connections);
+    }
+
+    /**
+     * The settings of a repository beyond its persistence unit.
+     *
+     * @param factory the persistence unit holding the lock table
+     * @return a builder whose {@link Builder#build()} makes the repository
+     */
+    public static Builder builder(EntityManagerFactory factory) {
+        return new Builder(requireFactory(factory));
+    }
+
+    /** Settings of a {@link JpaLockRepository}; each has the default of the plain constructor. */
+    public static final class Builder {
+        private final EntityManagerFactory factory;
+        private LockDatabase database;
+        private boolean galeraSingleWriter;
+
+        private Builder(EntityManagerFactory factory) {
+            this.factory = factory;
+        }
+
+        /**
+         * @param statements which statements to use, instead of detecting the database
+         * @return this builder
+         */
+        public Builder database(LockDatabase statements) {
+            this.database = requireDatabase(statements);
+            return this;
+        }
+
+        /**
+         * On a MariaDB Galera cluster, pessimistic locks are refused unless every JVM's lock
+         * statements reach one and the same node (config: {@code locked.galera.single-writer}).
+         *
+         * @param singleWriter true when they do: through a single-writer proxy, or one node's address
+         * @return this builder
+         */
+        public Builder galeraSingleWriter(boolean singleWriter) {
+            this.galeraSingleWriter = singleWriter;
+            return this;
+        }
+
+        /**
+         * @return the repository
+         * @throws IllegalStateException if the database cannot be detected, or the lock table is
+         *                               there but would not compare keys exactly (the message names
+         *                               the statement that converts it)
+         */
+        public JpaLockRepository build() {
+            return new JpaLockRepository(this);
+        }
+    }
+
+    private static LockDatabase requireDatabase(LockDatabase database) {
+        if (database == null) {
+            throw new IllegalArgumentException("LockDatabase must not be null");
+        }
+        return database;
     }
 
     private static EntityManagerFactory requireFactory(EntityManagerFactory factory) {
@@ -82,6 +143,11 @@ public class JpaLockRepository implements LockRepository {
         return factory;
     }
 
+    @Override
+    public Optional<String> refusal(LockMode mode) {
+        return galera == null ? Optional.empty() : galera.refusal(mode);
+    }
+
     /** @return the database family in use */
     public LockDatabase database() {
         return database;
@@ -89,11 +155,16 @@ public class JpaLockRepository implements LockRepository {
 
     /**
      * Creates the lock table, and the fence table of {@link LockFence}, from the shipped script where
-     * they do not exist (for demos and tests).
+     * they do not exist (for demos and tests). Where both exist it sends no DDL at all: on a Galera
+     * cluster even {@code CREATE TABLE IF NOT EXISTS} is replicated in total order and aborts every
+     * transaction holding a row of the table, on every node: pessimistic holders among them.
      */
     public void createTableIfMissing() {
         String script = readScript(database.schemaResource);
         storeCall("(schema)", "creating the lock and fence tables", CallBounds.maintenance(), connection -> {
+            if (tableExists(connection, LockRow.TABLE) && tableExists(connection, FenceStatements.TABLE)) {
+                return null;
+            }
             try (Statement statement = connection.createStatement()) {
                 for (String part : script.split(";")) {
                     String sql = part.lines().filter(line -> !line.trim().startsWith("--"))
@@ -118,14 +189,23 @@ public class JpaLockRepository implements LockRepository {
         boolean handedOver = false;
         try {
             transaction = LockTransaction.begin(connections, database, bounds);
-            Long token = lockRow(transaction, key, holder, bounds.remainingWaitMillis());
-            if (token == null) {
+            DrawnToken drawn = lockRow(transaction, key, holder, bounds.remainingWaitMillis());
+            if (drawn == null) {
                 // busy: closing rolls back, undoing any token the statement wrote
                 return null;
             }
             transaction.boundStatements(CallBounds.brief());
+            Runnable onRelease = () -> { };
+            if (galera != null) {
+                try {
+                    galera.holdOn(drawn.node());
+                } catch (IllegalStateException secondNode) {
+                    throw new LockStoreUnavailableException(key, secondNode.getMessage(), secondNode);
+                }
+                onRelease = () -> galera.released(drawn.node());
+            }
             handedOver = true;
-            return new PessimisticRowHold(transaction, token, budget);
+            return new PessimisticRowHold(transaction, drawn.token(), budget, onRelease);
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             return null;
@@ -157,7 +237,7 @@ public class JpaLockRepository implements LockRepository {
      * Row-locks the key and draws its token in one statement; null if a live lease holds the key
      * (or a cleanup deleted the row in between: the caller tries again).
      */
-    private Long lockRow(LockTransaction transaction, String key, String holder, long waitMillis) throws SQLException {
+    private DrawnToken lockRow(LockTransaction transaction, String key, String holder, long waitMillis) throws SQLException {
         Connection connection = transaction.connection();
         DrawnToken drawn = drawToken(connection, key, holder, waitMillis);
         if (drawn == null && !rowExists(connection, key)) {
@@ -170,13 +250,13 @@ public class JpaLockRepository implements LockRepository {
             transaction.beginAgain();
             drawn = drawToken(connection, key, holder, waitMillis);
         }
-        return drawn != null && drawn.free() ? drawn.token() : null;
+        return drawn != null && drawn.free() ? drawn : null;
     }
 
     /** The lock statement's answer: null when it returned no row. */
     private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis) throws SQLException {
         try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
-             PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis))) {
+             PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis, galera != null))) {
             int parameter = 1;
             if (database.settingsFirst()) {
                 lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
@@ -184,12 +264,14 @@ public class JpaLockRepository implements LockRepository {
             lock.setString(parameter++, holder);
             lock.setString(parameter, key);
             try (ResultSet row = execute(lock)) {
-                return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1) : null;
+                return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera == null ? null : row.getString(3))
+                        : null;
             }
         }
     }
 
-    private record DrawnToken(long token, boolean free) {
+    /** @param node the Galera node holding the row lock, null on other servers */
+    private record DrawnToken(long token, boolean free, String node) {
     }
 
     /** Runs a statement that returns rows, past the result of its settings where they come first. */
@@ -270,7 +352,8 @@ public class JpaLockRepository implements LockRepository {
             return storeCall(key, "taking the lease", bounds, connection -> {
                 long waitMillis = bounds.remainingWaitMillis();
                 try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
-                     PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
+                     PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis,
+                             galera != null)) {
                     try (ResultSet taken = execute(take)) {
                         if (!taken.next()) {
                             return Take.NO_ROW;
@@ -454,6 +537,16 @@ public class JpaLockRepository implements LockRepository {
 
     private static long micros(Duration duration) {
         return duration.toNanos() / 1000;
+    }
+
+    // a query that reads no row: it fails only when the table is missing
+    private static boolean tableExists(Connection connection, String table) {
+        try (Statement probe = connection.createStatement();
+             ResultSet none = probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
+            return true;
+        } catch (SQLException missing) {
+            return false;
+        }
     }
 
     private static String readScript(String resource) {

@@ -56,6 +56,13 @@ public enum LockDatabase {
                     + " WHEN NOT MATCHED THEN INSERT (lock_key, version, token) VALUES (s.k, 0, 0)",
             "schema-h2.sql");
 
+    /**
+     * A Galera node retries an autocommit statement that lost certification, though it already sent
+     * the client that statement's rows ({@link GaleraNode}); a lease's take must fail instead.
+     */
+    private static final String NO_AUTOCOMMIT_RETRY = ", wsrep_retry_autocommit = 0";
+    /** The Galera node a pessimistic lock statement ran on, as a last column of its rows. */
+    private static final String GALERA_NODE = ", CONCAT(@@hostname, ':', @@port)";
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
     /** PostgreSQL's bound on a statement's lock wait, sent first in the same round trip; it ends with the transaction. */
     private static final String POSTGRESQL_LOCK_WAIT = "SELECT set_config('lock_timeout', ?, true)";
@@ -155,7 +162,7 @@ public enum LockDatabase {
             // no UPDATE ... RETURNING before MariaDB 10.12: the token comes back in the OK packet. The
             // row is ours; a pessimistic acquirer may hold it for the moment it takes to find the lease
             // live, so a second is plenty of lock wait
-            case "MARIADB" -> mariaDbSettings(1000) + handOver.formatted("LAST_INSERT_ID(" + nextToken + ")");
+            case "MARIADB" -> mariaDbSettings(1000) + " FOR " + handOver.formatted("LAST_INSERT_ID(" + nextToken + ")");
             case "POSTGRESQL" -> POSTGRESQL_LOCK_WAIT + "; " + handOver.formatted(nextToken) + " RETURNING token";
             default -> "SELECT token FROM FINAL TABLE (" + handOver.formatted(nextToken) + ")";
         };
@@ -176,12 +183,13 @@ public enum LockDatabase {
     /**
      * The take of {@link #takeLease}, its parameters bound, queueing at most waitMillis for a row lock
      * (a pessimistic holder's; H2: within a {@link SessionLockTimeout}): past it the statement fails
-     * as busy. Where {@link #settingsFirst()} says so, its first result is the settings'.
+     * as busy. Where {@link #settingsFirst()} says so, its first result is the settings'. On a
+     * Galera node ({@link GaleraNode}) the node must not run the statement again after it sent its rows.
      */
     PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key,
-                                long waitMillis) throws SQLException {
-        PreparedStatement take = connection.prepareStatement(
-                this == MARIADB ? mariaDbSettings(waitMillis) + takeLease : takeLease);
+                                long waitMillis, boolean galera) throws SQLException {
+        PreparedStatement take = connection.prepareStatement(this == MARIADB
+                ? mariaDbSettings(waitMillis) + (galera ? NO_AUTOCOMMIT_RETRY : "") + " FOR " + takeLease : takeLease);
         int parameter = 1;
         if (this == POSTGRESQL) {
             take.setString(parameter++, lockWait(waitMillis));
@@ -201,11 +209,12 @@ public enum LockDatabase {
      * Parameters: the lock wait as text where {@link #settingsFirst()} says so, then holder, key.
      * Returns the token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
      * missing row in the same statement; H2 returns no row for a missing row or a held lease, and
-     * runs it within a {@link SessionLockTimeout}.
+     * runs it within a {@link SessionLockTimeout}. On a Galera node a third column names the node
+     * ({@code host:port}) that holds the row lock.
      */
-    String lockRow(long waitMillis) {
+    String lockRow(long waitMillis, boolean galera) {
         return switch (this) {
-            case MARIADB -> mariaDbSettings(waitMillis) + lockRow;
+            case MARIADB -> mariaDbSettings(waitMillis) + " FOR " + lockRow + (galera ? GALERA_NODE : "");
             case POSTGRESQL, H2 -> lockRow;
         };
     }
@@ -222,7 +231,7 @@ public enum LockDatabase {
      */
     PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
         PreparedStatement insert = connection.prepareStatement(switch (this) {
-            case MARIADB -> mariaDbSettings(waitMillis) + insertIfAbsent;
+            case MARIADB -> mariaDbSettings(waitMillis) + " FOR " + insertIfAbsent;
             case POSTGRESQL -> POSTGRESQL_LOCK_WAIT + "; " + insertIfAbsent;
             case H2 -> insertIfAbsent;
         });
@@ -248,8 +257,7 @@ public enum LockDatabase {
      * seconds, and 0 does not wait at all) and UTC for the SYSDATE its tokens are drawn from.
      */
     private static String mariaDbSettings(long waitMillis) {
-        return "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000
-                + ", time_zone = '+00:00' FOR ";
+        return "SET STATEMENT innodb_lock_wait_timeout = " + Math.max(0, waitMillis) / 1000 + ", time_zone = '+00:00'";
     }
 
     /** PostgreSQL's lock_timeout for a wait: 0 would mean "forever", so the shortest wait is 1 ms. */

@@ -16,13 +16,18 @@ final class PessimisticRowHold implements PessimisticHold {
     private final LockTransaction transaction;
     private final long token;
     private final ConnectionBudget budget;
+    private final Runnable onRelease;
     private boolean released;
 
-    /** @param budget what the hold's connection counts against, given back with it at release */
-    PessimisticRowHold(LockTransaction transaction, long token, ConnectionBudget budget) {
+    /**
+     * @param budget    what the hold's connection counts against, given back with it at release
+     * @param onRelease run once the transaction ended
+     */
+    PessimisticRowHold(LockTransaction transaction, long token, ConnectionBudget budget, Runnable onRelease) {
         this.transaction = transaction;
         this.token = token;
         this.budget = budget;
+        this.onRelease = onRelease;
     }
 
     @Override
@@ -58,6 +63,7 @@ final class PessimisticRowHold implements PessimisticHold {
         } finally {
             transaction.close();
             budget.giveBack();
+            onRelease.run();
         }
     }
 }

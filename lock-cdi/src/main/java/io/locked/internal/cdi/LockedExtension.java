@@ -1,6 +1,9 @@
 package io.locked.internal.cdi;
 
+import io.locked.api.LockMode;
 import io.locked.api.Locked;
+import io.locked.internal.definition.LockedSettings;
+import io.locked.internal.definition.Resolution;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
 import io.locked.spi.LockRepository;
@@ -13,7 +16,9 @@ import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The portable extension (Weld, WildFly, Payara): checks every {@code @Locked} method while the
@@ -22,6 +27,7 @@ import java.util.List;
  */
 public class LockedExtension implements Extension {
     private final List<String> errors = new ArrayList<>();
+    private final List<LockedSettings> lockedMethods = new ArrayList<>();
     private boolean lockedBeansSeen;
 
     void check(@Observes @WithAnnotations(Locked.class) ProcessAnnotatedType<?> event) {
@@ -30,7 +36,12 @@ public class LockedExtension implements Extension {
             return;
         }
         lockedBeansSeen = true;
-        errors.addAll(LockedMethodScanner.errorsOf(beanClass, MicroProfileSettings.current()));
+        for (Resolution resolution : LockedMethodScanner.resolutionsOf(beanClass, MicroProfileSettings.current())) {
+            errors.addAll(resolution.errors());
+            if (resolution.isValid()) {
+                lockedMethods.add(resolution.settings());
+            }
+        }
     }
 
     void priority(@Observes ProcessAnnotatedType<LockedInterceptor> event) {
@@ -45,16 +56,26 @@ public class LockedExtension implements Extension {
         errors.clear();
     }
 
-    // A deployment that uses @Locked but has no usable lock store should not boot and fail at the first call.
+    // A deployment that uses @Locked but has no usable lock store, or uses a mode its store cannot make
+    // safe, should not boot and fail at the first call.
     void storeReachable(@Observes AfterDeploymentValidation event, BeanManager beans) {
         if (!lockedBeansSeen) {
             return;
         }
+        LockRepository store;
         try {
-            beans.createInstance().select(LockRepository.class).get().toString();
+            store = beans.createInstance().select(LockRepository.class).get();
+            store.toString();
         } catch (RuntimeException noStore) {
             event.addDeploymentProblem(new DeploymentException(
                     "@Locked is used but its lock store cannot be created: " + noStore.getMessage(), noStore));
+            return;
         }
+        Map<LockMode, List<String>> methodsByMode = new EnumMap<>(LockMode.class);
+        for (LockedSettings method : lockedMethods) {
+            methodsByMode.computeIfAbsent(method.mode(), mode -> new ArrayList<>()).add(method.method());
+        }
+        methodsByMode.forEach((mode, methods) -> store.refusal(mode).ifPresent(reason -> event.addDeploymentProblem(
+                new DeploymentException("@Locked " + mode + " on " + String.join(", ", methods) + ": " + reason))));
     }
 }

@@ -18,14 +18,22 @@ final class LockedMethodScanner {
     /** @return the definition errors of the class, empty when every locked method resolves */
     static List<String> errorsOf(Class<?> beanClass, SettingLookup config) {
         List<String> errors = new ArrayList<>();
-        if (beanClass.isInterface() || Modifier.isAbstract(beanClass.getModifiers())) {
-            return errors; // checked through the concrete beans that inherit them
-        }
-        for (Method method : lockedMethods(beanClass)) {
-            Resolution resolution = LockedDefinitions.resolve(beanClass, method, config);
+        for (Resolution resolution : resolutionsOf(beanClass, config)) {
             errors.addAll(resolution.errors());
         }
         return errors;
+    }
+
+    /** @return the resolved settings of every locked method of the class, valid or not */
+    static List<Resolution> resolutionsOf(Class<?> beanClass, SettingLookup config) {
+        List<Resolution> resolutions = new ArrayList<>();
+        if (beanClass.isInterface() || Modifier.isAbstract(beanClass.getModifiers())) {
+            return resolutions; // checked through the concrete beans that inherit them
+        }
+        for (Method method : lockedMethods(beanClass)) {
+            resolutions.add(LockedDefinitions.resolve(beanClass, method, config));
+        }
+        return resolutions;
     }
 
     /** Methods of the class and its superclasses that carry {@code @Locked} or inherit it from the class. */

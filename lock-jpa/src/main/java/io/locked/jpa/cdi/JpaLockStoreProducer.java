@@ -16,12 +16,15 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * Supplies the lock store to {@code @Locked}: the application's {@code @LockStore EntityManagerFactory}
  * if it produces one, otherwise the persistence unit named by {@code locked.persistence-unit}
  * (created here and closed at shutdown). With {@code locked.create-table=true} the lock table is
- * created if missing (for demos and tests; use your migrations in production).
+ * created if missing (for demos and tests; use your migrations in production). On a MariaDB Galera
+ * cluster, {@code locked.galera.single-writer=true} says that every JVM's lock statements reach one
+ * node, which pessimistic locks need there.
  */
 @ApplicationScoped
 public class JpaLockStoreProducer {
     static final String PERSISTENCE_UNIT = "locked.persistence-unit";
     static final String CREATE_TABLE = "locked.create-table";
+    static final String GALERA_SINGLE_WRITER = "locked.galera.single-writer";
     private EntityManagerFactory ownFactory;
 
     @Produces
@@ -37,11 +40,21 @@ public class JpaLockStoreProducer {
             ownFactory = Persistence.createEntityManagerFactory(unit);
             factory = ownFactory;
         }
-        JpaLockRepository repository = new JpaLockRepository(factory);
+        JpaLockRepository repository = JpaLockRepository.builder(factory)
+                .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(JpaLockStoreProducer::parseBoolean).orElse(false))
+                .build();
         if (setting(CREATE_TABLE).map(Boolean::parseBoolean).orElse(false)) {
             repository.createTableIfMissing();
         }
         return repository;
+    }
+
+    private static boolean parseBoolean(String value) {
+        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(GALERA_SINGLE_WRITER + " must be true or false, was '" + value + "'");
+        };
     }
 
     private static Optional<String> setting(String name) {

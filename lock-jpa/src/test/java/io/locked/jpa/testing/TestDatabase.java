@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Assumptions;
 
@@ -172,10 +173,21 @@ public enum TestDatabase {
      * @return the store, to be closed by the caller
      */
     public Store open(int maxConnections, Map<String, String> driverProperties) {
+        return open(maxConnections, driverProperties, UnaryOperator.identity());
+    }
+
+    /**
+     * @param maxConnections   pool size
+     * @param driverProperties extra properties of the JDBC driver
+     * @param settings         settings of the repository beyond its unit
+     * @return the store, to be closed by the caller
+     */
+    public Store open(int maxConnections, Map<String, String> driverProperties,
+                      UnaryOperator<JpaLockRepository.Builder> settings) {
         requireReachable();
         HikariDataSource pool = pool(maxConnections, driverProperties);
         EntityManagerFactory factory = entityManagerFactory(pool);
-        JpaLockRepository repository = new JpaLockRepository(factory);
+        JpaLockRepository repository = settings.apply(JpaLockRepository.builder(factory)).build();
         repository.createTableIfMissing();
         return new Store(this, pool, factory, repository);
     }
