@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockMode;
 import io.locked.it.process.CounterFence;
+import io.locked.it.server.PrivateMariaDb;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.locked.api.LockMode;
 import io.locked.it.process.CounterFence;
+import io.locked.it.server.MariaDbEndpoint;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.io.CleanupMode;

@@ -6,6 +6,7 @@ import io.locked.it.process.Counter;
 import io.locked.it.process.CounterFence;
 import io.locked.it.process.CounterWrites;
 import io.locked.it.process.WorkerProcess;
+import io.locked.it.server.MariaDbEndpoint;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

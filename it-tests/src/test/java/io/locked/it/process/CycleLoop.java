@@ -85,7 +85,7 @@ final class CycleLoop {
             control.passGate(thread(), lock.token());
             outcome = writeCounter(read + 1, lock);
         } catch (SQLException | RuntimeException failure) {
-            if (!options.untilStopped()) {
+            if (options.failuresEndWorker()) {
                 lock.close();
                 throw failure;
             }
@@ -97,12 +97,12 @@ final class CycleLoop {
         try {
             lock.close();
         } catch (LockLostException told) {
-            if (!options.untilStopped()) {
+            if (options.failuresEndWorker()) {
                 throw told;
             }
             lost = true;
         } catch (RuntimeException failure) {
-            if (!options.untilStopped()) {
+            if (options.failuresEndWorker()) {
                 throw failure;
             }
             WorkerEvents.print("CLOSE_FAILED " + thread() + " " + failure.getClass().getSimpleName() + " " + invalid);
@@ -121,7 +121,7 @@ final class CycleLoop {
 
     private void acquireFailed(RuntimeException failure, long start) throws InterruptedException {
         long end = System.nanoTime();
-        if (!options.untilStopped()) {
+        if (options.failuresEndWorker()) {
             throw failure;
         }
         String kind;

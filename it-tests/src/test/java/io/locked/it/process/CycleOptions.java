@@ -20,13 +20,22 @@ import java.util.Map;
  * @param fence    how the counter is written
  * @param history  file for the critical sections
  * @param writes   file for the counter writes, or null
+ * @param galeraSingleWriter the repository's {@code galeraSingleWriter} setting
+ * @param goOnAfterFailures  with a fixed number of cycles, record a lost lock or a failed step and go on
+ *                           rather than end the worker (for a negative control that expects them)
  */
 record CycleOptions(TestDatabase database, LockMode mode, String key, int threads, int cycles, Duration maxWait,
-                    Duration lease, CounterFence fence, Path history, Path writes) {
+                    Duration lease, CounterFence fence, Path history, Path writes, boolean galeraSingleWriter,
+                    boolean goOnAfterFailures) {
 
     /** Until stopped; every failure is recorded and the thread goes on. */
     boolean untilStopped() {
         return cycles == 0;
+    }
+
+    /** Whether a failure ends the worker, rather than being recorded. */
+    boolean failuresEndWorker() {
+        return !untilStopped() && !goOnAfterFailures;
     }
 
     static CycleOptions parse(String[] arguments, int from) {
@@ -48,6 +57,8 @@ record CycleOptions(TestDatabase database, LockMode mode, String key, int thread
                 Duration.ofMillis(Long.parseLong(values.getOrDefault("lease-millis", "30000"))),
                 CounterFence.valueOf(values.getOrDefault("fence", "NONE")),
                 Path.of(values.get("history")),
-                values.containsKey("writes") ? Path.of(values.get("writes")) : null);
+                values.containsKey("writes") ? Path.of(values.get("writes")) : null,
+                Boolean.parseBoolean(values.getOrDefault("galera-single-writer", "false")),
+                Boolean.parseBoolean(values.getOrDefault("go-on-after-failures", "false")));
     }
 }

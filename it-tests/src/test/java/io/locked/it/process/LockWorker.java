@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.jboss.weld.environment.se.WeldContainer;
 
@@ -61,7 +62,8 @@ public final class LockWorker {
         WorkerControl control = WorkerControl.listen(System.in);
         HistoryRecorder history = new HistoryRecorder();
         CounterWrites writes = new CounterWrites();
-        try (Store store = options.database().open(options.threads() + 2);
+        try (Store store = options.database().open(options.threads() + 2, Map.of(),
+                settings -> settings.galeraSingleWriter(options.galeraSingleWriter()));
              LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
             ready();
             runThreads(options.threads(), () -> new CycleLoop(options, store.pool(), locks, control, history, writes).run());

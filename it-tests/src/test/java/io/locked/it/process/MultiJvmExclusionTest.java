@@ -4,16 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockMode;
-import io.locked.contract.CriticalSection;
-import io.locked.contract.HistoryChecker;
-import io.locked.jpa.testing.Store;
+import io.locked.it.process.ExclusionRun.Outcome;
 import io.locked.jpa.testing.TestDatabase;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -62,63 +60,18 @@ class MultiJvmExclusionTest {
         assertEquals(PROCESSES * THREADS * CYCLES, outcome.counter(), "the counter lost increments");
     }
 
-    private record Outcome(List<CriticalSection> sections, List<String> violations, long counter) {
-    }
-
     private Outcome run(TestDatabase database, String command, String mode) throws Exception {
+        database.requireReachable();
         String key = "it:exclusion:" + command + ":" + mode + ":" + UUID.randomUUID();
-        try (Store store = database.open(2)) {
-            createCounter(store, key);
-
-            List<WorkerProcess> workers = new ArrayList<>();
-            List<Path> histories = new ArrayList<>();
-            long started = System.nanoTime();
-            try {
-                for (int p = 0; p < PROCESSES; p++) {
-                    Path history = dir.resolve("history-" + p + ".txt");
-                    histories.add(history);
-                    workers.add(start(p, command, database, mode, key, history));
-                }
-                for (WorkerProcess worker : workers) {
-                    assertEquals(0, worker.waitForExit(600), () -> "worker failed:\n" + worker.logTail());
-                }
-            } finally {
-                for (WorkerProcess worker : workers) {
-                    worker.close();
-                }
-            }
-            double seconds = (System.nanoTime() - started) / 1e9;
-
-            List<CriticalSection> sections = new ArrayList<>();
-            for (Path history : histories) {
-                Files.readAllLines(history).forEach(line -> sections.add(CriticalSection.parse(line)));
-            }
-            List<String> violations = HistoryChecker.violations(sections);
-            long counter;
-            try (Connection connection = store.pool().getConnection()) {
-                counter = Counter.read(connection, key);
-            }
-            System.out.printf("multi-JVM %s %s %s: %d processes x %d threads, %d cycles in %.1fs (with JVM start),"
-                            + " overlaps/token violations %d, counter %d of %d%n",
-                    command, database, mode, PROCESSES, THREADS, sections.size(), seconds, violations.size(), counter,
-                    PROCESSES * THREADS * CYCLES);
-            return new Outcome(sections, violations, counter);
-        }
-    }
-
-    private WorkerProcess start(int index, String command, TestDatabase database, String mode, String key, Path history)
-            throws Exception {
-        Path log = dir.resolve("worker-" + index + ".log");
-        String[] args = command.equals("locked-bean")
-                ? new String[] {command, database.name(), mode, key, String.valueOf(THREADS), String.valueOf(CYCLES), history.toString()}
-                : new String[] {"cycles", "database=" + database.name(), "mode=" + mode, "key=" + key,
-                        "threads=" + THREADS, "cycles=" + CYCLES, "history=" + history};
-        return WorkerProcess.start(log, args);
-    }
-
-    private static void createCounter(Store store, String key) throws Exception {
-        try (Connection connection = store.pool().getConnection()) {
-            Counter.create(connection, key);
-        }
+        database.open(2).close(); // the lock table exists before the workers start
+        BiFunction<Integer, Path, List<String>> arguments = command.equals("locked-bean")
+                ? (worker, history) -> List.of(command, database.name(), mode, key, String.valueOf(THREADS),
+                        String.valueOf(CYCLES), history.toString())
+                : ExclusionRun.cycles(key, List.of("database=" + database.name(), "mode=" + mode, "threads=" + THREADS,
+                        "cycles=" + CYCLES));
+        Outcome outcome = ExclusionRun.run(dir, database::connect, key, Collections.nCopies(PROCESSES, Map.of()), arguments);
+        System.out.println(outcome.summary("multi-JVM " + command + " " + database + " " + mode + ", " + PROCESSES
+                + " processes x " + THREADS + " threads", PROCESSES * THREADS * CYCLES));
+        return outcome;
     }
 }

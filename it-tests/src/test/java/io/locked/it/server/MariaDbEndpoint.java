@@ -1,4 +1,4 @@
-package io.locked.it.fault;
+package io.locked.it.server;
 
 import io.locked.jpa.testing.TestDatabase;
 import java.sql.Connection;
@@ -16,20 +16,20 @@ import java.util.regex.Pattern;
  * @param user     user
  * @param password password
  */
-record MariaDbEndpoint(String url, String user, String password) {
+public record MariaDbEndpoint(String url, String user, String password) {
     private static final Pattern HOST_PORT = Pattern.compile("//([^/:]+)(?::(\\d+))?/");
 
     /** @return the shared server of the tests (requires it to answer) */
-    static MariaDbEndpoint shared() {
+    public static MariaDbEndpoint shared() {
         TestDatabase.MARIADB.requireReachable();
         return new MariaDbEndpoint(TestDatabase.MARIADB.url, TestDatabase.MARIADB.user, TestDatabase.MARIADB.password);
     }
 
-    String host() {
+    public String host() {
         return hostPort().group(1);
     }
 
-    int port() {
+    public int port() {
         String port = hostPort().group(2);
         return port == null ? 3306 : Integer.parseInt(port);
     }
@@ -43,16 +43,16 @@ record MariaDbEndpoint(String url, String user, String password) {
     }
 
     /** @return the same database reached through 127.0.0.1 on another port (a proxy) */
-    MariaDbEndpoint through(int localPort) {
+    public MariaDbEndpoint through(int localPort) {
         return new MariaDbEndpoint(HOST_PORT.matcher(url).replaceFirst("//127.0.0.1:" + localPort + "/"), user, password);
     }
 
     /** @return what a worker JVM's environment needs to use this endpoint as its MariaDB */
-    Map<String, String> workerEnvironment() {
+    public Map<String, String> workerEnvironment() {
         return Map.of("LOCKED_MARIADB_URL", url, "LOCKED_MARIADB_USER", user, "LOCKED_MARIADB_PASSWORD", password);
     }
 
-    Connection connect() throws SQLException {
+    public Connection connect() throws SQLException {
         return DriverManager.getConnection(url, user, password);
     }
 }

@@ -1,4 +1,4 @@
-package io.locked.it.fault;
+package io.locked.it.server;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -13,23 +13,25 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * A MariaDB server of the test's own, on a data directory and a free port of its own, so that it
  * can be stopped and started while workers hold locks on it; the shared server of the other builds
- * is never touched. Started as a child process of the test JVM (so the test holds its process and
+ * is never touched. A Galera node is one of these with its cluster's options ({@link GaleraCluster}). Started as a child process of the test JVM (so the test holds its process and
  * can signal it), it is killed by {@link #close()} and, should the test JVM end first, by a
  * shutdown hook.
  */
-final class PrivateMariaDb implements AutoCloseable {
+public final class PrivateMariaDb implements AutoCloseable {
     private static final String DATABASE = "locked_faults";
     private static final String USER = "locked_faults";
     private static final String PASSWORD = "locked-faults";
     private static final List<String> SMALL = List.of("--innodb-buffer-pool-size=16M", "--innodb-log-file-size=8M");
     private final Path dir;
     private final int port;
+    private final List<String> options;
     private final Thread killOnExit;
     private Process server;
 
-    private PrivateMariaDb(Path dir, int port) {
+    private PrivateMariaDb(Path dir, int port, List<String> options) {
         this.dir = dir;
         this.port = port;
+        this.options = List.copyOf(options);
         this.killOnExit = new Thread(this::kill, "private-mariadb-kill");
         Runtime.getRuntime().addShutdownHook(killOnExit);
     }
@@ -41,7 +43,25 @@ final class PrivateMariaDb implements AutoCloseable {
      * @throws AssertionError under CI=true if the server cannot be installed or started (elsewhere
      *                        the test is aborted with the reason)
      */
-    static PrivateMariaDb start(Path dir) throws IOException, InterruptedException {
+    public static PrivateMariaDb start(Path dir) throws IOException, InterruptedException {
+        PrivateMariaDb server = install(dir, freePort(), List.of());
+        try {
+            server.start();
+            server.createDatabaseAndUser();
+            return server;
+        } catch (IOException | InterruptedException | RuntimeException | Error failure) {
+            server.close();
+            throw failure;
+        }
+    }
+
+    /**
+     * Creates a data directory under {@code dir} for a server that is not started yet.
+     *
+     * @param port    its SQL port
+     * @param options further server options, given at every start
+     */
+    public static PrivateMariaDb install(Path dir, int port, List<String> options) throws IOException, InterruptedException {
         Path installer = binary("mariadb-install-db");
         Path daemon = binary("mariadbd");
         if (installer == null || daemon == null) {
@@ -51,33 +71,46 @@ final class PrivateMariaDb implements AutoCloseable {
                 "--user=root", "--auth-root-authentication-method=normal", "--skip-test-db"));
         install.addAll(SMALL);
         run(dir, "install", install);
-        PrivateMariaDb server = new PrivateMariaDb(dir, freePort());
-        try {
-            server.start();
-            server.run("CREATE DATABASE " + DATABASE + "; "
-                    + "CREATE USER '" + USER + "'@'127.0.0.1' IDENTIFIED BY '" + PASSWORD + "'; "
-                    + "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'127.0.0.1'; "
-                    + "GRANT PROCESS ON *.* TO '" + USER + "'@'127.0.0.1';");
-            return server;
-        } catch (IOException | InterruptedException | RuntimeException | Error failure) {
-            server.close();
-            throw failure;
-        }
+        return new PrivateMariaDb(dir, port, options);
+    }
+
+    /** Creates the test's database and user (with a password, reached over TCP like any application's). */
+    public void createDatabaseAndUser() throws IOException, InterruptedException {
+        query("CREATE DATABASE " + DATABASE + "; "
+                + "CREATE USER '" + USER + "'@'127.0.0.1' IDENTIFIED BY '" + PASSWORD + "'; "
+                + "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'127.0.0.1'; "
+                + "GRANT PROCESS ON *.* TO '" + USER + "'@'127.0.0.1';");
+    }
+
+    /** @return its SQL port */
+    public int port() {
+        return port;
     }
 
     /** @return how JDBC reaches it */
-    MariaDbEndpoint endpoint() {
+    public MariaDbEndpoint endpoint() {
         return new MariaDbEndpoint("jdbc:mysql://127.0.0.1:" + port + "/" + DATABASE
                 + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&useLocalSessionState=true&connectTimeout=3000", USER, PASSWORD);
     }
 
     /** Starts the server on its data directory and returns once it answers a ping. */
-    void start() throws IOException, InterruptedException {
+    public void start() throws IOException, InterruptedException {
+        start(List.of());
+    }
+
+    /**
+     * Starts the server on its data directory and returns once it answers a ping.
+     *
+     * @param onceOptions options for this start only (such as bootstrapping a new Galera cluster)
+     */
+    public void start(List<String> onceOptions) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(binary("mariadbd").toString(), "--no-defaults",
                 "--datadir=" + dir.resolve("data"), "--port=" + port, "--bind-address=127.0.0.1",
                 "--socket=" + socket(), "--pid-file=" + dir.resolve("mariadbd.pid"), "--user=root", "--skip-name-resolve",
                 "--log-error=" + dir.resolve("error.log")));
         command.addAll(SMALL);
+        command.addAll(options);
+        command.addAll(onceOptions);
         server = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.out").toFile())).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -97,7 +130,7 @@ final class PrivateMariaDb implements AutoCloseable {
      *
      * @param crash SIGKILL (no shutdown, as in a crash) rather than SIGTERM (a clean shutdown)
      */
-    void stop(boolean crash) throws InterruptedException {
+    public void stop(boolean crash) throws InterruptedException {
         if (crash) {
             server.destroyForcibly();
         } else {
@@ -115,9 +148,17 @@ final class PrivateMariaDb implements AutoCloseable {
         return ping.waitFor(10, TimeUnit.SECONDS) && ping.exitValue() == 0;
     }
 
-    private void run(String sql) throws IOException, InterruptedException {
-        run(dir, "setup", List.of(binary("mariadb").toString(), "--no-defaults", "--socket=" + socket(), "--user=root",
-                "-e", sql));
+    /**
+     * Runs SQL as root through the server's socket.
+     *
+     * @return what the client printed (tab-separated rows, no column names)
+     */
+    public String query(String sql) throws IOException, InterruptedException {
+        Path output = dir.resolve("query.out");
+        Files.deleteIfExists(output);
+        run(dir, "query", List.of(binary("mariadb").toString(), "--no-defaults", "--socket=" + socket(), "--user=root",
+                "--batch", "--skip-column-names", "-e", sql));
+        return Files.readString(dir.resolve("query.out"), StandardCharsets.UTF_8).trim();
     }
 
     private static void run(Path dir, String step, List<String> command) throws IOException, InterruptedException {
@@ -144,7 +185,7 @@ final class PrivateMariaDb implements AutoCloseable {
         }
     }
 
-    private static Path binary(String name) {
+    static Path binary(String name) {
         List<Path> places = new ArrayList<>();
         for (String entry : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!entry.isEmpty()) {
@@ -155,13 +196,13 @@ final class PrivateMariaDb implements AutoCloseable {
         return places.stream().map(place -> place.resolve(name)).filter(Files::isExecutable).findFirst().orElse(null);
     }
 
-    private static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket probe = new ServerSocket(0)) {
             return probe.getLocalPort();
         }
     }
 
-    private static void unavailable(String reason) {
+    static void unavailable(String reason) {
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
             throw new AssertionError("private MariaDB server: " + reason + " (CI=true: a server that cannot be started fails the build)");
         }

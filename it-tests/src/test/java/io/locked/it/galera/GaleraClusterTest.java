@@ -1,0 +1,334 @@
+package io.locked.it.galera;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.it.process.ExclusionRun;
+import io.locked.it.process.ExclusionRun.Outcome;
+import io.locked.it.process.WorkerProcess;
+import io.locked.it.server.GaleraCluster;
+import io.locked.it.server.MariaDbEndpoint;
+import io.locked.jpa.JpaLockRepository;
+import io.locked.jpa.testing.TestDatabase;
+import io.locked.spi.Lease;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.Persistence;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Locks on a three-node MariaDB Galera cluster started for this class on loopback. Worker JVMs are
+ * spread over the nodes (one node each) or all sent to one, and the history checker and a
+ * non-atomic counter judge every configuration the library accepts. The configurations it refuses
+ * fail at start-up with their message; and the negative control, the refusal switched off with the
+ * JVMs spread, must show overlaps: the harness can see what the refusal prevents.
+ */
+class GaleraClusterTest {
+    private static final int NODES = 3;
+    private static final int THREADS = 4;
+    private static final int CYCLES = 30;
+    private static final int EXPECTED = NODES * THREADS * CYCLES;
+
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    static Path dir;
+    private static GaleraCluster cluster;
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        long started = System.nanoTime();
+        cluster = GaleraCluster.start(dir.resolve("cluster"), NODES);
+        System.out.printf("Galera: %d nodes synced in %.1fs%n", NODES, (System.nanoTime() - started) / 1e9);
+        // the lock table exists before the workers start
+        try (EntityManagerFactory factory = unit(cluster.endpoint(0))) {
+            new JpaLockRepository(factory).createTableIfMissing();
+        }
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void optimisticLeasesExcludeWithEveryJvmOnADifferentNode() throws Exception {
+        Outcome outcome = run("optimistic, spread over the nodes", LockMode.OPTIMISTIC, false, spread(), false);
+        assertExclusive(outcome);
+    }
+
+    @Test
+    void optimisticLeasesExcludeWithEveryJvmOnOneNode() throws Exception {
+        Outcome outcome = run("optimistic, one node", LockMode.OPTIMISTIC, false, oneNode(), false);
+        assertExclusive(outcome);
+    }
+
+    @Test
+    void pessimisticLocksExcludeThroughASingleWriter() throws Exception {
+        Outcome outcome = run("pessimistic, single writer", LockMode.PESSIMISTIC, true, oneNode(), false);
+        assertExclusive(outcome);
+    }
+
+    /**
+     * The negative control: single-writer declared while each JVM reaches a different node, which
+     * is what the refusal of pessimistic locks on Galera prevents. Row locks are per node, so the
+     * checker must find JVMs holding the key at once.
+     */
+    @Test
+    void pessimisticLocksSpreadOverTheNodesOverlapOnceTheRefusalIsSwitchedOff() throws Exception {
+        Outcome outcome = run("negative control: pessimistic spread, single writer declared", LockMode.PESSIMISTIC, true,
+                spread(), true);
+        assertTrue(outcome.overlaps() > 0 && outcome.counter() < outcome.sections().size(),
+                "pessimistic locks on three Galera nodes never overlapped, or lost no update: the harness cannot see what"
+                        + " the refusal prevents");
+    }
+
+    /**
+     * The statement itself, without the JVM-local queue in front of it: two nodes take each of many
+     * free keys at the same instant, keys without a row and keys whose row was just released through
+     * the third node. Certification must leave exactly one of the two with the lease; a node that ran
+     * a losing take again after it had returned its rows would grant both.
+     */
+    @ParameterizedTest(name = "row exists: {0}")
+    @ValueSource(booleans = {false, true})
+    void twoNodesTakingOneFreeKeyAtOnceGrantItOnce(boolean rowExists) throws Exception {
+        int keys = 400;
+        try (EntityManagerFactory first = unit(cluster.endpoint(1)); EntityManagerFactory second = unit(cluster.endpoint(2));
+             EntityManagerFactory third = unit(cluster.endpoint(0))) {
+            List<JpaLockRepository> nodes = List.of(new JpaLockRepository(first), new JpaLockRepository(second));
+            JpaLockRepository releaser = new JpaLockRepository(third);
+            ExecutorService takers = Executors.newFixedThreadPool(2);
+            try {
+                int both = 0;
+                int none = 0;
+                for (int k = 0; k < keys; k++) {
+                    String key = "it:galera:race:" + k + ":" + UUID.randomUUID();
+                    if (rowExists) {
+                        releaser.releaseLease(releaser.takeLease(key, "before", "before", Duration.ofMinutes(5), Duration.ZERO));
+                    }
+                    CyclicBarrier together = new CyclicBarrier(2);
+                    List<Future<Lease>> takes = new ArrayList<>();
+                    for (int n = 0; n < 2; n++) {
+                        JpaLockRepository node = nodes.get(n);
+                        String owner = "owner-" + n;
+                        takes.add(takers.submit(() -> {
+                            together.await();
+                            return node.takeLease(key, owner, owner, Duration.ofMinutes(5), Duration.ofSeconds(5));
+                        }));
+                    }
+                    int granted = 0;
+                    for (Future<Lease> take : takes) {
+                        granted += take.get() == null ? 0 : 1;
+                    }
+                    both += granted == 2 ? 1 : 0;
+                    none += granted == 0 ? 1 : 0;
+                }
+                System.out.printf("Galera: %d free keys (%s) taken at once on two nodes: %d granted twice,"
+                        + " %d granted to neither%n", keys, rowExists ? "rows released just before" : "no rows yet", both, none);
+                assertEquals(0, both, "keys whose lease two nodes granted at once");
+            } finally {
+                takers.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void pessimisticLocksAreRefusedOnAGaleraNodeWithTheReasonAndTheFix() throws Exception {
+        try (EntityManagerFactory factory = unit(cluster.endpoint(0));
+             LockManager locks = LockManagerBuilder.on(new JpaLockRepository(factory)).build()) {
+            String key = "it:galera:refused:" + UUID.randomUUID();
+            IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> locks.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC)));
+            assertTrue(refused.getMessage().contains("Galera") && refused.getMessage().contains("locked.galera.single-writer")
+                    && refused.getMessage().contains("OPTIMISTIC"), refused.getMessage());
+            // the safe mode works on the same store
+            try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC))) {
+                assertTrue(lock.isValid());
+            }
+        }
+    }
+
+    /** A {@code @Locked} pessimistic method on a Galera store fails the deployment, naming the method. */
+    @Test
+    void aPessimisticLockedMethodFailsTheDeploymentOnGalera() throws Exception {
+        Path log = dir.resolve("locked-bean-refused.log");
+        try (WorkerProcess worker = WorkerProcess.start(log, cluster.endpoint(1).workerEnvironment(), line -> { },
+                "locked-bean", "MARIADB", "PESSIMISTIC", "it:galera:bean:" + UUID.randomUUID(), "1", "1",
+                dir.resolve("never-written.txt").toString())) {
+            assertNotEquals(0, worker.waitForExit(120), "the deployment started with a pessimistic @Locked method on Galera");
+            String output = Files.readString(log);
+            assertTrue(output.contains("@Locked PESSIMISTIC on io.locked.it.process.LockedCounter#increment")
+                    && output.contains("Galera") && output.contains("locked.galera.single-writer"), output);
+        }
+    }
+
+    /**
+     * Single-writer declared, but one JVM's connections alternate between two nodes (as a
+     * load-balancing URL or proxy would): a pessimistic take on the second node while the JVM holds
+     * a lock on the first is refused, naming both.
+     */
+    @Test
+    void aSingleWriterJvmThatReachesASecondNodeWhileHoldingIsRefused() throws Exception {
+        RoundRobinDataSource nodes = new RoundRobinDataSource(List.of(cluster.endpoint(0), cluster.endpoint(1)));
+        try (EntityManagerFactory factory = unit(nodes);
+             LockManager locks = LockManagerBuilder.on(JpaLockRepository.builder(factory).galeraSingleWriter(true).build())
+                     .build()) {
+            LockRequest first = LockRequest.of("it:galera:two-nodes:a:" + UUID.randomUUID()).mode(LockMode.PESSIMISTIC);
+            try (LockHandle held = locks.acquire(first)) {
+                LockRequest second = LockRequest.of("it:galera:two-nodes:b:" + UUID.randomUUID()).mode(LockMode.PESSIMISTIC)
+                        .waitFor(Duration.ofSeconds(5));
+                LockStoreUnavailableException refused = assertThrows(LockStoreUnavailableException.class,
+                        () -> locks.acquire(second));
+                assertTrue(refused.getMessage().contains("reached Galera node")
+                        && refused.getMessage().contains("while it holds locks on node"), refused.getMessage());
+                assertTrue(held.isValid());
+            }
+            // nothing held any more: this JVM may move to another node, as after a proxy's failover
+            try (LockHandle next = locks.acquire(first)) {
+                assertTrue(next.isValid());
+            }
+        }
+    }
+
+    private static void assertExclusive(Outcome outcome) {
+        assertEquals(EXPECTED, outcome.sections().size(), "cycles recorded");
+        assertEquals(List.of(), outcome.violations());
+        assertEquals(EXPECTED, outcome.counter(), "the counter lost increments");
+    }
+
+    private static List<MariaDbEndpoint> spread() {
+        List<MariaDbEndpoint> endpoints = new ArrayList<>();
+        for (int i = 0; i < NODES; i++) {
+            endpoints.add(cluster.endpoint(i));
+        }
+        return endpoints;
+    }
+
+    private static List<MariaDbEndpoint> oneNode() {
+        return Collections.nCopies(NODES, cluster.endpoint(0));
+    }
+
+    private Outcome run(String what, LockMode mode, boolean singleWriter, List<MariaDbEndpoint> routes,
+                        boolean negativeControl) throws Exception {
+        String key = "it:galera:" + mode + ":" + UUID.randomUUID();
+        Path runDir = Files.createDirectories(dir.resolve(key.replace(':', '-')));
+        String conflictsBefore = conflicts();
+        Outcome outcome = ExclusionRun.run(runDir, cluster.endpoint(0)::connect, key,
+                routes.stream().map(MariaDbEndpoint::workerEnvironment).toList(),
+                ExclusionRun.cycles(key, List.of("database=MARIADB", "mode=" + mode, "threads=" + THREADS,
+                        "cycles=" + CYCLES, "galera-single-writer=" + singleWriter, "go-on-after-failures=" + negativeControl)));
+        System.out.println(outcome.summary("Galera " + what + ", " + routes.size() + " JVMs x " + THREADS + " threads",
+                EXPECTED) + "; per node certification failures and brute-force aborts, before " + conflictsBefore
+                + ", after " + conflicts());
+        return outcome;
+    }
+
+    // what Galera signalled: local transactions that failed certification or were aborted by a replicated one
+    private static String conflicts() throws Exception {
+        List<String> nodes = new ArrayList<>();
+        for (int i = 0; i < NODES; i++) {
+            nodes.add(cluster.node(i).query("SELECT GROUP_CONCAT(VARIABLE_VALUE ORDER BY VARIABLE_NAME DESC SEPARATOR '/')"
+                    + " FROM information_schema.GLOBAL_STATUS"
+                    + " WHERE VARIABLE_NAME IN ('WSREP_LOCAL_CERT_FAILURES', 'WSREP_LOCAL_BF_ABORTS')"));
+        }
+        return String.join(" ", nodes);
+    }
+
+    private static EntityManagerFactory unit(MariaDbEndpoint endpoint) {
+        return Persistence.createEntityManagerFactory(TestDatabase.UNIT, Map.of(
+                "jakarta.persistence.jdbc.url", endpoint.url(),
+                "jakarta.persistence.jdbc.user", endpoint.user(),
+                "jakarta.persistence.jdbc.password", endpoint.password()));
+    }
+
+    private static EntityManagerFactory unit(DataSource dataSource) {
+        return Persistence.createEntityManagerFactory(TestDatabase.UNIT, Map.of(
+                "jakarta.persistence.nonJtaDataSource", dataSource,
+                "hibernate.dialect", "org.hibernate.dialect.MariaDBDialect"));
+    }
+
+    /** A data source that opens each new connection on the next node in turn, unpooled. */
+    private static final class RoundRobinDataSource implements DataSource {
+        private final List<MariaDbEndpoint> nodes;
+        private final AtomicInteger next = new AtomicInteger();
+
+        RoundRobinDataSource(List<MariaDbEndpoint> nodes) {
+            this.nodes = nodes;
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            return nodes.get(Math.floorMod(next.getAndIncrement(), nodes.size())).connect();
+        }
+
+        @Override
+        public Connection getConnection(String user, String password) throws SQLException {
+            return getConnection();
+        }
+
+        @Override
+        public PrintWriter getLogWriter() {
+            return null;
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) {
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) {
+        }
+
+        @Override
+        public int getLoginTimeout() {
+            return 0;
+        }
+
+        @Override
+        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+            throw new SQLFeatureNotSupportedException();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> type) throws SQLException {
+            throw new SQLException("not a wrapper");
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> type) {
+            return false;
+        }
+    }
+}
