@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -22,6 +23,7 @@ public final class GaleraCluster implements AutoCloseable {
     private static final Path PROVIDER = Path.of("/usr/lib/galera/libgalera_smm.so");
     private static final long SYNC_SECONDS = 120;
     private final List<PrivateMariaDb> nodes;
+    private final List<Path> nodeDirs = new ArrayList<>();
 
     private GaleraCluster(List<PrivateMariaDb> nodes) {
         this.nodes = nodes;
@@ -46,6 +48,7 @@ public final class GaleraCluster implements AutoCloseable {
             for (int i = 0; i < size; i++) {
                 int[] p = ports.get(i);
                 Path nodeDir = Files.createDirectories(dir.resolve("node" + (i + 1)));
+                cluster.nodeDirs.add(nodeDir);
                 nodes.add(PrivateMariaDb.install(nodeDir, p[0], List.of(
                         // Galera replicates row images and needs interleaved auto-increment locks
                         "--binlog-format=ROW", "--innodb-autoinc-lock-mode=2",
@@ -73,6 +76,25 @@ public final class GaleraCluster implements AutoCloseable {
             cluster.close();
             throw failure;
         }
+    }
+
+    /**
+     * Starts node i again after it stopped or crashed, on an empty data directory, and waits until it
+     * rejoined the cluster: a full state transfer from another node, as for a replaced node. (An
+     * unprivileged rsync daemon could not take over the files the crashed server left.)
+     */
+    public void restart(int i) throws IOException, InterruptedException {
+        Path data = nodeDirs.get(i).resolve("data");
+        try (Stream<Path> paths = Files.walk(data)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                if (!path.equals(data)) {
+                    Files.delete(path);
+                }
+            }
+        }
+        writableByAll(nodeDirs.get(i));
+        nodes.get(i).start();
+        awaitSynced(i, nodes.size());
     }
 
     /** @return node i (from 0) */
