@@ -1,7 +1,6 @@
 package io.locked.jpa;
 
 import io.locked.api.LockMode;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -31,24 +30,34 @@ import java.util.Optional;
 final class GaleraNode {
     static final String SINGLE_WRITER = "locked.galera.single-writer";
     private final boolean singleWriter;
+    private final String clusterSize;
     private final Map<String, Integer> openHoldsByNode = new HashMap<>();
 
-    private GaleraNode(boolean singleWriter) {
+    private GaleraNode(boolean singleWriter, String clusterSize) {
         this.singleWriter = singleWriter;
+        this.clusterSize = clusterSize;
     }
 
-    /** @return the node the connection reaches, or null when its server is not a Galera node */
-    static GaleraNode detect(LockConnections connections, boolean singleWriter) {
+    /**
+     * @param bounds the start-up's, or the lock call's that asks because the database was down at start-up
+     * @return the node the connections reach, or null when their server is not a Galera node
+     * @throws IllegalStateException if the database cannot be asked within the bounds
+     */
+    static GaleraNode detect(LockConnections connections, boolean singleWriter, CallBounds bounds) {
         try {
-            Connection connection = connections.open();
-            try (Statement statement = connection.createStatement();
-                 ResultSet wsrep = statement.executeQuery("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) {
-                // servers built without Galera do not have the variable at all
-                boolean node = wsrep.next() && "ON".equalsIgnoreCase(wsrep.getString(2));
-                return node ? new GaleraNode(singleWriter) : null;
-            } finally {
-                connections.close(connection);
-            }
+            return LockTransaction.autocommit(connections, bounds, connection -> {
+                try (Statement statement = connection.createStatement()) {
+                    try (ResultSet wsrep = statement.executeQuery("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) {
+                        // servers built without Galera do not have the variable at all
+                        if (!wsrep.next() || !"ON".equalsIgnoreCase(wsrep.getString(2))) {
+                            return null;
+                        }
+                    }
+                    try (ResultSet size = statement.executeQuery("SHOW GLOBAL STATUS LIKE 'wsrep_cluster_size'")) {
+                        return new GaleraNode(singleWriter, size.next() ? size.getString(2) : "?");
+                    }
+                }
+            });
         } catch (SQLException unreadable) {
             throw new IllegalStateException("Cannot tell whether the MariaDB server is a Galera node (" + unreadable + ")",
                     unreadable);
@@ -59,8 +68,10 @@ final class GaleraNode {
         if (mode != LockMode.PESSIMISTIC || singleWriter) {
             return Optional.empty();
         }
-        return Optional.of("the database is a MariaDB Galera node (wsrep_on=ON), and each Galera node keeps its own row"
-                + " locks: JVMs whose lock statements reach different nodes would hold the same key at once. Use"
+        // refused on a cluster of one node too: nodes join a running cluster without the application knowing
+        return Optional.of("the database is a node of a MariaDB Galera cluster (wsrep_on=ON, " + clusterSize + " nodes at"
+                + " start-up), and each Galera node keeps its own row locks: JVMs whose lock statements reach different"
+                + " nodes would hold the same key at once. Use"
                 + " LockMode.OPTIMISTIC, whose leases Galera certifies across nodes; or route every JVM's lock statements"
                 + " to one and the same node (a single-writer proxy, or one node's address) and set "
                 + SINGLE_WRITER + "=true (JpaLockRepository.builder(...).galeraSingleWriter(true))");

@@ -43,8 +43,12 @@ public class JpaLockRepository implements LockRepository {
     private final LockDatabase database;
     private final ConnectionBudget budget;
     private final PoolShortage shortage;
-    /** The Galera node behind the unit, or null on any other server. */
-    private final GaleraNode galera;
+    private final boolean galeraSingleWriter;
+    /**
+     * The Galera node behind the unit, empty on any other server; null while not known (the
+     * database was down at start-up: the first lock finds out).
+     */
+    private volatile Optional<GaleraNode> galera;
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
@@ -71,7 +75,13 @@ public class JpaLockRepository implements LockRepository {
     private JpaLockRepository(Builder settings) {
         this.connections = LockConnections.of(settings.factory);
         this.database = settings.database != null ? settings.database : DatabaseDetection.detect(settings.factory, connections);
-        this.galera = database == LockDatabase.MARIADB ? GaleraNode.detect(connections, settings.galeraSingleWriter) : null;
+        this.galeraSingleWriter = settings.galeraSingleWriter;
+        this.galera = database == LockDatabase.MARIADB ? null : Optional.empty();
+        try {
+            galera(CallBounds.brief());
+        } catch (IllegalStateException unreachable) {
+            // a database that is down fails the first lock clearly, which asks again
+        }
         LockTableCheck.check(connections, database);
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.shortage = new PoolShortage(connections);
@@ -145,7 +155,36 @@ public class JpaLockRepository implements LockRepository {
 
     @Override
     public Optional<String> refusal(LockMode mode) {
-        return galera == null ? Optional.empty() : galera.refusal(mode);
+        Optional<GaleraNode> known = galera;
+        // not known: the database was down at start-up, and the lock call itself asks (lockPessimistic)
+        return known == null ? Optional.empty() : known.flatMap(node -> node.refusal(mode));
+    }
+
+    /**
+     * @return the Galera node, or empty on any other server
+     * @throws IllegalStateException if the database cannot be asked within the bounds
+     */
+    private Optional<GaleraNode> galera(CallBounds bounds) {
+        Optional<GaleraNode> known = galera;
+        if (known == null) {
+            synchronized (this) {
+                known = galera;
+                if (known == null) {
+                    known = Optional.ofNullable(GaleraNode.detect(connections, galeraSingleWriter, bounds));
+                    galera = known;
+                }
+            }
+        }
+        return known;
+    }
+
+    /** The Galera node for a lock call, null on any other server. */
+    private GaleraNode galeraFor(String key, CallBounds bounds) {
+        try {
+            return galera(bounds).orElse(null);
+        } catch (IllegalStateException unreachable) {
+            throw new LockStoreUnavailableException(key, unreachable.getMessage(), unreachable.getCause());
+        }
     }
 
     /** @return the database family in use */
@@ -181,6 +220,13 @@ public class JpaLockRepository implements LockRepository {
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
         CallBounds bounds = CallBounds.forWait(dbWait);
+        GaleraNode galera = galeraFor(key, bounds);
+        if (galera != null) {
+            // the manager asks first; this is reached when the database was down when it asked
+            galera.refusal(LockMode.PESSIMISTIC).ifPresent(reason -> {
+                throw new IllegalStateException("Cannot lock '" + key + "' PESSIMISTIC: " + reason);
+            });
+        }
         if (!takeBudget(key, bounds)) {
             shortage.budgetSpent(key, dbWait, budget);
             return null;
@@ -189,7 +235,7 @@ public class JpaLockRepository implements LockRepository {
         boolean handedOver = false;
         try {
             transaction = LockTransaction.begin(connections, database, bounds);
-            DrawnToken drawn = lockRow(transaction, key, holder, bounds.remainingWaitMillis());
+            DrawnToken drawn = lockRow(transaction, key, holder, bounds.remainingWaitMillis(), galera != null);
             if (drawn == null) {
                 // busy: closing rolls back, undoing any token the statement wrote
                 return null;
@@ -237,9 +283,10 @@ public class JpaLockRepository implements LockRepository {
      * Row-locks the key and draws its token in one statement; null if a live lease holds the key
      * (or a cleanup deleted the row in between: the caller tries again).
      */
-    private DrawnToken lockRow(LockTransaction transaction, String key, String holder, long waitMillis) throws SQLException {
+    private DrawnToken lockRow(LockTransaction transaction, String key, String holder, long waitMillis, boolean galera)
+            throws SQLException {
         Connection connection = transaction.connection();
-        DrawnToken drawn = drawToken(connection, key, holder, waitMillis);
+        DrawnToken drawn = drawToken(connection, key, holder, waitMillis, galera);
         if (drawn == null && !rowExists(connection, key)) {
             // H2 only: create the row in a short transaction of its own on this connection (a second
             // connection could wait forever on a pool that holders have drained), then lock it
@@ -248,15 +295,16 @@ public class JpaLockRepository implements LockRepository {
             insertIfAbsent(connection, key, waitMillis);
             transaction.commit();
             transaction.beginAgain();
-            drawn = drawToken(connection, key, holder, waitMillis);
+            drawn = drawToken(connection, key, holder, waitMillis, galera);
         }
         return drawn != null && drawn.free() ? drawn : null;
     }
 
     /** The lock statement's answer: null when it returned no row. */
-    private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis) throws SQLException {
+    private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis, boolean galera)
+            throws SQLException {
         try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
-             PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis, galera != null))) {
+             PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis, galera))) {
             int parameter = 1;
             if (database.settingsFirst()) {
                 lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
@@ -264,7 +312,7 @@ public class JpaLockRepository implements LockRepository {
             lock.setString(parameter++, holder);
             lock.setString(parameter, key);
             try (ResultSet row = execute(lock)) {
-                return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera == null ? null : row.getString(3))
+                return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(3) : null)
                         : null;
             }
         }
@@ -348,12 +396,13 @@ public class JpaLockRepository implements LockRepository {
     }
 
     private Take tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {
+        boolean galera = galeraFor(key, bounds) != null;
         try {
             return storeCall(key, "taking the lease", bounds, connection -> {
                 long waitMillis = bounds.remainingWaitMillis();
                 try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
                      PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis,
-                             galera != null)) {
+                             galera)) {
                     try (ResultSet taken = execute(take)) {
                         if (!taken.next()) {
                             return Take.NO_ROW;

@@ -12,16 +12,15 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
+import io.locked.jpa.testing.PlainDataSource;
 import io.locked.jpa.testing.TestDatabase;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -34,48 +33,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 class DrainedOpaquePoolTest {
 
     /** A pool seen only as a DataSource. */
-    private record OpaquePool(DataSource pool) implements DataSource {
+    private static final class OpaquePool extends PlainDataSource {
+        private final DataSource pool;
+
+        OpaquePool(DataSource pool) {
+            this.pool = pool;
+        }
+
         @Override
         public Connection getConnection() throws SQLException {
             return pool.getConnection();
-        }
-
-        @Override
-        public Connection getConnection(String user, String password) throws SQLException {
-            return pool.getConnection(user, password);
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) {
-        }
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public Logger getParentLogger() {
-            return Logger.getLogger("opaque");
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> type) throws SQLException {
-            throw new SQLException("opaque");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> type) {
-            return false;
         }
     }
 

@@ -17,16 +17,15 @@ import io.locked.it.process.WorkerProcess;
 import io.locked.it.server.GaleraCluster;
 import io.locked.it.server.MariaDbEndpoint;
 import io.locked.jpa.JpaLockRepository;
+import io.locked.jpa.testing.PlainDataSource;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -38,7 +37,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,7 +56,8 @@ import org.junit.jupiter.api.io.TempDir;
 class GaleraClusterTest {
     private static final int NODES = 3;
     private static final int THREADS = 4;
-    private static final int CYCLES = 30;
+    /** Per thread; {@code -Dgalera.cycles} runs longer. */
+    private static final int CYCLES = Integer.getInteger("galera.cycles", 30);
     private static final int EXPECTED = NODES * THREADS * CYCLES;
 
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
@@ -280,7 +279,7 @@ class GaleraClusterTest {
     }
 
     /** A data source that opens each new connection on the next node in turn, unpooled. */
-    private static final class RoundRobinDataSource implements DataSource {
+    private static final class RoundRobinDataSource extends PlainDataSource {
         private final List<MariaDbEndpoint> nodes;
         private final AtomicInteger next = new AtomicInteger();
 
@@ -291,44 +290,6 @@ class GaleraClusterTest {
         @Override
         public Connection getConnection() throws SQLException {
             return nodes.get(Math.floorMod(next.getAndIncrement(), nodes.size())).connect();
-        }
-
-        @Override
-        public Connection getConnection(String user, String password) throws SQLException {
-            return getConnection();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) {
-        }
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            throw new SQLFeatureNotSupportedException();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> type) throws SQLException {
-            throw new SQLException("not a wrapper");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> type) {
-            return false;
         }
     }
 }
