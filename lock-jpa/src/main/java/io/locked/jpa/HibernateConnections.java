@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -8,6 +9,7 @@ import javax.sql.DataSource;
 import org.hibernate.HibernateException;
 import org.hibernate.engine.jdbc.connections.spi.ConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.engine.spi.SessionImplementor;
 
 /**
  * The connections of a Hibernate persistence unit that was configured with a JDBC URL (Hibernate's
@@ -43,12 +45,29 @@ final class HibernateConnections implements LockConnections, LendingThreads.Pool
     }
 
     static LockConnections of(EntityManagerFactory factory) {
-        ConnectionProvider provider = factory.unwrap(SessionFactoryImplementor.class).getServiceRegistry()
-                .requireService(ConnectionProvider.class);
+        ConnectionProvider provider = sessionFactory(factory).getServiceRegistry().requireService(ConnectionProvider.class);
         if (provider.isUnwrappableAs(DataSource.class)) {
             return LockConnections.of(provider.unwrap(DataSource.class));
         }
         return new HibernateConnections(provider);
+    }
+
+    /**
+     * The unit's Hibernate session factory, reached through an entity manager: a factory produced as
+     * a normal-scoped CDI bean is a client proxy, whose {@code unwrap} hands back the proxy itself
+     * (Weld: {@code ClassCastException ... WeldClientProxy cannot be cast to SessionFactoryImplementor}).
+     * Creating the entity manager opens no connection.
+     */
+    private static SessionFactoryImplementor sessionFactory(EntityManagerFactory factory) {
+        if (factory instanceof SessionFactoryImplementor direct) {
+            return direct;
+        }
+        EntityManager manager = factory.createEntityManager();
+        try {
+            return manager.unwrap(SessionImplementor.class).getFactory();
+        } finally {
+            manager.close();
+        }
     }
 
     @Override

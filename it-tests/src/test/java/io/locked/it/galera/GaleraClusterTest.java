@@ -89,8 +89,8 @@ class GaleraClusterTest {
     }
 
     @Test
-    void optimisticLeasesExcludeWithEveryJvmOnOneNode() throws Exception {
-        Outcome outcome = run("optimistic, one node", LockMode.OPTIMISTIC, false, oneNode(), false);
+    void optimisticLeasesExcludeThroughASingleWriter() throws Exception {
+        Outcome outcome = run("optimistic, single writer", LockMode.OPTIMISTIC, true, oneNode(), false);
         assertExclusive(outcome);
     }
 

@@ -45,6 +45,16 @@ class PersistenceUnitWiringTest {
     }
 
     @Test
+    void theReadmesProducerOfAUnitConfiguredByUrlHoldsTheLocks() {
+        TestConfig.set("locked.create-table", "true");
+        try (WeldContainer container = withoutLockStoreProducer().addBeanClass(ReadmeLockStore.class).initialize()) {
+            container.select(Cleaner.class).get().clean();
+            assertEquals(1, container.select(Cleaner.class).get().runs());
+            assertEquals(1, container.select(EventLog.class).get().of(LockAcquired.class).size());
+        }
+    }
+
+    @Test
     void noLockStoreAtAllFailsTheDeployment() {
         RuntimeException failure = assertThrows(RuntimeException.class, () -> withoutLockStoreProducer().initialize().close());
         StringBuilder messages = new StringBuilder();
