@@ -9,7 +9,7 @@ import javax.sql.DataSource;
 /**
  * Where the lock statements get their JDBC connections: from the persistence unit's own pool. The
  * lock's statements run as plain JDBC on those connections, because an EntityManager and its
- * transaction cost more than the statements themselves (see the README's Performance section).
+ * transaction cost more than the statements themselves (see docs/performance.md).
  *
  * <p>Every borrow of a lock call is bounded by that call's wait ({@link #open(long)}): HikariCP is
  * told the wait itself; a pool that cannot be told lends through a thread of its own

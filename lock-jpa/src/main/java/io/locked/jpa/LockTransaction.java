@@ -10,8 +10,8 @@ import java.sql.Statement;
  *
  * <p>On MariaDB an autocommit connection gets an explicit {@code START TRANSACTION} and
  * {@code COMMIT} instead of {@code setAutoCommit(false)} and back: the driver sends each autocommit
- * change as a statement of its own, so this saves a round trip per lock (see the README's
- * Performance section). Elsewhere the driver starts the transaction with the first statement.
+ * change as a statement of its own, so this saves a round trip per lock (see docs/performance.md,
+ * "What a cycle costs"). Elsewhere the driver starts the transaction with the first statement.
  *
  * <p>The connection is borrowed within the call's wait, and its statements run under the call's
  * network timeout ({@link CallBounds}); the pool's timeout is put back at close.
