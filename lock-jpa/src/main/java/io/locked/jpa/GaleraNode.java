@@ -95,8 +95,8 @@ final class GaleraNode {
         openHoldsByNode.merge(node, 1, Integer::sum);
     }
 
-    /** Counts a hold on that node as ended. */
-    synchronized void released(String node) {
+    /** Counts a hold on that node as ended: released, or its session found dead. */
+    synchronized void ended(String node) {
         openHoldsByNode.computeIfPresent(node, (n, holds) -> holds > 1 ? holds - 1 : null);
     }
 }

@@ -241,17 +241,17 @@ public class JpaLockRepository implements LockRepository {
                 return null;
             }
             transaction.boundStatements(CallBounds.brief());
-            Runnable onRelease = () -> { };
+            Runnable onEnd = () -> { };
             if (galera != null) {
                 try {
                     galera.holdOn(drawn.node());
                 } catch (IllegalStateException secondNode) {
                     throw new LockStoreUnavailableException(key, secondNode.getMessage(), secondNode);
                 }
-                onRelease = () -> galera.released(drawn.node());
+                onEnd = () -> galera.ended(drawn.node());
             }
             handedOver = true;
-            return new PessimisticRowHold(transaction, drawn.token(), budget, onRelease);
+            return new PessimisticRowHold(transaction, drawn.token(), budget, onEnd);
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             return null;

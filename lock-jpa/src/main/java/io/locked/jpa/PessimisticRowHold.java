@@ -16,18 +16,19 @@ final class PessimisticRowHold implements PessimisticHold {
     private final LockTransaction transaction;
     private final long token;
     private final ConnectionBudget budget;
-    private final Runnable onRelease;
+    private final Runnable onEnd;
     private boolean released;
+    private boolean ended;
 
     /**
      * @param budget    what the hold's connection counts against, given back with it at release
-     * @param onRelease run once the transaction ended
+     * @param onEnd     run once, when the transaction ended: at release, or when its session was found dead
      */
-    PessimisticRowHold(LockTransaction transaction, long token, ConnectionBudget budget, Runnable onRelease) {
+    PessimisticRowHold(LockTransaction transaction, long token, ConnectionBudget budget, Runnable onEnd) {
         this.transaction = transaction;
         this.token = token;
         this.budget = budget;
-        this.onRelease = onRelease;
+        this.onEnd = onEnd;
     }
 
     @Override
@@ -40,11 +41,24 @@ final class PessimisticRowHold implements PessimisticHold {
         if (released) {
             return true;
         }
+        boolean alive;
         try {
             // a ping (Connector/J) or an empty query (PostgreSQL): neither ends nor changes the transaction
-            return transaction.connection().isValid((int) Math.max(1, (timeout.toMillis() + 999) / 1000));
+            alive = transaction.connection().isValid((int) Math.max(1, (timeout.toMillis() + 999) / 1000));
         } catch (SQLException | RuntimeException broken) {
-            return false;
+            alive = false;
+        }
+        if (!alive) {
+            // the row lock ended with the session, though the holder has not closed yet
+            ended();
+        }
+        return alive;
+    }
+
+    private void ended() {
+        if (!ended) {
+            ended = true;
+            onEnd.run();
         }
     }
 
@@ -63,7 +77,7 @@ final class PessimisticRowHold implements PessimisticHold {
         } finally {
             transaction.close();
             budget.giveBack();
-            onRelease.run();
+            ended();
         }
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
@@ -196,18 +197,19 @@ class GaleraClusterTest {
     /**
      * Single-writer declared, but one JVM's connections alternate between two nodes (as a
      * load-balancing URL or proxy would): a pessimistic take on the second node while the JVM holds
-     * a lock on the first is refused, naming both.
+     * a lock on the first is refused, naming both. Once nothing is held there (released, or its
+     * session gone, as when the writer fails) the JVM may lock on the other node.
      */
     @Test
     void aSingleWriterJvmThatReachesASecondNodeWhileHoldingIsRefused() throws Exception {
         RoundRobinDataSource nodes = new RoundRobinDataSource(List.of(cluster.endpoint(0), cluster.endpoint(1)));
         try (EntityManagerFactory factory = unit(nodes);
              LockManager locks = LockManagerBuilder.on(JpaLockRepository.builder(factory).galeraSingleWriter(true).build())
-                     .build()) {
+                     .sessionCheckEvery(Duration.ofMillis(200)).build()) {
             LockRequest first = LockRequest.of("it:galera:two-nodes:a:" + UUID.randomUUID()).mode(LockMode.PESSIMISTIC);
+            LockRequest second = LockRequest.of("it:galera:two-nodes:b:" + UUID.randomUUID()).mode(LockMode.PESSIMISTIC)
+                    .waitFor(Duration.ofSeconds(5));
             try (LockHandle held = locks.acquire(first)) {
-                LockRequest second = LockRequest.of("it:galera:two-nodes:b:" + UUID.randomUUID()).mode(LockMode.PESSIMISTIC)
-                        .waitFor(Duration.ofSeconds(5));
                 LockStoreUnavailableException refused = assertThrows(LockStoreUnavailableException.class,
                         () -> locks.acquire(second));
                 assertTrue(refused.getMessage().contains("reached Galera node")
@@ -218,7 +220,35 @@ class GaleraClusterTest {
             try (LockHandle next = locks.acquire(first)) {
                 assertTrue(next.isValid());
             }
+            // a hold whose session ended no longer counts, though its holder has not closed yet
+            LockHandle orphan = locks.acquire(first);
+            String holderNode = endSessionsInTransaction();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (orphan.isValid()) {
+                assertTrue(System.nanoTime() - deadline < 0, "the watchdog never noticed the ended session");
+                Thread.sleep(20); // polling a condition, bounded above
+            }
+            try (LockHandle elsewhere = locks.acquire(second)) {
+                assertTrue(elsewhere.isValid(), "refused although the hold on " + holderNode + " had ended");
+            }
+            assertThrows(LockLostException.class, orphan::close);
         }
+    }
+
+    // ends, as root on each node, the test user's sessions with an open transaction; names the node
+    private static String endSessionsInTransaction() throws Exception {
+        for (int i = 0; i < NODES; i++) {
+            String sessions = cluster.node(i).query("SELECT GROUP_CONCAT(p.id) FROM information_schema.innodb_trx t"
+                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id"
+                    + " WHERE p.user = '" + cluster.endpoint(i).user() + "'");
+            if (!sessions.isEmpty() && !sessions.equals("NULL")) {
+                for (String id : sessions.split(",")) {
+                    cluster.node(i).query("KILL " + id);
+                }
+                return "node " + (i + 1);
+            }
+        }
+        throw new AssertionError("no session of the test user holds a transaction on any node");
     }
 
     private static void assertExclusive(Outcome outcome) {
