@@ -31,13 +31,13 @@ public final class GaleraCluster implements AutoCloseable {
 
     /** Installs and starts the nodes under {@code dir}, and creates the test database and user. */
     public static GaleraCluster start(Path dir, int size) throws IOException, InterruptedException {
-        if (!Files.isRegularFile(PROVIDER) || PrivateMariaDb.binary("rsync") == null) {
-            PrivateMariaDb.unavailable("Galera needs " + PROVIDER + " and rsync (Debian: apt-get install galera-4 rsync)");
+        if (!Files.isRegularFile(PROVIDER) || ServerProcess.binary("rsync") == null) {
+            ServerProcess.unavailable("Galera needs " + PROVIDER + " and rsync (Debian: apt-get install galera-4 rsync)");
         }
         List<int[]> ports = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            ports.add(new int[] {PrivateMariaDb.freePort(), PrivateMariaDb.freePort(), PrivateMariaDb.freePort(),
-                    PrivateMariaDb.freePort()});
+            ports.add(new int[] {ServerProcess.freePort(), ServerProcess.freePort(), ServerProcess.freePort(),
+                    ServerProcess.freePort()});
         }
         Files.createDirectories(dir);
         reachableByAll(dir);
@@ -127,7 +127,7 @@ public final class GaleraCluster implements AutoCloseable {
             }
             Thread.sleep(100);
         }
-        PrivateMariaDb.unavailable("Galera node " + (i + 1) + " was not synced in a cluster of " + members + " within "
+        ServerProcess.unavailable("Galera node " + (i + 1) + " was not synced in a cluster of " + members + " within "
                 + SYNC_SECONDS + "s (size, status, state: " + state + ")");
     }
 

@@ -1,39 +1,30 @@
 package io.locked.it.server;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A MariaDB server of the test's own, on a data directory and a free port of its own, so that it
  * can be stopped and started while workers hold locks on it; the shared server of the other builds
- * is never touched. A Galera node is one of these with its cluster's options ({@link GaleraCluster}). Started as a child process of the test JVM (so the test holds its process and
- * can signal it), it is killed by {@link #close()} and, should the test JVM end first, by a
- * shutdown hook.
+ * is never touched. A Galera node is one of these with its cluster's options ({@link GaleraCluster}).
  */
-public final class PrivateMariaDb implements AutoCloseable {
+public final class PrivateMariaDb extends ServerProcess {
     private static final String DATABASE = "locked_faults";
     private static final String USER = "locked_faults";
     private static final String PASSWORD = "locked-faults";
     private static final List<String> SMALL = List.of("--innodb-buffer-pool-size=16M", "--innodb-log-file-size=8M");
-    private final Path dir;
     private final int port;
     private final List<String> options;
-    private final Thread killOnExit;
-    private Process server;
 
     private PrivateMariaDb(Path dir, int port, List<String> options) {
-        this.dir = dir;
+        super(dir, "mariadbd");
         this.port = port;
         this.options = List.copyOf(options);
-        this.killOnExit = new Thread(this::kill, "private-mariadb-kill");
-        Runtime.getRuntime().addShutdownHook(killOnExit);
     }
 
     /**
@@ -111,34 +102,7 @@ public final class PrivateMariaDb implements AutoCloseable {
         command.addAll(SMALL);
         command.addAll(options);
         command.addAll(onceOptions);
-        server = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.out").toFile())).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!ping()) {
-            if (!server.isAlive()) {
-                unavailable("mariadbd exited with " + server.exitValue() + " on start:\n" + errorLogTail());
-            }
-            if (System.nanoTime() - deadline > 0) {
-                unavailable("mariadbd did not answer a ping within 60s:\n" + errorLogTail());
-            }
-            Thread.sleep(50);
-        }
-    }
-
-    /**
-     * Stops the server and waits until it is gone.
-     *
-     * @param crash SIGKILL (no shutdown, as in a crash) rather than SIGTERM (a clean shutdown)
-     */
-    public void stop(boolean crash) throws InterruptedException {
-        if (crash) {
-            server.destroyForcibly();
-        } else {
-            server.destroy();
-        }
-        if (!server.waitFor(60, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("mariadbd did not stop within 60s of SIG" + (crash ? "KILL" : "TERM"));
-        }
+        launch(command, "answer a ping", this::ping);
     }
 
     private boolean ping() throws IOException, InterruptedException {
@@ -161,72 +125,8 @@ public final class PrivateMariaDb implements AutoCloseable {
         return Files.readString(dir.resolve("query.out"), StandardCharsets.UTF_8).trim();
     }
 
-    private static void run(Path dir, String step, List<String> command) throws IOException, InterruptedException {
-        Path output = dir.resolve(step + ".out");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile())).start();
-        if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            process.destroyForcibly();
-            unavailable(step + " failed: " + String.join(" ", command) + "\n" + Files.readString(output, StandardCharsets.UTF_8));
-        }
-    }
-
     // a unix socket path is limited to about 100 bytes: keep it short and in the test's own directory
     private Path socket() {
         return dir.resolve("sock");
-    }
-
-    private String errorLogTail() {
-        try {
-            List<String> lines = Files.readAllLines(dir.resolve("error.log"), StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-        } catch (IOException unreadable) {
-            return "(no error log: " + unreadable + ")";
-        }
-    }
-
-    static Path binary(String name) {
-        List<Path> places = new ArrayList<>();
-        for (String entry : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (!entry.isEmpty()) {
-                places.add(Path.of(entry));
-            }
-        }
-        places.addAll(List.of(Path.of("/usr/sbin"), Path.of("/usr/local/sbin"), Path.of("/usr/bin")));
-        return places.stream().map(place -> place.resolve(name)).filter(Files::isExecutable).findFirst().orElse(null);
-    }
-
-    public static int freePort() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
-        }
-    }
-
-    static void unavailable(String reason) {
-        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-            throw new AssertionError("private MariaDB server: " + reason + " (CI=true: a server that cannot be started fails the build)");
-        }
-        Assumptions.abort("private MariaDB server: " + reason);
-    }
-
-    private void kill() {
-        if (server != null && server.isAlive()) {
-            server.destroyForcibly();
-            try {
-                server.waitFor(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    @Override
-    public void close() {
-        kill();
-        try {
-            Runtime.getRuntime().removeShutdownHook(killOnExit);
-        } catch (IllegalStateException shuttingDown) {
-            // the hook runs anyway
-        }
     }
 }

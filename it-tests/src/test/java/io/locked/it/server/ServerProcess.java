@@ -1,0 +1,139 @@
+package io.locked.it.server;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A database server that a test runs as a child process, in a directory of its own: its steps
+ * (install, initialize) with their output kept there, its start awaited on a condition, its error
+ * log quoted when it fails. It is killed by {@link #close()} and, should the test JVM end first, by
+ * a shutdown hook. Under CI=true a server that cannot be set up fails the test; elsewhere the test
+ * is aborted with the reason.
+ */
+abstract class ServerProcess implements AutoCloseable {
+    private static final long START_SECONDS = 60;
+    protected final Path dir;
+    private final String name;
+    private final Thread killOnExit;
+    private Process server;
+
+    /** The condition a start waits for. */
+    @FunctionalInterface
+    interface Ready {
+        boolean check() throws IOException, InterruptedException;
+    }
+
+    ServerProcess(Path dir, String name) {
+        this.dir = dir;
+        this.name = name;
+        this.killOnExit = new Thread(this::kill, name + "-kill");
+        Runtime.getRuntime().addShutdownHook(killOnExit);
+    }
+
+    /** Starts the server and returns once it is ready; its output goes to {@code server.out}. */
+    final void launch(List<String> command, String readiness, Ready ready) throws IOException, InterruptedException {
+        server = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.out").toFile())).start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_SECONDS);
+        while (!ready.check()) {
+            if (!server.isAlive()) {
+                unavailable(name + " exited with " + server.exitValue() + " on start:\n" + errorLogTail());
+            }
+            if (System.nanoTime() - deadline > 0) {
+                unavailable(name + " did not " + readiness + " within " + START_SECONDS + "s:\n" + errorLogTail());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /**
+     * Stops the server and waits until it is gone.
+     *
+     * @param crash SIGKILL (no shutdown, as in a crash) rather than SIGTERM (a clean shutdown)
+     */
+    public void stop(boolean crash) throws InterruptedException {
+        if (crash) {
+            server.destroyForcibly();
+        } else {
+            server.destroy();
+        }
+        if (!server.waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(name + " did not stop within 60s of SIG" + (crash ? "KILL" : "TERM"));
+        }
+    }
+
+    /** Runs one step of the setup to its end, its output in {@code <step>.out}; a failure quotes it. */
+    static void run(Path dir, String step, List<String> command) throws IOException, InterruptedException {
+        Path output = dir.resolve(step + ".out");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile())).start();
+        if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            process.destroyForcibly();
+            unavailable(step + " failed: " + String.join(" ", command) + "\n" + Files.readString(output, StandardCharsets.UTF_8));
+        }
+    }
+
+    private String errorLogTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("error.log"), StandardCharsets.UTF_8);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+        } catch (IOException unreadable) {
+            return "(no error log: " + unreadable + ")";
+        }
+    }
+
+    /** @return the named program on PATH or in the usual system folders, or null */
+    static Path binary(String name) {
+        List<Path> places = new ArrayList<>();
+        for (String entry : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (!entry.isEmpty()) {
+                places.add(Path.of(entry));
+            }
+        }
+        places.addAll(List.of(Path.of("/usr/sbin"), Path.of("/usr/local/sbin"), Path.of("/usr/bin")));
+        return places.stream().map(place -> place.resolve(name)).filter(Files::isExecutable).findFirst().orElse(null);
+    }
+
+    /** @return a TCP port nobody listens on right now */
+    public static int freePort() throws IOException {
+        try (ServerSocket probe = new ServerSocket(0)) {
+            return probe.getLocalPort();
+        }
+    }
+
+    static void unavailable(String reason) {
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            throw new AssertionError("private database server: " + reason
+                    + " (CI=true: a server that cannot be started fails the build)");
+        }
+        Assumptions.abort("private database server: " + reason);
+    }
+
+    private void kill() {
+        if (server != null && server.isAlive()) {
+            server.destroyForcibly();
+            try {
+                server.waitFor(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        kill();
+        try {
+            Runtime.getRuntime().removeShutdownHook(killOnExit);
+        } catch (IllegalStateException shuttingDown) {
+            // the hook runs anyway
+        }
+    }
+}
