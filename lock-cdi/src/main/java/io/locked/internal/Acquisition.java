@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
 
 /**
@@ -15,16 +16,20 @@ import io.locked.api.LockMode;
 abstract class Acquisition {
     final String key;
     final String owner;
+    /** Who holds it (host, pid, thread), for the log. */
+    final String holder;
     final long token;
     private final ThreadScope scope;
     final KeyTurns.Turn turn;
     private int holds;
     private int scopedHolds;
     private boolean finished;
+    private boolean lossLogged;
 
-    Acquisition(String key, String owner, long token, ThreadScope scope, KeyTurns.Turn turn) {
+    Acquisition(String key, String owner, String holder, long token, ThreadScope scope, KeyTurns.Turn turn) {
         this.key = key;
         this.owner = owner;
+        this.holder = holder;
         this.token = token;
         this.scope = scope;
         this.turn = turn;
@@ -42,16 +47,27 @@ abstract class Acquisition {
     abstract void releaseRow();
 
     /**
-     * The lock is known lost: the next thread of this JVM may compete for the key at once, as other
-     * JVMs already may, instead of queueing behind a holder that holds nothing any more.
+     * The lock is known lost: logged once, and the next thread of this JVM may compete for the key at
+     * once, as other JVMs already may, instead of queueing behind a holder that holds nothing any more.
      */
-    void lost() {
+    void lost(String reason) {
+        logLossOnce(reason);
         turn.end();
+    }
+
+    private void logLossOnce(String reason) {
+        synchronized (this) {
+            if (lossLogged) {
+                return;
+            }
+            lossLogged = true;
+        }
+        LockLog.lost(key, mode(), token, holder, reason);
     }
 
     /** A re-entry found the acquisition invalid: make that final, then let the next thread in. */
     void lostAtReentry() {
-        lost();
+        lost("found no longer valid when its holder entered it again");
     }
 
     /** The first handle, opened inside the acquiring thread's scope. */
@@ -114,6 +130,10 @@ abstract class Acquisition {
         if (last) {
             try {
                 releaseRow();
+                LockLog.released(key, mode(), token);
+            } catch (LockLostException lostAtRelease) {
+                logLossOnce(lostAtRelease.getMessage());
+                throw lostAtRelease;
             } finally {
                 turn.end();
             }

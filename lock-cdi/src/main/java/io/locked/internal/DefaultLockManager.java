@@ -7,6 +7,7 @@ import io.locked.api.LockManager;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
+import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
@@ -143,12 +144,16 @@ public final class DefaultLockManager implements LockManager {
                     : acquirePessimistic(key, owner, holder, deadline, scope, turn);
         } catch (RuntimeException | Error failure) {
             turn.end();
+            if (failure instanceof LockStoreUnavailableException storeDown) {
+                LockLog.storeFailed(key, holder, "acquiring", storeDown);
+            }
             throw failure;
         }
         if (acquisition == null) {
             turn.end();
             return null;
         }
+        LockLog.acquired(key, request.mode(), acquisition.token, holder, time.nanoTime() - (deadline - waitNanos));
         Handle first = acquisition.firstHandle();
         scope.enter(acquisition);
         return first;
@@ -172,7 +177,7 @@ public final class DefaultLockManager implements LockManager {
             // is under a live optimistic lease or the database waits in coarser steps than we do
             PessimisticHold hold = repository.lockPessimistic(key, owner, holder, Duration.ofNanos(Math.max(0, remaining)));
             if (hold != null) {
-                PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, hold, scope, turn);
+                PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, holder, hold, scope, turn);
                 acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
                 return acquisition;
             }
@@ -187,7 +192,7 @@ public final class DefaultLockManager implements LockManager {
         KeyTurns.HandedLease handed = turn.handed();
         if (handed != null) {
             // the previous local holder passed its live lease on: no statement of our own
-            OptimisticAcquisition acquisition = new OptimisticAcquisition(handed.lease(), leaseLength,
+            OptimisticAcquisition acquisition = new OptimisticAcquisition(handed.lease(), holder, leaseLength,
                     handed.sentAtNanos(), repository, time, scope, turn);
             watch(acquisition);
             return acquisition;
@@ -203,7 +208,7 @@ public final class DefaultLockManager implements LockManager {
                     Duration.ofNanos(Math.max(0, deadline - sentAt)));
             if (lease != null) {
                 OptimisticAcquisition acquisition =
-                        new OptimisticAcquisition(lease, leaseLength, sentAt, repository, time, scope, turn);
+                        new OptimisticAcquisition(lease, holder, leaseLength, sentAt, repository, time, scope, turn);
                 watch(acquisition);
                 return acquisition;
             }

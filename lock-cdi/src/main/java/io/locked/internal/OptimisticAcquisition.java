@@ -30,9 +30,9 @@ final class OptimisticAcquisition extends Acquisition {
     private String lostReason;
     private ScheduledFuture<?> renewal;
 
-    OptimisticAcquisition(Lease lease, Duration leaseLength, long sentAtNanos, LockRepository repository,
+    OptimisticAcquisition(Lease lease, String holder, Duration leaseLength, long sentAtNanos, LockRepository repository,
                           TimeSource time, ThreadScope scope, KeyTurns.Turn turn) {
-        super(lease.key(), lease.owner(), lease.token(), scope, turn);
+        super(lease.key(), lease.owner(), holder, lease.token(), scope, turn);
         this.lease = lease;
         this.leaseLength = leaseLength;
         this.validUntilNanos = sentAtNanos + leaseLength.toNanos();
@@ -77,6 +77,7 @@ final class OptimisticAcquisition extends Acquisition {
             renewed = repository.renewLease(current, leaseLength);
         } catch (RuntimeException storeDown) {
             // keep the lease until it runs out; the next tick tries again
+            LockLog.storeFailed(key, holder, "renewing the lease of", storeDown);
             return;
         }
         synchronized (this) {
@@ -106,7 +107,7 @@ final class OptimisticAcquisition extends Acquisition {
         if (renewal != null) {
             renewal.cancel(false);
         }
-        lost();
+        lost(reason);
     }
 
     @Override

@@ -18,8 +18,9 @@ final class PessimisticAcquisition extends Acquisition {
     private volatile String lostReason;
     private volatile ScheduledFuture<?> sessionChecks;
 
-    PessimisticAcquisition(String key, String owner, PessimisticHold hold, ThreadScope scope, KeyTurns.Turn turn) {
-        super(key, owner, hold.token(), scope, turn);
+    PessimisticAcquisition(String key, String owner, String holder, PessimisticHold hold, ThreadScope scope,
+                           KeyTurns.Turn turn) {
+        super(key, owner, holder, hold.token(), scope, turn);
         this.hold = hold;
     }
 
@@ -43,7 +44,7 @@ final class PessimisticAcquisition extends Acquisition {
             lostReason = "its database session ended while it was held (checked by the watchdog)";
             valid = false;
             stopChecks();
-            lost();
+            lost(lostReason);
         }
     }
 

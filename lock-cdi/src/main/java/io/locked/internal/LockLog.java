@@ -1,0 +1,48 @@
+package io.locked.internal;
+
+import io.locked.api.LockMode;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * What the lock logs, through {@code java.util.logging} (which WildFly, Payara and Quarkus route to
+ * their own logging), on the logger {@code io.locked}: a lost lock and a store failure at WARNING,
+ * naming the key and the holder; acquisitions and releases at FINE; nothing per call at INFO.
+ */
+final class LockLog {
+    static final Logger LOG = Logger.getLogger("io.locked");
+
+    private LockLog() {
+    }
+
+    static void acquired(String key, LockMode mode, long token, String holder, long waitedNanos) {
+        if (LOG.isLoggable(Level.FINE)) {
+            LOG.fine("Acquired '" + key + "' " + mode + " with token " + token + " after " + waitedNanos / 1_000_000
+                    + " ms, held by " + holder);
+        }
+    }
+
+    static void released(String key, LockMode mode, long token) {
+        if (LOG.isLoggable(Level.FINE)) {
+            LOG.fine("Released '" + key + "' " + mode + " with token " + token);
+        }
+    }
+
+    static void lost(String key, LockMode mode, long token, String holder, String reason) {
+        LOG.warning("Lock '" + key + "' " + mode + " with token " + token + ", held by " + holder + ", was lost: " + reason);
+    }
+
+    /** One line at WARNING with the chain of causes (an outage repeats it often); the stack trace at FINE. */
+    static void storeFailed(String key, String holder, String what, RuntimeException failure) {
+        if (!LOG.isLoggable(Level.WARNING)) {
+            return;
+        }
+        StringBuilder causes = new StringBuilder(String.valueOf(failure.getMessage()));
+        for (Throwable cause = failure.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+            causes.append(" <- ").append(cause);
+        }
+        String message = "Lock store failed " + what + " '" + key + "' for " + holder + ": " + causes;
+        LOG.warning(message);
+        LOG.log(Level.FINE, message, failure);
+    }
+}

@@ -1,0 +1,135 @@
+package io.locked.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.contract.DelegatingRepository;
+import io.locked.spi.Lease;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What the lock logs on {@code io.locked}: FINE per call, WARNING for a lost lock or a failed store, never INFO per call. */
+class LockLogTest {
+    private final List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+            records.add(record);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private final Logger logger = Logger.getLogger("io.locked");
+    private Level levelBefore;
+
+    @BeforeEach
+    void capture() {
+        levelBefore = logger.getLevel();
+        logger.setLevel(Level.ALL);
+        capture.setLevel(Level.ALL);
+        logger.addHandler(capture);
+    }
+
+    @AfterEach
+    void release() {
+        logger.removeHandler(capture);
+        logger.setLevel(levelBefore);
+    }
+
+    @Test
+    void acquisitionsAndReleasesAreFineAndNothingPerCallIsInfo() {
+        try (LockManager locks = LockManagerBuilder.on(new InMemoryLockRepository()).build()) {
+            for (LockMode mode : LockMode.values()) {
+                try (LockHandle lock = locks.acquire(LockRequest.of("log:calls:" + mode).mode(mode))) {
+                    assertTrue(lock.isValid());
+                }
+            }
+        }
+        List<String> fine = messages(Level.FINE);
+        for (LockMode mode : LockMode.values()) {
+            assertTrue(fine.stream().anyMatch(m -> m.startsWith("Acquired 'log:calls:" + mode + "' " + mode)
+                    && m.contains(Thread.currentThread().getName())), fine.toString());
+            assertTrue(fine.stream().anyMatch(m -> m.startsWith("Released 'log:calls:" + mode + "' " + mode)), fine.toString());
+        }
+        assertEquals(List.of(), atLeast(Level.INFO), "logged at INFO or above for plain calls");
+    }
+
+    @Test
+    void aLostLeaseIsOneWarningNamingTheKeyAndTheHolder() throws Exception {
+        DelegatingRepository takenOver = new DelegatingRepository(new InMemoryLockRepository()) {
+            @Override
+            public Lease renewLease(Lease lease, Duration duration) {
+                return null; // another holder has the row now
+            }
+        };
+        try (LockManager locks = LockManagerBuilder.on(takenOver).build()) {
+            LockHandle lock = locks.acquire(LockRequest.of("log:lost").mode(LockMode.OPTIMISTIC)
+                    .leaseFor(Duration.ofMillis(300)));
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (lock.isValid()) {
+                assertTrue(System.nanoTime() - deadline < 0, "the failed renewal never marked the lease lost");
+                Thread.sleep(10); // polling a condition, bounded above
+            }
+            assertThrows(LockLostException.class, lock::close);
+        }
+        List<String> warnings = messages(Level.WARNING);
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).startsWith("Lock 'log:lost' OPTIMISTIC") && warnings.get(0).contains("was lost")
+                && warnings.get(0).contains(Thread.currentThread().getName()), warnings.get(0));
+    }
+
+    @Test
+    void aStoreFailureIsAWarningNamingTheKeyAndTheHolder() {
+        DelegatingRepository down = new DelegatingRepository(new InMemoryLockRepository()) {
+            @Override
+            public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+                throw new LockStoreUnavailableException(key, "taking the lease failed", new SQLException("connection refused"));
+            }
+        };
+        try (LockManager locks = LockManagerBuilder.on(down).build()) {
+            assertThrows(LockStoreUnavailableException.class,
+                    () -> locks.acquire(LockRequest.of("log:down").mode(LockMode.OPTIMISTIC)));
+        }
+        List<String> warnings = messages(Level.WARNING);
+        assertEquals(1, warnings.size(), warnings.toString());
+        assertTrue(warnings.get(0).startsWith("Lock store failed acquiring 'log:down'")
+                && warnings.get(0).contains(Thread.currentThread().getName()), warnings.get(0));
+    }
+
+    private List<String> messages(Level level) {
+        synchronized (records) {
+            return records.stream().filter(r -> r.getLevel().equals(level)).map(LogRecord::getMessage).toList();
+        }
+    }
+
+    private List<String> atLeast(Level level) {
+        synchronized (records) {
+            return records.stream().filter(r -> r.getLevel().intValue() >= level.intValue()).map(LogRecord::getMessage)
+                    .toList();
+        }
+    }
+}
