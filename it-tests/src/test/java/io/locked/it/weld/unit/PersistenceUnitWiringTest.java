@@ -55,13 +55,26 @@ class PersistenceUnitWiringTest {
     }
 
     @Test
+    void aGaleraSettingThatIsNotABooleanFailsTheDeploymentNamingTheKey() {
+        TestConfig.set("locked.persistence-unit", "locked-it-named");
+        TestConfig.set("locked.galera.single-writer", "yes");
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> withoutLockStoreProducer().initialize().close());
+        String messages = messages(failure);
+        assertTrue(messages.contains("locked.galera.single-writer must be true or false, was 'yes'"), messages);
+    }
+
+    @Test
     void noLockStoreAtAllFailsTheDeployment() {
         RuntimeException failure = assertThrows(RuntimeException.class, () -> withoutLockStoreProducer().initialize().close());
+        String messages = messages(failure);
+        assertTrue(messages.contains("produce one qualified @LockStore, or set locked.persistence-unit"), messages);
+    }
+
+    private static String messages(Throwable failure) {
         StringBuilder messages = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause()) {
             messages.append(t.getMessage()).append('\n');
         }
-        assertTrue(messages.toString().contains("produce one qualified @LockStore, or set locked.persistence-unit"),
-                messages.toString());
+        return messages.toString();
     }
 }
