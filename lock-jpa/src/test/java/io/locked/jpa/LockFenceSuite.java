@@ -15,6 +15,7 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.contract.Await;
 import io.locked.contract.PausableRepository;
 import io.locked.jpa.fencing.ServerView;
 import io.locked.jpa.fencing.PausedHolderView;
@@ -180,7 +181,7 @@ abstract class LockFenceSuite {
 
         // once its watchdog has run, the holder's own handle is refused before any statement:
         // a closed connection would otherwise fail as "store unavailable"
-        awaitInvalid(holder);
+        Await.invalid(holder, Duration.ofSeconds(30), "the cut-off renewals");
         Connection closed = business.getConnection();
         closed.close();
         assertThrows(LockLostException.class, () -> LockFence.check(closed, holder));
@@ -490,14 +491,6 @@ abstract class LockFenceSuite {
 
     private <T> T elsewhere(Callable<T> work) throws Exception {
         return threads.submit(work).get(60, TimeUnit.SECONDS);
-    }
-
-    private static void awaitInvalid(LockHandle handle) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (handle.isValid() && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
-        }
-        assertFalse(handle.isValid(), "the cut-off holder never learned it lost the lock");
     }
 
     // ---- fixtures

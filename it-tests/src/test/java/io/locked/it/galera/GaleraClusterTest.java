@@ -12,6 +12,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
+import io.locked.contract.Await;
 import io.locked.it.process.ExclusionRun;
 import io.locked.it.process.ExclusionRun.Outcome;
 import io.locked.it.process.WorkerProcess;
@@ -223,11 +224,7 @@ class GaleraClusterTest {
             // a hold whose session ended no longer counts, though its holder has not closed yet
             LockHandle orphan = locks.acquire(first);
             String holderNode = endSessionsInTransaction();
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (orphan.isValid()) {
-                assertTrue(System.nanoTime() - deadline < 0, "the watchdog never noticed the ended session");
-                Thread.sleep(20); // polling a condition, bounded above
-            }
+            Await.invalid(orphan, Duration.ofSeconds(30), "ending its session on " + holderNode);
             try (LockHandle elsewhere = locks.acquire(second)) {
                 assertTrue(elsewhere.isValid(), "refused although the hold on " + holderNode + " had ended");
             }

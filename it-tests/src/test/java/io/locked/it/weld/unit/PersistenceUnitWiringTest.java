@@ -37,17 +37,17 @@ class PersistenceUnitWiringTest {
     void namedPersistenceUnitHoldsTheLocks() {
         TestConfig.set("locked.persistence-unit", "locked-it-named");
         TestConfig.set("locked.create-table", "true");
-        try (WeldContainer container = withoutLockStoreProducer().initialize()) {
-            container.select(Cleaner.class).get().clean();
-            assertEquals(1, container.select(Cleaner.class).get().runs());
-            assertEquals(1, container.select(EventLog.class).get().of(LockAcquired.class).size());
-        }
+        assertALockedMethodRunsUnderItsLock(withoutLockStoreProducer());
     }
 
     @Test
     void theReadmesProducerOfAUnitConfiguredByUrlHoldsTheLocks() {
         TestConfig.set("locked.create-table", "true");
-        try (WeldContainer container = withoutLockStoreProducer().addBeanClass(ReadmeLockStore.class).initialize()) {
+        assertALockedMethodRunsUnderItsLock(withoutLockStoreProducer().addBeanClass(ReadmeLockStore.class));
+    }
+
+    private static void assertALockedMethodRunsUnderItsLock(Weld deployment) {
+        try (WeldContainer container = deployment.initialize()) {
             container.select(Cleaner.class).get().clean();
             assertEquals(1, container.select(Cleaner.class).get().runs());
             assertEquals(1, container.select(EventLog.class).get().of(LockAcquired.class).size());
