@@ -123,7 +123,8 @@ public final class DefaultLockManager implements LockManager {
             scope.leave(request.key(), outer);
         }
         long waitNanos = saturatedNanos(wait);
-        long deadline = time.nanoTime() + waitNanos;
+        long started = time.nanoTime();
+        long deadline = started + waitNanos;
         String key = request.key();
         String owner = newOwner();
         String holder = Holder.describe(time.wallClock());
@@ -153,7 +154,9 @@ public final class DefaultLockManager implements LockManager {
             turn.end();
             return null;
         }
-        LockLog.acquired(key, request.mode(), acquisition.token, holder, time.nanoTime() - (deadline - waitNanos));
+        if (LockLog.fine()) {
+            LockLog.acquired(key, request.mode(), acquisition.token, holder, time.nanoTime() - started);
+        }
         Handle first = acquisition.firstHandle();
         scope.enter(acquisition);
         return first;

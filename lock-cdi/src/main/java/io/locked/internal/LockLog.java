@@ -15,15 +15,18 @@ final class LockLog {
     private LockLog() {
     }
 
+    /** Whether calls are logged: checked before measuring what only the log would use. */
+    static boolean fine() {
+        return LOG.isLoggable(Level.FINE);
+    }
+
     static void acquired(String key, LockMode mode, long token, String holder, long waitedNanos) {
-        if (LOG.isLoggable(Level.FINE)) {
-            LOG.fine("Acquired '" + key + "' " + mode + " with token " + token + " after " + waitedNanos / 1_000_000
-                    + " ms, held by " + holder);
-        }
+        LOG.fine("Acquired '" + key + "' " + mode + " with token " + token + " after " + waitedNanos / 1_000_000
+                + " ms, held by " + holder);
     }
 
     static void released(String key, LockMode mode, long token) {
-        if (LOG.isLoggable(Level.FINE)) {
+        if (fine()) {
             LOG.fine("Released '" + key + "' " + mode + " with token " + token);
         }
     }

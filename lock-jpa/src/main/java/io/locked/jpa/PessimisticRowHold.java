@@ -72,7 +72,8 @@ final class PessimisticRowHold implements PessimisticHold {
             transaction.commit();
             return true;
         } catch (SQLException lost) {
-            LOG.log(Level.WARNING, "Commit of a pessimistic lock failed; the database had ended its transaction", lost);
+            // the core logs the loss at WARNING, naming the key and the holder; the database's error is kept here
+            LOG.log(Level.FINE, "Commit of a pessimistic lock failed; the database had ended its transaction", lost);
             return false;
         } finally {
             transaction.close();
