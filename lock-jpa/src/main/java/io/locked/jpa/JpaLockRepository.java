@@ -1,54 +1,20 @@
 package io.locked.jpa;
 
-import io.locked.api.LockInterruptedException;
 import io.locked.api.LockMode;
-import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 
 /**
- * The lock rows ({@link LockRow}) of a JPA persistence unit. Each operation is the fewest plain JDBC
- * statements that do it, on a connection from the unit's own pool: an optimistic take, renewal or
- * release is one autocommit statement; a pessimistic acquisition is one statement that row-locks
- * the key and writes its token, in the lock's own transaction, and its release is the commit. The
- * table comes from the schema script of the {@link LockDatabase} ({@link #createTableIfMissing()}
- * runs it).
- *
- * <p>Every call is bounded ({@link CallBounds}): an acquisition waits for a pooled connection within
- * its own wait, and answers "not acquired" (with a warning naming the pool) when none came; each
- * statement runs under a network timeout, of the wait plus a short allowance for an acquisition, of
- * a third of the lease for a renewal, of the allowance for a release. Pessimistic acquisitions,
- * which keep their connection while they wait and while they hold, take at most all but one of the
- * pool's connections where its size can be read ({@link ConnectionBudget}): renewals and releases
- * always find the last one.
+ * The lock rows ({@link LockRow}) of a JPA persistence unit: the {@link LockRepository} that
+ * {@code @Locked} and {@link io.locked.api.LockManagerBuilder} run on. It locks through the
+ * statements of the unit's database ({@link LockDatabase}), the native path.
  */
-public class JpaLockRepository implements LockRepository {
-    // the row being handed over is the giver's: only a pessimistic acquirer checking it holds it, briefly
-    private static final long HAND_OVER_LOCK_WAIT_MILLIS = 1000;
-    private final LockConnections connections;
-    private final LockDatabase database;
-    private final ConnectionBudget budget;
-    private final PoolShortage shortage;
-    private final boolean galeraSingleWriter;
-    /**
-     * The Galera node behind the unit, empty on any other server; null while not known (the
-     * database was down at start-up: the first lock finds out).
-     */
-    private volatile Optional<GaleraNode> galera;
+public final class JpaLockRepository implements LockRepository {
+    private final NativeLockRepository path;
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
@@ -69,22 +35,14 @@ public class JpaLockRepository implements LockRepository {
      *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory, LockDatabase database) {
-        this(builder(factory).database(requireDatabase(database)));
+        this(builder(factory).database(database));
     }
 
     private JpaLockRepository(Builder settings) {
-        this.connections = LockConnections.of(settings.factory);
-        this.database = settings.database != null ? settings.database : DatabaseDetection.detect(settings.factory, connections);
-        this.galeraSingleWriter = settings.galeraSingleWriter;
-        this.galera = database == LockDatabase.MARIADB ? null : Optional.empty();
-        try {
-            galera(CallBounds.brief());
-        } catch (IllegalStateException unreachable) {
-            // a database that is down fails the first lock clearly, which asks again
-        }
-        LockTableCheck.check(connections, database);
-        this.budget = ConnectionBudget.forPool(connections.maximumSize());
-        this.shortage = new PoolShortage(connections);
+        LockConnections connections = LockConnections.of(settings.factory);
+        LockDatabase database = settings.database != null ? settings.database
+                : DatabaseDetection.detect(settings.factory, connections);
+        this.path = new NativeLockRepository(connections, database, settings.galeraSingleWriter);
     }
 
     /**
@@ -94,7 +52,10 @@ public class JpaLockRepository implements LockRepository {
      * @return a builder whose {@link Builder#build()} makes the repository
      */
     public static Builder builder(EntityManagerFactory factory) {
-        return new Builder(requireFactory(factory));
+        if (factory == null) {
+            throw new IllegalArgumentException("EntityManagerFactory must not be null");
+        }
+        return new Builder(factory);
     }
 
     /** Settings of a {@link JpaLockRepository}; each has the default of the plain constructor. */
@@ -108,11 +69,14 @@ public class JpaLockRepository implements LockRepository {
         }
 
         /**
-         * @param statements which statements to use, instead of detecting the database
+         * @param statements which database's statements to use, instead of detecting the database
          * @return this builder
          */
         public Builder database(LockDatabase statements) {
-            this.database = requireDatabase(statements);
+            if (statements == null) {
+                throw new IllegalArgumentException("LockDatabase must not be null");
+            }
+            this.database = statements;
             return this;
         }
 
@@ -139,473 +103,51 @@ public class JpaLockRepository implements LockRepository {
         }
     }
 
-    private static LockDatabase requireDatabase(LockDatabase database) {
-        if (database == null) {
-            throw new IllegalArgumentException("LockDatabase must not be null");
-        }
-        return database;
-    }
-
-    private static EntityManagerFactory requireFactory(EntityManagerFactory factory) {
-        if (factory == null) {
-            throw new IllegalArgumentException("EntityManagerFactory must not be null");
-        }
-        return factory;
-    }
-
-    @Override
-    public Optional<String> refusal(LockMode mode) {
-        Optional<GaleraNode> known = galera;
-        // not known: the database was down at start-up, and the lock call itself asks (lockPessimistic)
-        return known == null ? Optional.empty() : known.flatMap(node -> node.refusal(mode));
-    }
-
-    /**
-     * @return the Galera node, or empty on any other server
-     * @throws IllegalStateException if the database cannot be asked within the bounds
-     */
-    private Optional<GaleraNode> galera(CallBounds bounds) {
-        Optional<GaleraNode> known = galera;
-        if (known == null) {
-            synchronized (this) {
-                known = galera;
-                if (known == null) {
-                    known = Optional.ofNullable(GaleraNode.detect(connections, galeraSingleWriter, bounds));
-                    galera = known;
-                }
-            }
-        }
-        return known;
-    }
-
-    /** The Galera node for a lock call, null on any other server. */
-    private GaleraNode galeraFor(String key, CallBounds bounds) {
-        try {
-            return galera(bounds).orElse(null);
-        } catch (IllegalStateException unreachable) {
-            throw new LockStoreUnavailableException(key, unreachable.getMessage(), unreachable.getCause());
-        }
-    }
-
-    /** @return the database family in use */
-    public LockDatabase database() {
-        return database;
+    /** @return the database whose statements lock the rows */
+    public Optional<LockDatabase> database() {
+        return Optional.of(path.database());
     }
 
     /**
      * Creates the lock table, and the fence table of {@link LockFence}, from the shipped script where
-     * they do not exist (for demos and tests). Where both exist it sends no DDL at all: on a Galera
-     * cluster even {@code CREATE TABLE IF NOT EXISTS} is replicated in total order and aborts every
-     * transaction holding a row of the table, on every node: pessimistic holders among them.
+     * they do not exist (for demos and tests; use your migrations in production).
      */
     public void createTableIfMissing() {
-        String script = readScript(database.schemaResource);
-        storeCall("(schema)", "creating the lock and fence tables", CallBounds.maintenance(), connection -> {
-            if (tableExists(connection, LockRow.TABLE) && tableExists(connection, FenceStatements.TABLE)) {
-                return null;
-            }
-            try (Statement statement = connection.createStatement()) {
-                for (String part : script.split(";")) {
-                    String sql = part.lines().filter(line -> !line.trim().startsWith("--"))
-                            .reduce("", (a, b) -> a + "\n" + b).trim();
-                    if (!sql.isEmpty()) {
-                        statement.execute(sql);
-                    }
-                }
-            }
-            return null;
-        });
+        path.createTableIfMissing();
+    }
+
+    @Override
+    public Optional<String> refusal(LockMode mode) {
+        return path.refusal(mode);
     }
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        CallBounds bounds = CallBounds.forWait(dbWait);
-        GaleraNode galera = galeraFor(key, bounds);
-        if (galera != null) {
-            // the manager asks first; this is reached when the database was down when it asked
-            galera.refusal(LockMode.PESSIMISTIC).ifPresent(reason -> {
-                throw new IllegalStateException("Cannot lock '" + key + "' PESSIMISTIC: " + reason);
-            });
-        }
-        if (!takeBudget(key, bounds)) {
-            shortage.budgetSpent(key, dbWait, budget);
-            return null;
-        }
-        LockTransaction transaction = null;
-        boolean handedOver = false;
-        try {
-            transaction = LockTransaction.begin(connections, database, bounds);
-            DrawnToken drawn = lockRow(transaction, key, holder, bounds.remainingWaitMillis(), galera != null);
-            if (drawn == null) {
-                // busy: closing rolls back, undoing any token the statement wrote
-                return null;
-            }
-            transaction.boundStatements(CallBounds.brief());
-            Runnable onEnd = () -> { };
-            if (galera != null) {
-                try {
-                    galera.holdOn(drawn.node());
-                } catch (IllegalStateException secondNode) {
-                    throw new LockStoreUnavailableException(key, secondNode.getMessage(), secondNode);
-                }
-                onEnd = () -> galera.ended(drawn.node());
-            }
-            handedOver = true;
-            return new PessimisticRowHold(transaction, drawn.token(), budget, onEnd);
-        } catch (NoFreeConnection none) {
-            shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
-            return null;
-        } catch (SQLException failure) {
-            if (LockConflicts.isBusy(failure)) {
-                return null;
-            }
-            throw new LockStoreUnavailableException(key, "pessimistic lock failed", failure);
-        } finally {
-            if (!handedOver) {
-                if (transaction != null) {
-                    transaction.close();
-                }
-                budget.giveBack();
-            }
-        }
-    }
-
-    private boolean takeBudget(String key, CallBounds bounds) {
-        try {
-            return budget.take(bounds.borrowNanos());
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new LockInterruptedException(key, interrupted);
-        }
-    }
-
-    /**
-     * Row-locks the key and draws its token in one statement; null if a live lease holds the key
-     * (or a cleanup deleted the row in between: the caller tries again).
-     */
-    private DrawnToken lockRow(LockTransaction transaction, String key, String holder, long waitMillis, boolean galera)
-            throws SQLException {
-        Connection connection = transaction.connection();
-        DrawnToken drawn = drawToken(connection, key, holder, waitMillis, galera);
-        if (drawn == null && !rowExists(connection, key)) {
-            // H2 only: create the row in a short transaction of its own on this connection (a second
-            // connection could wait forever on a pool that holders have drained), then lock it
-            transaction.rollback();
-            transaction.beginAgain();
-            insertIfAbsent(connection, key, waitMillis);
-            transaction.commit();
-            transaction.beginAgain();
-            drawn = drawToken(connection, key, holder, waitMillis, galera);
-        }
-        return drawn != null && drawn.free() ? drawn : null;
-    }
-
-    /** The lock statement's answer: null when it returned no row. */
-    private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis, boolean galera)
-            throws SQLException {
-        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
-             PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis, galera))) {
-            int parameter = 1;
-            if (database.settingsFirst()) {
-                lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
-            }
-            lock.setString(parameter++, holder);
-            lock.setString(parameter, key);
-            try (ResultSet row = execute(lock)) {
-                return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(3) : null)
-                        : null;
-            }
-        }
-    }
-
-    /** @param node the Galera node holding the row lock, null on other servers */
-    private record DrawnToken(long token, boolean free, String node) {
-    }
-
-    /** Runs a statement that returns rows, past the result of its settings where they come first. */
-    private ResultSet execute(PreparedStatement statement) throws SQLException {
-        // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
-        statement.execute();
-        if (database.settingsFirst()) {
-            statement.getMoreResults();
-        }
-        return statement.getResultSet();
-    }
-
-    /** Row-locks the key without waiting; false when there is no row. */
-    private boolean lockWithoutWaiting(Connection connection, String key) throws SQLException {
-        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, 0);
-             PreparedStatement read = connection.prepareStatement(database.lockWithoutWaiting)) {
-            read.setString(1, key);
-            try (ResultSet row = read.executeQuery()) {
-                return row.next();
-            }
-        }
-    }
-
-    private void ensureRow(String key, CallBounds bounds) {
-        storeCall(key, "creating the lock row", bounds, connection -> {
-            insertIfAbsent(connection, key, bounds.remainingWaitMillis());
-            return null;
-        });
-    }
-
-    private void insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
-        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
-             PreparedStatement insert = database.insertIfAbsent(connection, key, waitMillis)) {
-            insert.execute();
-        } catch (SQLException raceOrFailure) {
-            // a concurrent insert of the same key is fine; the next read shows whether the row is there
-            if (!LockConflicts.isBusy(raceOrFailure) && !isDuplicate(raceOrFailure)) {
-                throw raceOrFailure;
-            }
-            if (!connection.getAutoCommit()) {
-                connection.rollback();
-            }
-        }
-    }
-
-    private static boolean isDuplicate(SQLException failure) {
-        return failure.getSQLState() != null && failure.getSQLState().startsWith("23");
+        return path.lockPessimistic(key, owner, holder, dbWait);
     }
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        // the take and the creation of a missing row may each meet a pessimistic holder's row lock,
-        // and each needs a connection; together they wait no longer than the caller allows
-        CallBounds bounds = CallBounds.forWait(dbWait);
-        try {
-            Take take = tryTake(key, owner, holder, lease, bounds);
-            if (take.noRow() && (database.takeTellsMissingRow || !rowExists(key, bounds))) {
-                ensureRow(key, bounds);
-                take = tryTake(key, owner, holder, lease, bounds);
-            }
-            return take.lease();
-        } catch (LockStoreUnavailableException failure) {
-            if (failure.getCause() instanceof NoFreeConnection) {
-                return null; // not acquired within the wait; storeCall warned
-            }
-            throw failure;
-        }
-    }
-
-    /** A take's answer: the lease if taken, else whether the statement returned no row at all. */
-    private record Take(Lease lease, boolean noRow) {
-        static final Take HELD = new Take(null, false);
-        static final Take NO_ROW = new Take(null, true);
-    }
-
-    private Take tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {
-        boolean galera = galeraFor(key, bounds) != null;
-        try {
-            return storeCall(key, "taking the lease", bounds, connection -> {
-                long waitMillis = bounds.remainingWaitMillis();
-                try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
-                     PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis,
-                             galera)) {
-                    try (ResultSet taken = execute(take)) {
-                        if (!taken.next()) {
-                            return Take.NO_ROW;
-                        }
-                        // another owner's row, or the existence marker: the key is held
-                        return owner.equals(taken.getString(3))
-                                ? new Take(new Lease(key, owner, taken.getLong(1), taken.getLong(2)), false) : Take.HELD;
-                    }
-                }
-            });
-        } catch (LockStoreUnavailableException failure) {
-            // the wait for a pessimistic holder's row lock ran out: busy, like a live lease
-            if (LockConflicts.isBusy(failure)) {
-                return Take.HELD;
-            }
-            throw failure;
-        }
-    }
-
-    private boolean rowExists(String key, CallBounds bounds) {
-        return storeCall(key, "reading the lock row", bounds, connection -> rowExists(connection, key));
-    }
-
-    private boolean rowExists(Connection connection, String key) throws SQLException {
-        try (PreparedStatement read = connection.prepareStatement(database.rowExists)) {
-            read.setString(1, key);
-            try (ResultSet row = read.executeQuery()) {
-                return row.next();
-            }
-        }
+        return path.takeLease(key, owner, holder, lease, dbWait);
     }
 
     @Override
     public Lease renewLease(Lease lease, Duration duration) {
-        int renewed = storeCall(lease.key(), "renewing the lease", CallBounds.forRenewal(duration), connection -> {
-            try (PreparedStatement renew = connection.prepareStatement(database.renewLease)) {
-                renew.setLong(1, micros(duration));
-                renew.setString(2, lease.key());
-                renew.setString(3, lease.owner());
-                renew.setLong(4, lease.token());
-                return renew.executeUpdate();
-            }
-        });
-        return renewed == 0 ? null : new Lease(lease.key(), lease.owner(), lease.token(), lease.version() + 1);
+        return path.renewLease(lease, duration);
     }
 
     @Override
     public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
-        Long token = storeCall(lease.key(), "handing the lease over", CallBounds.brief(), connection -> {
-            boolean asInsertId = database.handOverTokenAsInsertId();
-            try (PreparedStatement handOver = asInsertId
-                    ? connection.prepareStatement(database.handOverLease, Statement.RETURN_GENERATED_KEYS)
-                    : connection.prepareStatement(database.handOverLease)) {
-                int parameter = 1;
-                if (database.settingsFirst()) {
-                    handOver.setString(parameter++, LockDatabase.lockWait(HAND_OVER_LOCK_WAIT_MILLIS));
-                }
-                handOver.setString(parameter++, newOwner);
-                handOver.setString(parameter++, holder);
-                handOver.setLong(parameter++, micros(duration));
-                handOver.setString(parameter++, lease.key());
-                handOver.setString(parameter++, lease.owner());
-                handOver.setLong(parameter, lease.token());
-                if (asInsertId) {
-                    if (handOver.executeUpdate() != 1) {
-                        return null;
-                    }
-                    try (ResultSet keys = handOver.getGeneratedKeys()) {
-                        if (keys.next()) {
-                            return keys.getLong(1);
-                        }
-                    }
-                    // a driver that does not report the insert id: the row is the new owner's now
-                    return ownersToken(connection, lease.key(), newOwner);
-                }
-                handOver.execute();
-                if (database.settingsFirst()) {
-                    handOver.getMoreResults();
-                }
-                try (ResultSet row = handOver.getResultSet()) {
-                    return row != null && row.next() ? row.getLong(1) : null;
-                }
-            }
-        });
-        return token == null ? null : new Lease(lease.key(), newOwner, token, lease.version() + 1);
-    }
-
-    private Long ownersToken(Connection connection, String key, String owner) throws SQLException {
-        try (PreparedStatement read = ownerStatement(connection, database.ownersToken, key, owner);
-             ResultSet row = read.executeQuery()) {
-            return row.next() ? row.getLong(1) : null;
-        }
+        return path.handOverLease(lease, newOwner, holder, duration);
     }
 
     @Override
     public boolean releaseLease(Lease lease) {
-        return storeCall(lease.key(), "releasing the lease", CallBounds.brief(), connection -> {
-            try (PreparedStatement release = ownerStatement(connection, database.releaseLease, lease.key(), lease.owner())) {
-                release.setLong(3, lease.token());
-                if (release.executeUpdate() == 1) {
-                    return true;
-                }
-            }
-            // expired but not taken over: still ours to free, though the holder must learn it was lost
-            try (PreparedStatement free = ownerStatement(connection, database.freeOwnExpiredLease, lease.key(), lease.owner())) {
-                free.executeUpdate();
-            }
-            return false;
-        });
-    }
-
-    private static PreparedStatement ownerStatement(Connection connection, String sql, String key, String owner)
-            throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        statement.setString(1, key);
-        statement.setString(2, owner);
-        return statement;
+        return path.releaseLease(lease);
     }
 
     @Override
     public int deleteIdleRows(Duration idleFor) {
-        if (idleFor == null || idleFor.isNegative() || idleFor.isZero()) {
-            throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);
-        }
-        long minusIdle = -micros(idleFor);
-        List<String> candidates = storeCall("(cleanup)", "finding idle rows", CallBounds.maintenance(), connection -> {
-            try (PreparedStatement find = connection.prepareStatement(database.idleKeys)) {
-                find.setLong(1, minusIdle);
-                find.setLong(2, minusIdle);
-                List<String> keys = new ArrayList<>();
-                try (ResultSet rows = find.executeQuery()) {
-                    while (rows.next()) {
-                        keys.add(rows.getString(1));
-                    }
-                }
-                return keys;
-            }
-        });
-        int deleted = 0;
-        for (String key : candidates) {
-            deleted += deleteIfStillIdle(key, minusIdle);
-        }
-        return deleted;
-    }
-
-    // One short transaction per row that skips rows locked right now, so a cleanup never makes an
-    // acquirer wait and never waits behind a holder.
-    private int deleteIfStillIdle(String key, long minusIdle) {
-        try (LockTransaction transaction = LockTransaction.begin(connections, database, CallBounds.maintenance())) {
-            Connection connection = transaction.connection();
-            if (!lockWithoutWaiting(connection, key)) {
-                return 0;
-            }
-            int deleted;
-            try (PreparedStatement delete = connection.prepareStatement(database.deleteIdle)) {
-                delete.setLong(1, minusIdle);
-                delete.setLong(2, minusIdle);
-                delete.setString(3, key);
-                deleted = delete.executeUpdate();
-            }
-            transaction.commit();
-            return deleted;
-        } catch (SQLException failure) {
-            if (LockConflicts.isBusy(failure)) {
-                return 0;
-            }
-            throw new LockStoreUnavailableException(key, "deleting an idle row failed", failure);
-        }
-    }
-
-    private <T> T storeCall(String key, String what, CallBounds bounds, LockTransaction.Work<T> work) {
-        try {
-            return LockTransaction.autocommit(connections, bounds, work);
-        } catch (NoFreeConnection none) {
-            shortage.noConnection(key, what, bounds.borrowWait());
-            throw new LockStoreUnavailableException(key, what + " found no free connection within " + bounds.borrowWait(), none);
-        } catch (SQLException failure) {
-            throw new LockStoreUnavailableException(key, what + " failed", failure);
-        }
-    }
-
-    private static long micros(Duration duration) {
-        return duration.toNanos() / 1000;
-    }
-
-    // a query that reads no row: it fails only when the table is missing
-    private static boolean tableExists(Connection connection, String table) {
-        try (Statement probe = connection.createStatement();
-             ResultSet none = probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
-            return true;
-        } catch (SQLException missing) {
-            return false;
-        }
-    }
-
-    private static String readScript(String resource) {
-        try (InputStream in = JpaLockRepository.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("Schema script " + resource + " is missing from the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("Cannot read " + resource, e);
-        }
+        return path.deleteIdleRows(idleFor);
     }
 }

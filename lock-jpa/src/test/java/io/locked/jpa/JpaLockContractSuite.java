@@ -129,7 +129,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
 
     @Test
     void detectsItsDatabase() {
-        assertEquals(expectedFamily(), store.repository().database());
+        assertEquals(Optional.of(expectedFamily()), store.repository().database());
     }
 
     private LockDatabase expectedFamily() {
