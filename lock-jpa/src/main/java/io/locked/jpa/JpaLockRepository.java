@@ -5,16 +5,31 @@ import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.logging.Logger;
 
 /**
  * The lock rows ({@link LockRow}) of a JPA persistence unit: the {@link LockRepository} that
- * {@code @Locked} and {@link io.locked.api.LockManagerBuilder} run on. It locks through the
- * statements of the unit's database ({@link LockDatabase}), the native path.
+ * {@code @Locked} and {@link io.locked.api.LockManagerBuilder} run on. Two paths lock the rows
+ * ({@link LockStatements}): the JPA path, through the {@code EntityManager} only, on any provider and
+ * database; and the native path, statements written for the unit's database ({@link LockDatabase}),
+ * on a connection of the unit's pool. By default the native path runs where the database has
+ * statements and its connections can be reached, the JPA path everywhere else.
+ *
+ * <p>Every JVM sharing a lock table should use the same path: they write the same columns, but
+ * the paths read the database's clock differently.
  */
 public final class JpaLockRepository implements LockRepository {
-    private final NativeLockRepository path;
+    private static final Logger LOG = Logger.getLogger(JpaLockRepository.class.getName());
+    private final LockRepository path;
+    private final LockStatements statements;
+    /** The database's native statements, if it has some, also when the JPA path runs. */
+    private final LockDatabase database;
+    /** The unit's connections, null where Locked cannot reach them (only the JPA path runs then). */
+    private final LockConnections connections;
+    private final Optional<GaleraNode> galeraForJpa;
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
@@ -39,10 +54,61 @@ public final class JpaLockRepository implements LockRepository {
     }
 
     private JpaLockRepository(Builder settings) {
-        LockConnections connections = LockConnections.of(settings.factory);
-        LockDatabase database = settings.database != null ? settings.database
-                : DatabaseDetection.detect(settings.factory, connections);
-        this.path = new NativeLockRepository(connections, database, settings.galeraSingleWriter);
+        String noConnections = null;
+        LockConnections reached = null;
+        try {
+            reached = LockConnections.of(settings.factory);
+        } catch (IllegalStateException unreachable) {
+            noConnections = unreachable.getMessage();
+        }
+        this.connections = reached;
+        String noStatements = null;
+        LockDatabase family = settings.database;
+        if (family == null && connections != null) {
+            try {
+                family = DatabaseDetection.detect(settings.factory, connections);
+            } catch (IllegalStateException noNative) {
+                if (noNative.getCause() instanceof SQLException) {
+                    throw noNative; // the database did not answer: it says nothing about its statements
+                }
+                noStatements = noNative.getMessage();
+            }
+        } else if (family == null) {
+            family = DatabaseDetection.fromText(String.valueOf(settings.factory.getProperties()));
+        }
+        this.database = family;
+        this.statements = switch (settings.statements) {
+            case NATIVE -> {
+                if (connections == null) {
+                    throw new IllegalStateException(LockStatements.KEY + "=native: " + noConnections);
+                }
+                if (family == null) {
+                    throw new IllegalStateException(LockStatements.KEY + "=native: " + noStatements
+                            + ". Use " + LockStatements.KEY + "=auto or jpa, which lock through JPA itself");
+                }
+                yield LockStatements.NATIVE;
+            }
+            case JPA -> LockStatements.JPA;
+            case AUTO -> {
+                if (connections != null && family != null) {
+                    yield LockStatements.NATIVE;
+                }
+                String reason = connections == null ? noConnections : noStatements;
+                LOG.info(() -> "Locked locks through JPA (" + LockStatements.KEY + "=jpa): " + reason);
+                yield LockStatements.JPA;
+            }
+        };
+        if (statements == LockStatements.NATIVE) {
+            this.path = new NativeLockRepository(connections, family, settings.galeraSingleWriter);
+            this.galeraForJpa = Optional.empty();
+        } else {
+            this.path = new EntityLockRepository(settings.factory, DatabaseClock.of(family));
+            // row locks are per Galera node on this path too; it has no per-lock node check, so only the
+            // single-writer declaration makes pessimistic locks safe
+            this.galeraForJpa = family == LockDatabase.MARIADB && connections != null
+                    ? Optional.ofNullable(GaleraNode.detect(connections, settings.galeraSingleWriter, CallBounds.brief()))
+                    : Optional.empty();
+        }
     }
 
     /**
@@ -63,6 +129,7 @@ public final class JpaLockRepository implements LockRepository {
         private final EntityManagerFactory factory;
         private LockDatabase database;
         private boolean galeraSingleWriter;
+        private LockStatements statements = LockStatements.AUTO;
 
         private Builder(EntityManagerFactory factory) {
             this.factory = factory;
@@ -77,6 +144,21 @@ public final class JpaLockRepository implements LockRepository {
                 throw new IllegalArgumentException("LockDatabase must not be null");
             }
             this.database = statements;
+            return this;
+        }
+
+        /**
+         * Which path locks the rows (config: {@code locked.statements}); {@link LockStatements#AUTO}
+         * unless set.
+         *
+         * @param path native statements, JPA, or native where the database has them
+         * @return this builder
+         */
+        public Builder statements(LockStatements path) {
+            if (path == null) {
+                throw new IllegalArgumentException("LockStatements must not be null");
+            }
+            this.statements = path;
             return this;
         }
 
@@ -103,22 +185,38 @@ public final class JpaLockRepository implements LockRepository {
         }
     }
 
-    /** @return the database whose statements lock the rows */
+    /** @return the database family with native statements, whichever path runs; empty for any other database */
     public Optional<LockDatabase> database() {
-        return Optional.of(path.database());
+        return Optional.ofNullable(database);
+    }
+
+    /** @return the path that locks the rows: {@link LockStatements#NATIVE} or {@link LockStatements#JPA} */
+    public LockStatements statements() {
+        return statements;
     }
 
     /**
      * Creates the lock table, and the fence table of {@link LockFence}, from the shipped script where
-     * they do not exist (for demos and tests; use your migrations in production).
+     * they do not exist (for demos and tests; use your migrations in production). On a database
+     * without a script, let the provider generate the table from {@link LockRow}
+     * ({@code jakarta.persistence.schema-generation.database.action}).
+     *
+     * @throws IllegalStateException if Locked has no script for the database, or cannot reach its connections
      */
     public void createTableIfMissing() {
-        path.createTableIfMissing();
+        if (database == null || connections == null) {
+            throw new IllegalStateException("Locked has no schema script for this persistence unit's database"
+                    + (connections == null ? " or cannot reach its connections" : "")
+                    + ": let the provider create the table from io.locked.jpa.LockRow"
+                    + " (jakarta.persistence.schema-generation.database.action=create), or create it with your migrations");
+        }
+        SchemaScript.createTablesIfMissing(connections, database);
     }
 
     @Override
     public Optional<String> refusal(LockMode mode) {
-        return path.refusal(mode);
+        return statements == LockStatements.NATIVE ? path.refusal(mode)
+                : galeraForJpa.flatMap(node -> node.refusal(mode));
     }
 
     @Override

@@ -44,6 +44,33 @@ public class LockRow {
     protected LockRow() {
     }
 
+    /** A new key's row: free, never acquired, token 0. */
+    LockRow(String key) {
+        this.key = key;
+    }
+
+    /**
+     * Records an optimistic lease in the managed, row-locked entity; the provider bumps the version
+     * when it writes it.
+     */
+    void leasedTo(String owner, String holder, long token, Instant acquiredAt, Instant expiresAt) {
+        this.owner = owner;
+        this.holder = holder;
+        this.token = token;
+        this.acquiredAt = acquiredAt;
+        this.expiresAt = expiresAt;
+    }
+
+    /**
+     * Records a pessimistic acquisition in the managed, row-locked entity; the provider bumps the
+     * version when it writes it. An expired lease's owner stays, as the native statements leave it.
+     */
+    void lockedBy(long token, Instant acquiredAt, String holder) {
+        this.token = token;
+        this.acquiredAt = acquiredAt;
+        this.holder = holder;
+    }
+
     /** @return the lock key */
     public String getKey() {
         return key;

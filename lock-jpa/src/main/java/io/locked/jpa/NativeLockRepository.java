@@ -6,9 +6,6 @@ import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,8 +22,7 @@ import java.util.Optional;
  * statements that do it, on a connection from the unit's own pool: an optimistic take, renewal or
  * release is one autocommit statement; a pessimistic acquisition is one statement that row-locks
  * the key and writes its token, in the lock's own transaction, and its release is the commit. The
- * table comes from the schema script of the {@link LockDatabase} ({@link #createTableIfMissing()}
- * runs it).
+ * table comes from the schema script of the {@link LockDatabase} ({@link SchemaScript}).
  *
  * <p>Every call is bounded ({@link CallBounds}): an acquisition waits for a pooled connection within
  * its own wait, and answers "not acquired" (with a warning naming the pool) when none came; each
@@ -109,31 +105,6 @@ final class NativeLockRepository implements LockRepository {
     /** @return the database family in use */
     LockDatabase database() {
         return database;
-    }
-
-    /**
-     * Creates the lock table, and the fence table of {@link LockFence}, from the shipped script where
-     * they do not exist (for demos and tests). Where both exist it sends no DDL at all: on a Galera
-     * cluster even {@code CREATE TABLE IF NOT EXISTS} is replicated in total order and aborts every
-     * transaction holding a row of the table, on every node: pessimistic holders among them.
-     */
-    void createTableIfMissing() {
-        String script = readScript(database.schemaResource);
-        storeCall("(schema)", "creating the lock and fence tables", CallBounds.maintenance(), connection -> {
-            if (tableExists(connection, LockRow.TABLE) && tableExists(connection, FenceStatements.TABLE)) {
-                return null;
-            }
-            try (Statement statement = connection.createStatement()) {
-                for (String part : script.split(";")) {
-                    String sql = part.lines().filter(line -> !line.trim().startsWith("--"))
-                            .reduce("", (a, b) -> a + "\n" + b).trim();
-                    if (!sql.isEmpty()) {
-                        statement.execute(sql);
-                    }
-                }
-            }
-            return null;
-        });
     }
 
     @Override
@@ -505,26 +476,5 @@ final class NativeLockRepository implements LockRepository {
 
     private static long micros(Duration duration) {
         return duration.toNanos() / 1000;
-    }
-
-    // a query that reads no row: it fails only when the table is missing
-    private static boolean tableExists(Connection connection, String table) {
-        try (Statement probe = connection.createStatement();
-             ResultSet none = probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
-            return true;
-        } catch (SQLException missing) {
-            return false;
-        }
-    }
-
-    private static String readScript(String resource) {
-        try (InputStream in = NativeLockRepository.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("Schema script " + resource + " is missing from the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("Cannot read " + resource, e);
-        }
     }
 }

@@ -2,8 +2,8 @@ package io.locked.jpa;
 
 import io.locked.jpa.testing.TestDatabase;
 
-/** The lock contract on H2. */
-class H2LockContractTest extends JpaLockContractSuite {
+/** The lock contract on the native path on H2. */
+class H2LockContractTest extends NativeLockContractSuite {
     @Override
     TestDatabase database() {
         return TestDatabase.H2;

@@ -2,8 +2,8 @@ package io.locked.jpa;
 
 import io.locked.jpa.testing.TestDatabase;
 
-/** The lock contract on MARIADB. */
-class MariaDbLockContractTest extends JpaLockContractSuite {
+/** The lock contract on the native path on MARIADB. */
+class MariaDbLockContractTest extends NativeLockContractSuite {
     @Override
     TestDatabase database() {
         return TestDatabase.MARIADB;

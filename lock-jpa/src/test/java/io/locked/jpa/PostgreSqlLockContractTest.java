@@ -2,8 +2,8 @@ package io.locked.jpa;
 
 import io.locked.jpa.testing.TestDatabase;
 
-/** The lock contract on POSTGRESQL. */
-class PostgreSqlLockContractTest extends JpaLockContractSuite {
+/** The lock contract on the native path on POSTGRESQL. */
+class PostgreSqlLockContractTest extends NativeLockContractSuite {
     @Override
     TestDatabase database() {
         return TestDatabase.POSTGRESQL;

@@ -17,7 +17,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -41,11 +41,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TokenAfterRolledBackHolderTest {
     private static final Duration LONG = Duration.ofSeconds(30);
-    private final Map<TestDatabase, Store> stores = new EnumMap<>(TestDatabase.class);
+    private final Map<String, Store> stores = new HashMap<>();
 
+    // the servers whose sessions and lock waits the test can observe, on both paths
     static Stream<Arguments> databasesAndModes() {
-        return Stream.of(TestDatabase.values())
-                .flatMap(database -> Stream.of(LockMode.values()).map(mode -> Arguments.of(database, mode)));
+        return Stream.of(TestDatabase.H2, TestDatabase.MARIADB, TestDatabase.POSTGRESQL)
+                .flatMap(database -> Stream.of(LockStatements.NATIVE, LockStatements.JPA)
+                        .flatMap(path -> Stream.of(LockMode.values()).map(mode -> Arguments.of(database, path, mode))));
     }
 
     @AfterAll
@@ -53,16 +55,17 @@ class TokenAfterRolledBackHolderTest {
         stores.values().forEach(Store::close);
     }
 
-    private Store store(TestDatabase database) {
+    private Store store(TestDatabase database, LockStatements path) {
         // a MariaDB session off UTC, so that a token read from the session's local clock shows
-        return stores.computeIfAbsent(database, d -> d.open(2, d == TestDatabase.MARIADB
-                ? Map.of("sessionVariables", "time_zone='-05:00'") : Map.of()));
+        return stores.computeIfAbsent(database + "/" + path, d -> database.open(2, database == TestDatabase.MARIADB
+                ? Map.of("sessionVariables", "time_zone='-05:00'") : Map.of(), settings -> settings.statements(path)));
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("databasesAndModes")
-    void waiterDrawsATokenAboveAHolderThatWasRolledBack(TestDatabase database, LockMode mode) throws Exception {
-        LockRepository repository = store(database).repository();
+    void waiterDrawsATokenAboveAHolderThatWasRolledBack(TestDatabase database, LockStatements path, LockMode mode)
+            throws Exception {
+        LockRepository repository = store(database, path).repository();
         String key = "rolled-back-holder:" + UUID.randomUUID();
         PessimisticHold first = repository.lockPessimistic(key, UUID.randomUUID().toString(), "first", LONG);
         assertNotNull(first, "a new key is free");
@@ -110,6 +113,7 @@ class TokenAfterRolledBackHolderTest {
             case MARIADB -> "SELECT CONNECTION_ID()";
             case POSTGRESQL -> "SELECT pg_backend_pid()";
             case H2 -> "SELECT SESSION_ID()";
+            case DERBY -> throw new IllegalArgumentException(database + " is not observed here");
         };
         try (PreparedStatement read = connection.prepareStatement(sql); ResultSet row = read.executeQuery()) {
             row.next();
@@ -124,6 +128,7 @@ class TokenAfterRolledBackHolderTest {
                     + " JOIN information_schema.innodb_trx b ON b.trx_id = w.blocking_trx_id WHERE b.trx_mysql_thread_id = ?";
             case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE CAST(? AS INTEGER) = ANY(pg_blocking_pids(pid))";
             case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = ?";
+            case DERBY -> throw new IllegalArgumentException(database + " is not observed here");
         };
         // InnoDB refreshes its lock tables only when nobody read them for 100 ms: a tighter poll would
         // keep reading the same stale snapshot
@@ -152,6 +157,7 @@ class TokenAfterRolledBackHolderTest {
             case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)";
             // H2's clock stands still for a transaction; the embedded database's clock is this JVM's
             case H2 -> "?";
+            case DERBY -> throw new IllegalArgumentException(database + " is not observed here");
         };
         try (PreparedStatement draw = holder.prepareStatement(
                 "UPDATE locked_lock SET token = GREATEST(token + 1, " + now + ") WHERE lock_key = ?")) {

@@ -2,6 +2,7 @@ package io.locked.jpa.cdi;
 
 import io.locked.api.LockStore;
 import io.locked.jpa.JpaLockRepository;
+import io.locked.jpa.LockStatements;
 import io.locked.spi.LockRepository;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,7 +17,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * Supplies the lock store to {@code @Locked}: the application's {@code @LockStore EntityManagerFactory}
  * if it produces one, otherwise the persistence unit named by {@code locked.persistence-unit}
  * (created here and closed at shutdown). With {@code locked.create-table=true} the lock table is
- * created if missing (for demos and tests; use your migrations in production). On a MariaDB Galera
+ * created if missing (for demos and tests; use your migrations in production). {@code locked.statements}
+ * ({@code auto}, {@code jpa} or {@code native}) picks the path that locks the rows. On a MariaDB Galera
  * cluster, {@code locked.galera.single-writer=true} says that every JVM's lock statements reach one
  * node, which pessimistic locks need there.
  */
@@ -41,6 +43,7 @@ public class JpaLockStoreProducer {
             factory = ownFactory;
         }
         JpaLockRepository repository = JpaLockRepository.builder(factory)
+                .statements(setting(LockStatements.KEY).map(LockStatements::parse).orElse(LockStatements.AUTO))
                 .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(JpaLockStoreProducer::parseBoolean).orElse(false))
                 .build();
         if (setting(CREATE_TABLE).map(Boolean::parseBoolean).orElse(false)) {

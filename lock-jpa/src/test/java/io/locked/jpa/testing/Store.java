@@ -37,6 +37,9 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
                     + " AND state LIKE 'idle in transaction%'";
             case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
                     + " AND SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED";
+            // a transaction that wrote and has not ended (every lock transaction writes its token)
+            case DERBY -> "SELECT COUNT(*) FROM SYSCS_DIAG.TRANSACTION_TABLE WHERE USERNAME = UPPER(?)"
+                    + " AND FIRST_INSTANT IS NOT NULL";
         };
         try (Connection connection = database.connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, database.user);
@@ -60,11 +63,13 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
                     + " AND state LIKE 'idle in transaction%'";
             case H2 -> "SELECT SESSION_ID FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
                     + " AND SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED";
+            case DERBY -> throw new UnsupportedOperationException("Derby cannot end another session");
         };
         String end = switch (database) {
             case MARIADB -> "KILL ?";
             case POSTGRESQL -> "SELECT pg_terminate_backend(?)";
             case H2 -> "SELECT ABORT_SESSION(?)";
+            case DERBY -> throw new UnsupportedOperationException("Derby cannot end another session");
         };
         java.util.List<Long> sessions = new java.util.ArrayList<>();
         try (Connection connection = database.connect()) {

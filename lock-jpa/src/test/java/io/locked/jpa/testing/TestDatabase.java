@@ -31,7 +31,9 @@ public enum TestDatabase {
             "org.hibernate.dialect.MariaDBDialect"),
     POSTGRESQL(env("LOCKED_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/locked_test?connectTimeout=3"),
             env("LOCKED_POSTGRESQL_USER", "postgres"), env("LOCKED_POSTGRESQL_PASSWORD", ""),
-            "org.hibernate.dialect.PostgreSQLDialect");
+            "org.hibernate.dialect.PostgreSQLDialect"),
+    /** Embedded Apache Derby: no native statements, the JPA path only. */
+    DERBY("jdbc:derby:memory:locked;create=true", "locked", "locked", "org.hibernate.dialect.DerbyDialect");
 
     /** The persistence unit of the tests, listing only {@code LockRow}. */
     public static final String UNIT = "locked-test";
@@ -47,6 +49,7 @@ public enum TestDatabase {
     public final String password;
     private final String dialect;
     private volatile boolean lockTableConverted;
+    private volatile boolean lockTableGenerated;
 
     TestDatabase(String url, String user, String password, String dialect) {
         this.url = url;
@@ -58,6 +61,11 @@ public enum TestDatabase {
     private static String env(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;
+    }
+
+    /** @return whether Locked ships a schema script (and native statements) for this database */
+    public boolean hasSchemaScript() {
+        return this != DERBY;
     }
 
     /** Fails under CI=true, skips elsewhere, when the server does not answer. */
@@ -128,6 +136,12 @@ public enum TestDatabase {
             properties.put("jakarta.persistence.database-minor-version", 11);
         }
         properties.put("hibernate.show_sql", System.getProperty("locked.showSql", "false"));
+        if (!hasSchemaScript() && !lockTableGenerated) {
+            // Locked ships no script for these: the provider makes the table from the entity, once
+            // per JVM (the database lives as long as the JVM), as a user of such a database would
+            properties.put("jakarta.persistence.schema-generation.database.action", "create");
+            lockTableGenerated = true;
+        }
         return Persistence.createEntityManagerFactory(unit, properties);
     }
 
@@ -188,7 +202,9 @@ public enum TestDatabase {
         HikariDataSource pool = pool(maxConnections, driverProperties);
         EntityManagerFactory factory = entityManagerFactory(pool);
         JpaLockRepository repository = settings.apply(JpaLockRepository.builder(factory)).build();
-        repository.createTableIfMissing();
+        if (hasSchemaScript()) {
+            repository.createTableIfMissing();
+        }
         return new Store(this, pool, factory, repository);
     }
 }

@@ -1,0 +1,99 @@
+package io.locked.jpa;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
+import java.time.ZonedDateTime;
+import java.util.Date;
+import java.util.UUID;
+
+/**
+ * The database's clock as the JPA path reads it: a JPQL expression whose value is the time at which
+ * the database computes it, and its conversion to an instant. "Computed" matters: a pessimistic
+ * acquisition draws its token from the clock after its row lock was granted (see {@link LockDatabase}),
+ * so the clock must not be the transaction's start, as {@code CURRENT_TIMESTAMP} is on PostgreSQL and
+ * H2; on MySQL, MariaDB, Derby, HSQLDB, Oracle and SQL Server it is the statement's start, which is
+ * what a statement sent after the grant needs.
+ *
+ * @param jpql the expression, for a JPQL select list
+ */
+record DatabaseClock(String jpql) {
+    /**
+     * Zone-free: seconds since the epoch, with microseconds, of the clock as read when called
+     * ({@code SYSDATE}, which Hibernate renders with microseconds; {@code NOW()} and
+     * {@code UTC_TIMESTAMP()} are the statement's start). As text: a provider types a function it
+     * does not know like its first argument, and would read the number as a timestamp, to the second.
+     */
+    static final DatabaseClock MYSQL_FAMILY =
+            new DatabaseClock("FUNCTION('concat', '', FUNCTION('unix_timestamp', FUNCTION('sysdate')))");
+    /** The time the function is called, not the transaction's start. */
+    static final DatabaseClock POSTGRESQL = new DatabaseClock("FUNCTION('clock_timestamp')");
+    /** H2 reads its clock when it computes a version 7 UUID, whose top 48 bits are milliseconds since the epoch. */
+    static final DatabaseClock H2 = new DatabaseClock("FUNCTION('RANDOM_UUID', 7)");
+    /** Any other database: the statement's start. */
+    static final DatabaseClock STANDARD = new DatabaseClock("CURRENT_TIMESTAMP");
+
+    /** @return the clock of a database with native statements, else the standard one */
+    static DatabaseClock of(LockDatabase family) {
+        if (family == null) {
+            return STANDARD;
+        }
+        return switch (family) {
+            case MARIADB -> MYSQL_FAMILY;
+            case POSTGRESQL -> POSTGRESQL;
+            case H2 -> H2;
+        };
+    }
+
+    /**
+     * @param value what the provider read for {@link #jpql()}
+     * @return that time as an instant
+     */
+    Instant instant(Object value) {
+        if (value instanceof Instant instant) {
+            return instant;
+        }
+        if (value instanceof Timestamp timestamp) {
+            return timestamp.toInstant();
+        }
+        if (value instanceof OffsetDateTime offset) {
+            return offset.toInstant();
+        }
+        if (value instanceof ZonedDateTime zoned) {
+            return zoned.toInstant();
+        }
+        if (value instanceof LocalDateTime local) {
+            // a standard clock read as a local date-time is in the JVM's zone, as the driver meant it
+            return local.atZone(ZoneId.systemDefault()).toInstant();
+        }
+        if (value instanceof String text && !text.isBlank()) {
+            return instant(new BigDecimal(text.trim()));
+        }
+        if (value instanceof BigDecimal epochSeconds) {
+            BigDecimal micros = epochSeconds.movePointRight(6).setScale(0, RoundingMode.DOWN);
+            return Instant.EPOCH.plus(micros.longValueExact(), ChronoUnit.MICROS);
+        }
+        if (value instanceof UUID uuid) {
+            long bits = uuid.getMostSignificantBits();
+            long millis = bits >>> 16;
+            // 12 bits of the millisecond's fraction follow the version
+            long micros = (bits & 0xFFF) * 1000 / 4096;
+            return Instant.ofEpochMilli(millis).plusNanos(micros * 1000);
+        }
+        if (value instanceof Date date) {
+            return date.toInstant();
+        }
+        throw new IllegalStateException("The database's clock (" + jpql + ") came back as "
+                + (value == null ? "null" : value.getClass().getName()) + ", which Locked cannot read as a time");
+    }
+
+    /** @return an instant in microseconds since the epoch, as tokens count */
+    static long micros(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1000;
+    }
+}

@@ -1,0 +1,496 @@
+package io.locked.jpa;
+
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.spi.Lease;
+import io.locked.spi.LockRepository;
+import io.locked.spi.PessimisticHold;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.EntityTransaction;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.LockTimeoutException;
+import jakarta.persistence.PessimisticLockException;
+import jakarta.persistence.Query;
+import jakarta.persistence.QueryTimeoutException;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+
+/**
+ * The JPA path: the lock rows ({@link LockRow}) through the {@code EntityManager} only, on any JPA
+ * provider and any database it supports. Each call has an {@code EntityManager} and a resource-local
+ * transaction of its own.
+ * <ul>
+ *   <li>Pessimistic: a {@code PESSIMISTIC_WRITE} read row-locks the key (its wait bounded by the lock
+ *   timeout hint, and by a query timeout where the provider or database ignores that hint); the token is drawn into the managed row and flushed, and the hold's commit releases it.
+ *   A missing row is first persisted in a short transaction of its own, where a duplicate means a
+ *   concurrent acquirer created it.</li>
+ *   <li>Optimistic: each take, renewal, hand-over and release reads the row with the database's
+ *   clock in one query, judges it, and writes it with one JPQL update guarded by the version it
+ *   read: a compare-and-set on the {@code @Version}. Expiry is judged only on that clock.</li>
+ * </ul>
+ * Tokens are drawn as on the native path, {@code max(token + 1, database clock in microseconds)},
+ * the clock read after the row lock was granted ({@link DatabaseClock}).
+ */
+final class EntityLockRepository implements LockRepository {
+    static final String LOCK_TIMEOUT = "jakarta.persistence.lock.timeout";
+    static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
+    // a cleanup never waits behind a holder: it skips a row that is locked right now
+    private static final int NO_WAIT = 0;
+
+    private final EntityManagerFactory factory;
+    private final DatabaseClock clock;
+    private final String readRow;
+    private final String readClock;
+    private final String handOverIfUnchanged;
+    private final String renewIfUnchanged;
+    private final String freeIfUnchanged;
+
+    EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock) {
+        this.factory = factory;
+        this.clock = clock;
+        this.readRow = "SELECT r.version, r.token, r.owner, r.expiresAt, " + clock.jpql()
+                + " FROM LockRow r WHERE r.key = :key";
+        this.readClock = "SELECT " + clock.jpql() + " FROM LockRow r WHERE r.key = :key";
+        String unchanged = " WHERE r.key = :key AND r.version = :version";
+        this.handOverIfUnchanged = "UPDATE LockRow r SET r.owner = :owner, r.holder = :holder, r.token = :token,"
+                + " r.acquiredAt = :now, r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
+        this.renewIfUnchanged = "UPDATE LockRow r SET r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
+        this.freeIfUnchanged = "UPDATE LockRow r SET r.owner = NULL, r.expiresAt = NULL, r.version = r.version + 1"
+                + unchanged;
+    }
+
+    // ---- pessimistic
+
+    @Override
+    public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
+        CallBounds bounds = CallBounds.forWait(dbWait);
+        EntityManager manager = factory.createEntityManager();
+        boolean handedOver = false;
+        try {
+            EntityTransaction transaction = manager.getTransaction();
+            transaction.begin();
+            LockRow row = lockRow(manager, key, bounds);
+            if (row == null) {
+                // create the row in a short transaction of its own on this manager, then lock it
+                transaction.rollback();
+                createRow(manager, key, bounds);
+                transaction.begin();
+                row = lockRow(manager, key, bounds);
+                if (row == null) {
+                    return null; // deleted again by a cleanup in between: the caller tries again
+                }
+            }
+            // read after the grant, so that a holder granted meanwhile and rolled back drew an older clock
+            Instant now = now(manager, key, bounds);
+            if (row.getOwner() != null && row.getExpiresAt() != null && row.getExpiresAt().isAfter(now)) {
+                return null; // a live lease holds the key
+            }
+            long token = Math.max(row.getToken() + 1, DatabaseClock.micros(now));
+            row.lockedBy(token, now, holder);
+            manager.flush();
+            handedOver = true;
+            return new EntityRowHold(manager, key, token);
+        } catch (RuntimeException failure) {
+            if (isBusy(failure)) {
+                return null;
+            }
+            throw new LockStoreUnavailableException(key, "pessimistic lock failed", failure);
+        } finally {
+            if (!handedOver) {
+                end(manager);
+            }
+        }
+    }
+
+    /**
+     * {@code PESSIMISTIC_WRITE} on the key's row, the wait bounded by the lock timeout hint and, where
+     * a provider or database ignores that hint (Hibernate on PostgreSQL, for one), by a query timeout.
+     * A query rather than {@code find}: providers apply a query timeout to queries.
+     */
+    private LockRow lockRow(EntityManager manager, String key, CallBounds bounds) {
+        return lockRow(manager, key, (int) Math.min(Integer.MAX_VALUE, bounds.remainingWaitMillis()));
+    }
+
+    private static LockRow lockRow(EntityManager manager, String key, int waitMillis) {
+        List<LockRow> rows = manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key", LockRow.class)
+                .setParameter("key", key)
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .setHint(LOCK_TIMEOUT, waitMillis)
+                .setHint(QUERY_TIMEOUT, statementMillis(waitMillis))
+                .getResultList();
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
+    /** A pessimistic hold: the manager's open transaction, whose commit frees the row lock. */
+    private final class EntityRowHold implements PessimisticHold {
+        private final EntityManager manager;
+        private final String key;
+        private final long token;
+        private boolean released;
+
+        EntityRowHold(EntityManager manager, String key, long token) {
+            this.manager = manager;
+            this.key = key;
+            this.token = token;
+        }
+
+        @Override
+        public long token() {
+            return token;
+        }
+
+        // the watchdog's check and the holder's release may come from two threads; an
+        // EntityManager serves one at a time
+        @Override
+        public synchronized boolean isAlive(Duration timeout) {
+            if (released) {
+                return true;
+            }
+            try {
+                manager.createQuery("SELECT r.version FROM LockRow r WHERE r.key = :key")
+                        .setParameter("key", key)
+                        .setHint(QUERY_TIMEOUT, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())))
+                        .getResultList();
+                return true;
+            } catch (RuntimeException sessionGone) {
+                return false;
+            }
+        }
+
+        @Override
+        public synchronized boolean release() {
+            if (released) {
+                return false;
+            }
+            released = true;
+            try {
+                manager.getTransaction().commit();
+                return true;
+            } catch (RuntimeException lost) {
+                return false;
+            } finally {
+                end(manager);
+            }
+        }
+    }
+
+    // ---- optimistic
+
+    @Override
+    public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+        CallBounds bounds = CallBounds.forWait(dbWait);
+        Lease taken = take(key, owner, holder, lease, bounds);
+        if (taken == MISSING) {
+            createRow(key, bounds);
+            taken = take(key, owner, holder, lease, bounds);
+        }
+        return taken == MISSING ? null : taken;
+    }
+
+    /** The answer of a take whose key has no row. */
+    private static final Lease MISSING = new Lease("", "", 0, 0);
+
+    // The take row-locks first and reads the clock after the grant, as a pessimistic acquisition
+    // does: a pessimistic holder granted while the take waited may have used its token and been
+    // rolled back, and this token must still be higher (a clock read before the wait would not be).
+    private Lease take(String key, String owner, String holder, Duration lease, CallBounds bounds) {
+        return inTransaction(key, "taking the lease", bounds, manager -> {
+            LockRow row = lockRow(manager, key, bounds);
+            if (row == null) {
+                return MISSING;
+            }
+            Instant now = now(manager, key, bounds);
+            if (row.getOwner() != null && row.getExpiresAt() != null && row.getExpiresAt().isAfter(now)) {
+                return null; // a live lease
+            }
+            long token = Math.max(row.getToken() + 1, DatabaseClock.micros(now));
+            // written at commit, guarded by the version it was read with
+            row.leasedTo(owner, holder, token, now, expiry(now, lease));
+            manager.flush();
+            return new Lease(key, owner, token, row.getVersion());
+        }, true);
+    }
+
+    @Override
+    public Lease renewLease(Lease lease, Duration duration) {
+        CallBounds bounds = CallBounds.forRenewal(duration);
+        return untilSettled(lease.key(), "renewing the lease", bounds, manager -> {
+            Row row = read(manager, lease.key(), bounds);
+            if (row == null || !row.liveFor(lease)) {
+                return Attempt.settled(null);
+            }
+            int written = manager.createQuery(renewIfUnchanged)
+                    .setParameter("expires", expiry(row.now(), duration))
+                    .setParameter("key", lease.key()).setParameter("version", row.version())
+                    .setHint(QUERY_TIMEOUT, bounds.statementMillis())
+                    .executeUpdate();
+            return written == 1 ? Attempt.settled(new Lease(lease.key(), lease.owner(), lease.token(), row.version() + 1))
+                    : Attempt.again();
+        });
+    }
+
+    @Override
+    public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        CallBounds bounds = CallBounds.brief();
+        return untilSettled(lease.key(), "handing the lease over", bounds, manager -> {
+            Row row = read(manager, lease.key(), bounds);
+            if (row == null || !row.liveFor(lease)) {
+                return Attempt.settled(null);
+            }
+            // the row is this owner's: no pessimistic holder can have drawn a token on it meanwhile
+            long token = Math.max(row.token() + 1, DatabaseClock.micros(row.now()));
+            int written = manager.createQuery(handOverIfUnchanged)
+                    .setParameter("owner", newOwner).setParameter("holder", holder).setParameter("token", token)
+                    .setParameter("now", row.now()).setParameter("expires", expiry(row.now(), duration))
+                    .setParameter("key", lease.key()).setParameter("version", row.version())
+                    .setHint(QUERY_TIMEOUT, bounds.statementMillis())
+                    .executeUpdate();
+            return written == 1 ? Attempt.settled(new Lease(lease.key(), newOwner, token, row.version() + 1))
+                    : Attempt.again();
+        });
+    }
+
+    @Override
+    public boolean releaseLease(Lease lease) {
+        CallBounds bounds = CallBounds.brief();
+        return untilSettled(lease.key(), "releasing the lease", bounds, manager -> {
+            Row row = read(manager, lease.key(), bounds);
+            if (row == null || !lease.owner().equals(row.owner())) {
+                return Attempt.settled(false); // taken over: never touch another owner's row
+            }
+            boolean live = row.liveFor(lease);
+            // an expired row still ours is freed too, though the holder must learn it was lost
+            int written = manager.createQuery(freeIfUnchanged)
+                    .setParameter("key", lease.key()).setParameter("version", row.version())
+                    .setHint(QUERY_TIMEOUT, bounds.statementMillis())
+                    .executeUpdate();
+            return written == 1 ? Attempt.settled(live) : Attempt.again();
+        });
+    }
+
+    /** One read and compare-and-set: its answer, or "the version moved, read again". */
+    private record Attempt<T>(boolean settled, T value) {
+        static <T> Attempt<T> settled(T value) {
+            return new Attempt<>(true, value);
+        }
+
+        static <T> Attempt<T> again() {
+            return new Attempt<>(false, null);
+        }
+    }
+
+    /**
+     * Repeats a read and compare-and-set, each in a transaction of its own (a snapshot would show the
+     * same row again), until it settles. The core may renew and release one lease at once, so the
+     * version can move under a write for a reason that leaves the lease live; a takeover is seen by
+     * the next read. Bounded by the call's time.
+     */
+    private <T> T untilSettled(String key, String what, CallBounds bounds, Work<Attempt<T>> attempt) {
+        while (true) {
+            Attempt<T> outcome = inTransaction(key, what, bounds, attempt, false);
+            if (outcome.settled()) {
+                return outcome.value();
+            }
+            if (bounds.borrowNanos() == 0) {
+                throw new LockStoreUnavailableException(key, what + " kept meeting concurrent writes for "
+                        + bounds.borrowWait(), null);
+            }
+        }
+    }
+
+    /**
+     * A lease's end, rounded up to a whole second: some drivers drop the fraction when they send a
+     * time (Connector/J to a MariaDB that reports itself as "5.5.5-10.x" does), and a lease that
+     * ended before its holder thought would let a second holder in. Rounded up, it only ends later.
+     */
+    static Instant expiry(Instant now, Duration lease) {
+        Instant end = now.plus(lease);
+        return end.getNano() == 0 ? end : end.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+    }
+
+    /** The row as one query read it, with the database's clock at that moment. */
+    private record Row(long version, long token, String owner, Instant expiresAt, Instant now) {
+        boolean free() {
+            return owner == null || expiresAt == null || !expiresAt.isAfter(now);
+        }
+
+        boolean liveFor(Lease lease) {
+            return lease.owner().equals(owner) && lease.token() == token && expiresAt != null && expiresAt.isAfter(now);
+        }
+    }
+
+    private Row read(EntityManager manager, String key, CallBounds bounds) {
+        List<?> rows = manager.createQuery(readRow).setParameter("key", key)
+                .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList();
+        if (rows.isEmpty()) {
+            return null;
+        }
+        Object[] row = (Object[]) rows.get(0);
+        return new Row(((Number) row[0]).longValue(), ((Number) row[1]).longValue(), (String) row[2],
+                (Instant) row[3], clock.instant(row[4]));
+    }
+
+    private Instant now(EntityManager manager, String key, CallBounds bounds) {
+        return clock.instant(manager.createQuery(readClock).setParameter("key", key)
+                .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult());
+    }
+
+    // ---- rows
+
+    private void createRow(String key, CallBounds bounds) {
+        EntityManager manager = factory.createEntityManager();
+        try {
+            createRow(manager, key, bounds);
+        } catch (RuntimeException failure) {
+            if (!isBusy(failure)) {
+                throw new LockStoreUnavailableException(key, "creating the lock row failed", failure);
+            }
+        } finally {
+            end(manager);
+        }
+    }
+
+    /** Persists a free row for the key in a transaction of its own; a concurrent creation of the same key is fine. */
+    private void createRow(EntityManager manager, String key, CallBounds bounds) {
+        EntityTransaction transaction = manager.getTransaction();
+        try {
+            transaction.begin();
+            manager.persist(new LockRow(key));
+            manager.flush();
+            transaction.commit();
+        } catch (RuntimeException raceOrFailure) {
+            if (transaction.isActive()) {
+                transaction.rollback();
+            }
+            if (!isDuplicate(raceOrFailure)) {
+                throw raceOrFailure;
+            }
+        } finally {
+            // the persisted instance is detached either way; the lock reads the row afresh
+            manager.clear();
+        }
+    }
+
+    @Override
+    public int deleteIdleRows(Duration idleFor) {
+        if (idleFor == null || idleFor.isNegative() || idleFor.isZero()) {
+            throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);
+        }
+        CallBounds bounds = CallBounds.maintenance();
+        Instant idleSince = inTransaction("(cleanup)", "reading the database's clock", bounds, manager -> {
+            List<?> clocks = manager.createQuery("SELECT " + clock.jpql() + " FROM LockRow r")
+                    .setMaxResults(1).setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList();
+            return clocks.isEmpty() ? null : clock.instant(clocks.get(0)).minus(idleFor);
+        }, false);
+        if (idleSince == null) {
+            return 0; // no rows at all
+        }
+        // a driver that drops the fraction of a bound time must not make a row look busy: the query
+        // may find too many, and each row is judged again, exactly, once locked
+        Instant coarse = expiry(idleSince, Duration.ZERO);
+        List<String> candidates = inTransaction("(cleanup)", "finding idle rows", bounds, manager ->
+                manager.createQuery("SELECT r.key FROM LockRow r WHERE " + IDLE, String.class)
+                        .setParameter("idleSince", coarse)
+                        .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList(), false);
+        int deleted = 0;
+        for (String key : candidates) {
+            deleted += deleteIfStillIdle(key, idleSince);
+        }
+        return deleted;
+    }
+
+    // rows created but never acquired have no acquired_at yet
+    private static final String IDLE =
+            "(r.acquiredAt IS NULL OR r.acquiredAt < :idleSince) AND (r.owner IS NULL OR r.expiresAt < :idleSince)";
+
+    // One short transaction per row that skips a row locked right now, so a cleanup never makes an
+    // acquirer wait and never waits behind a holder; the removal is guarded by the version it locked.
+    private int deleteIfStillIdle(String key, Instant idleSince) {
+        CallBounds bounds = CallBounds.maintenance();
+        Integer deleted = inTransaction(key, "deleting an idle row", bounds, manager -> {
+            LockRow row = lockRow(manager, key, NO_WAIT);
+            if (row == null
+                    || (row.getAcquiredAt() != null && !row.getAcquiredAt().isBefore(idleSince))
+                    || (row.getOwner() != null && (row.getExpiresAt() == null || !row.getExpiresAt().isBefore(idleSince)))) {
+                return 0;
+            }
+            manager.remove(row);
+            return 1;
+        }, true);
+        return deleted == null ? 0 : deleted;
+    }
+
+    // ---- transactions and failures
+
+    private interface Work<T> {
+        T run(EntityManager manager);
+    }
+
+    /**
+     * Runs work in a transaction of its own and commits it.
+     *
+     * @param busyAnswersNull whether a row held by another transaction (a lock wait that ran out, a
+     *                        lost compare-and-set at commit) answers null rather than failing
+     */
+    private <T> T inTransaction(String key, String what, CallBounds bounds, Work<T> work, boolean busyAnswersNull) {
+        EntityManager manager = factory.createEntityManager();
+        try {
+            EntityTransaction transaction = manager.getTransaction();
+            transaction.begin();
+            T result = work.run(manager);
+            transaction.commit();
+            return result;
+        } catch (RuntimeException failure) {
+            if (busyAnswersNull && isBusy(failure)) {
+                return null;
+            }
+            throw new LockStoreUnavailableException(key, what + " failed", failure);
+        } finally {
+            end(manager);
+        }
+    }
+
+    /** Rolls back what is still open and closes the manager, which gives its connection back. */
+    private static void end(EntityManager manager) {
+        try {
+            if (manager.getTransaction().isActive()) {
+                manager.getTransaction().rollback();
+            }
+        } catch (RuntimeException alreadyGone) {
+            // the connection died with the transaction; closing still gives it back to the pool
+        } finally {
+            manager.close();
+        }
+    }
+
+    /** Another transaction holds the row: a lock wait that ran out, or a lost version check. */
+    static boolean isBusy(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof LockTimeoutException || t instanceof PessimisticLockException
+                    || t instanceof QueryTimeoutException || t instanceof jakarta.persistence.OptimisticLockException) {
+                return true;
+            }
+        }
+        return LockConflicts.isBusy(failure);
+    }
+
+    private static boolean isDuplicate(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof jakarta.persistence.EntityExistsException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("23")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A statement's bound: the lock wait it was given plus the allowance of a healthy statement. */
+    private static int statementMillis(long waitMillis) {
+        return (int) Math.min(Integer.MAX_VALUE, waitMillis + CallBounds.STATEMENT_ALLOWANCE.toMillis());
+    }
+}

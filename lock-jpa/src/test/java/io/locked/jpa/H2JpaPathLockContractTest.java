@@ -1,0 +1,16 @@
+package io.locked.jpa;
+
+import io.locked.jpa.testing.TestDatabase;
+
+/** The lock contract on H2 through the JPA path: EntityManager, PESSIMISTIC_WRITE, @Version. */
+class H2JpaPathLockContractTest extends JpaLockContractSuite {
+    @Override
+    TestDatabase database() {
+        return TestDatabase.H2;
+    }
+
+    @Override
+    LockStatements statements() {
+        return LockStatements.JPA;
+    }
+}

@@ -1,0 +1,145 @@
+package io.locked.jpa;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.api.LockRequest;
+import io.locked.contract.FaultyRepository;
+import io.locked.jpa.testing.Store;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The lock contract on the native path, plus what only that path does: it borrows its connections
+ * within the caller's wait, warns naming a drained pool, and keeps a connection for renewals and
+ * releases however many pessimistic waiters pile up ({@link ConnectionBudget}). The JPA path takes
+ * its connections through the provider, with the pool's own timeout.
+ */
+abstract class NativeLockContractSuite extends JpaLockContractSuite {
+    @Override
+    LockStatements statements() {
+        return LockStatements.NATIVE;
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void aDrainedPoolGivesNotAcquiredWithinTheWaitAndAWarningNamingItsSize(LockMode mode) throws Exception {
+        // the application's own work has every connection of a small pool
+        try (Store small = open(2);
+             LockManager locks = LockManagerBuilder.on(small.repository()).build();
+             Connection first = small.pool().getConnection();
+             Connection second = small.pool().getConnection()) {
+            assertNotAcquiredWithAWarning(locks, "jpa:drained:" + mode + ":" + UUID.randomUUID(), mode);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void aPoolHeldByAPessimisticHolderAndItsOwnWorkGivesNotAcquired(LockMode mode) throws Exception {
+        try (Store small = open(2);
+             LockManager locks = LockManagerBuilder.on(small.repository()).build();
+             LockHandle holder = locks.acquire(LockRequest.of("jpa:holder:" + UUID.randomUUID()));
+             Connection holdersWork = small.pool().getConnection()) {
+            assertNotAcquiredWithAWarning(locks, "jpa:other-key:" + mode + ":" + UUID.randomUUID(), mode);
+            assertTrue(holder.isValid());
+        }
+    }
+
+    private static void assertNotAcquiredWithAWarning(LockManager locks, String key, LockMode mode) {
+        List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger("io.locked.jpa");
+        logger.addHandler(capture);
+        try {
+            LockRequest request = LockRequest.of(key).mode(mode);
+            // the pool's own timeout is 10 s; the waits below are all shorter
+            assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                assertTrue(locks.tryAcquire(request).isEmpty(), "tryAcquire");
+                assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request.waitFor(Duration.ZERO)));
+                assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request.waitFor(Duration.ofMillis(500))));
+            });
+            assertTrue(warnings.stream().anyMatch(message -> message.contains("'" + key + "'")
+                    && message.contains("2 connections")), "no warning naming the pool's size: " + warnings);
+        } finally {
+            logger.removeHandler(capture);
+        }
+    }
+
+    @Test
+    void renewalsAndTheHoldersOwnWorkGoOnWhilePessimisticWaitersPileUp() throws Exception {
+        try (Store small = open(2)) {
+            FaultyRepository counted = new FaultyRepository(small.repository());
+            List<LockManager> managers = new ArrayList<>();
+            ExecutorService waiters = Executors.newCachedThreadPool();
+            String leased = "jpa:renewed:" + UUID.randomUUID();
+            String contended = "jpa:contended:" + UUID.randomUUID();
+            try {
+                LockManager locks = LockManagerBuilder.on(counted).build();
+                managers.add(locks);
+                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
+                LockHandle held = locks.acquire(LockRequest.of(contended));
+                // each waiter through a manager of its own, as callers of other keys, or of other
+                // JVMs on this pool, would be: none queues behind another inside the JVM
+                List<Future<?>> waiting = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    LockManager waiter = LockManagerBuilder.on(counted).build();
+                    managers.add(waiter);
+                    waiting.add(waiters.submit(() -> {
+                        waiter.acquire(LockRequest.of(contended).waitFor(Duration.ofSeconds(30))).close();
+                        return null;
+                    }));
+                }
+                int before = counted.renewals(leased);
+                while (counted.renewals(leased) < before + 3 && lease.isValid()) {
+                    Thread.sleep(20); // polling a condition; the waiters' 30 s and the lease bound it
+                }
+                assertTrue(lease.isValid(), "a lease was lost while pessimistic waiters held the pool");
+                // the holder's own work (its @Transactional method) gets a connection too
+                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> small.pool().getConnection().close());
+                held.close();
+                for (Future<?> waiter : waiting) {
+                    waiter.get(60, TimeUnit.SECONDS);
+                }
+                lease.close();
+            } finally {
+                waiters.shutdownNow();
+                managers.forEach(LockManager::close);
+            }
+        }
+    }
+}
