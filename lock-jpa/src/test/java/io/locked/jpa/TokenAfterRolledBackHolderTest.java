@@ -44,7 +44,9 @@ class TokenAfterRolledBackHolderTest {
     private final Map<TestDatabase, Store> stores = new EnumMap<>(TestDatabase.class);
 
     static Stream<Arguments> databasesAndModes() {
-        return Stream.of(TestDatabase.values())
+        // MySQL's lock statements never wait for a row lock (LockDatabase.MYSQL): no holder can be
+        // granted while one of them waits, and there is no wait to observe
+        return Stream.of(TestDatabase.values()).filter(database -> database != TestDatabase.MYSQL8)
                 .flatMap(database -> Stream.of(LockMode.values()).map(mode -> Arguments.of(database, mode)));
     }
 
@@ -110,6 +112,7 @@ class TokenAfterRolledBackHolderTest {
             case MARIADB -> "SELECT CONNECTION_ID()";
             case POSTGRESQL -> "SELECT pg_backend_pid()";
             case H2 -> "SELECT SESSION_ID()";
+            case MYSQL8 -> throw new IllegalArgumentException("not a database whose lock statements wait");
         };
         try (PreparedStatement read = connection.prepareStatement(sql); ResultSet row = read.executeQuery()) {
             row.next();
@@ -124,6 +127,7 @@ class TokenAfterRolledBackHolderTest {
                     + " JOIN information_schema.innodb_trx b ON b.trx_id = w.blocking_trx_id WHERE b.trx_mysql_thread_id = ?";
             case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE CAST(? AS INTEGER) = ANY(pg_blocking_pids(pid))";
             case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = ?";
+            case MYSQL8 -> throw new IllegalArgumentException("not a database whose lock statements wait");
         };
         // InnoDB refreshes its lock tables only when nobody read them for 100 ms: a tighter poll would
         // keep reading the same stale snapshot
@@ -152,6 +156,7 @@ class TokenAfterRolledBackHolderTest {
             case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)";
             // H2's clock stands still for a transaction; the embedded database's clock is this JVM's
             case H2 -> "?";
+            case MYSQL8 -> throw new IllegalArgumentException("not a database whose lock statements wait");
         };
         try (PreparedStatement draw = holder.prepareStatement(
                 "UPDATE locked_lock SET token = GREATEST(token + 1, " + now + ") WHERE lock_key = ?")) {

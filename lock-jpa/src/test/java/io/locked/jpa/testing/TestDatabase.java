@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * The real databases the tests run on. Servers are found on 127.0.0.1 (.ci/run starts them and
  * creates the database and user); override with LOCKED_MARIADB_URL, LOCKED_POSTGRESQL_URL and their
- * _USER/_PASSWORD. A server that cannot be reached fails the test under CI=true, and is skipped
- * (with the reason) only on a developer's machine.
+ * _USER/_PASSWORD. MySQL 8 is a private server that the test JVM starts itself ({@link #MYSQL8}). A
+ * server that cannot be reached (or started) fails the test under CI=true, and is skipped (with the
+ * reason) only on a developer's machine.
  */
 public enum TestDatabase {
     H2("jdbc:h2:mem:locked;DB_CLOSE_DELAY=-1", "sa", "", "org.hibernate.dialect.H2Dialect"),
@@ -31,7 +32,14 @@ public enum TestDatabase {
             "org.hibernate.dialect.MariaDBDialect"),
     POSTGRESQL(env("LOCKED_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/locked_test?connectTimeout=3"),
             env("LOCKED_POSTGRESQL_USER", "postgres"), env("LOCKED_POSTGRESQL_PASSWORD", ""),
-            "org.hibernate.dialect.PostgreSQLDialect");
+            "org.hibernate.dialect.PostgreSQLDialect"),
+    /**
+     * MySQL 8.0.15, through mysql-connector-j with its default properties: a private server of this
+     * JVM ({@link PrivateMySql8}), started at first use, unless LOCKED_MYSQL8_URL names one (as for the
+     * worker JVMs of it-tests, which reach their test's server).
+     */
+    MYSQL8(env("LOCKED_MYSQL8_URL", ""), env("LOCKED_MYSQL8_USER", ""), env("LOCKED_MYSQL8_PASSWORD", ""),
+            "org.hibernate.dialect.MySQLDialect");
 
     /** The persistence unit of the tests, listing only {@code LockRow}. */
     public static final String UNIT = "locked-test";
@@ -60,12 +68,40 @@ public enum TestDatabase {
         return value == null || value.isBlank() ? fallback : value;
     }
 
-    /** Fails under CI=true, skips elsewhere, when the server does not answer. */
+    /** @return the JDBC URL (for MYSQL8 the private server's, which this starts if need be) */
+    public String url() {
+        return privateServer() ? PrivateMySql8.server().url() : url;
+    }
+
+    /** @return the user */
+    public String user() {
+        return privateServer() ? PrivateMySql8.server().user() : user;
+    }
+
+    /** @return the user's password */
+    public String password() {
+        return privateServer() ? PrivateMySql8.server().password() : password;
+    }
+
+    private boolean privateServer() {
+        return this == MYSQL8 && url.isEmpty();
+    }
+
+    /** @return what a worker JVM's environment needs to reach this same database */
+    public Map<String, String> workerEnvironment() {
+        String prefix = "LOCKED_" + name() + "_";
+        return Map.of(prefix + "URL", url(), prefix + "USER", user(), prefix + "PASSWORD", password());
+    }
+
+    /**
+     * Fails under CI=true, skips elsewhere, when the server does not answer (for MYSQL8: when its
+     * private server cannot be started).
+     */
     public void requireReachable() {
         try (Connection ignored = connect()) {
             // reachable
         } catch (SQLException e) {
-            String reason = this + " is not reachable at " + url + ": " + e.getMessage();
+            String reason = this + " is not reachable at " + url() + ": " + e.getMessage();
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 throw new AssertionError(reason + " (CI=true: a missing database fails the build; run .ci/run)", e);
             }
@@ -75,7 +111,7 @@ public enum TestDatabase {
 
     /** @return a plain JDBC connection, outside any pool */
     public Connection connect() throws SQLException {
-        return DriverManager.getConnection(url, user, password);
+        return DriverManager.getConnection(url(), user(), password());
     }
 
     /**
@@ -94,9 +130,9 @@ public enum TestDatabase {
     public HikariDataSource pool(int maxConnections, Map<String, String> driverProperties) {
         HikariConfig config = new HikariConfig();
         driverProperties.forEach(config::addDataSourceProperty);
-        config.setJdbcUrl(url);
-        config.setUsername(user);
-        config.setPassword(password);
+        config.setJdbcUrl(url());
+        config.setUsername(user());
+        config.setPassword(password());
         config.setMaximumPoolSize(maxConnections);
         config.setPoolName("locked-" + name().toLowerCase());
         config.setConnectionTimeout(10_000);
@@ -152,7 +188,7 @@ public enum TestDatabase {
                 }
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("Cannot convert the lock table of " + this + " at " + url, e);
+            throw new IllegalStateException("Cannot convert the lock table of " + this + " at " + url(), e);
         }
         lockTableConverted = true;
     }
