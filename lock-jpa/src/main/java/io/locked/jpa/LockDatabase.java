@@ -121,7 +121,8 @@ public enum LockDatabase {
      * key): one compare-and-set that succeeds only on a free or expired row, returning token, version and owner: the lease was
      * taken if the owner is the caller's. Where {@link #takeTellsMissingRow} says so, no row comes
      * back only when the key has no row (MariaDB creates it instead: an upsert); on H2 no row
-     * comes back for a missing row and for a held lease alike.
+     * comes back for a missing row and for a held lease alike. MySQL answers by counts and the
+     * insert id instead, with parameters of its own ({@link #answersByInsertId()}).
      */
     private final String takeLease;
     final boolean takeTellsMissingRow;
@@ -139,8 +140,9 @@ public enum LockDatabase {
     /**
      * (PostgreSQL: the lock wait first, see {@link #settingsFirst()}) new owner, holder, lease micros,
      * key, owner, token: the lease passed to another owner with a new token, if still live; returns
-     * the new token (MariaDB: as the last insert id). The row is the giver's, so its lock wait is
-     * short; a second bounds it where a pessimistic acquirer holds the row.
+     * the new token (MariaDB and MySQL: as the last insert id). The row is the giver's, so its lock
+     * wait is short; a second bounds it where a pessimistic acquirer holds the row (MySQL: the
+     * network timeout, as nothing can bound one statement's lock wait there).
      */
     final String handOverLease;
     /** key, owner. */
@@ -222,7 +224,8 @@ public enum LockDatabase {
 
     /**
      * The take of {@link #takeLease}, its parameters bound, queueing at most waitMillis for a row lock
-     * (a pessimistic holder's; H2: within a {@link SessionLockTimeout}): past it the statement fails
+     * (a pessimistic holder's; H2: within a {@link SessionLockTimeout}; MySQL: not at all, see
+     * {@link #mySqlTake(Connection, String, String, long, String)}): past it the statement fails
      * as busy. Where {@link #settingsFirst()} says so, its first result is the settings'. On a
      * Galera node ({@link GaleraNode}) the node must not run the statement again after it sent its rows.
      */
