@@ -410,10 +410,14 @@ public enum LockDatabase {
                 + " WHERE lock_key = ? AND " + mySqlRowLockedAtOnce(table);
     }
 
-    // A derived table, because MySQL refuses a subquery on the table an UPDATE writes; with an IN or a
-    // join instead of EXISTS, MySQL locks the row in the UPDATE first, waiting for it.
+    // A derived table, because MySQL refuses a subquery on the table an UPDATE writes. The EXISTS is
+    // uncorrelated over a one-row derived table, so MySQL evaluates it while it optimizes the UPDATE,
+    // before the UPDATE reads the row; with an IN or a join instead, MySQL locks the row in the UPDATE
+    // first, waiting for it. NO_SEMIJOIN keeps later MySQL versions (8.0.16+ turn EXISTS into joins)
+    // from doing the same.
     private static String mySqlRowLockedAtOnce(String table) {
-        return "EXISTS (SELECT 1 FROM (SELECT 1 FROM " + table + " WHERE lock_key = ? FOR UPDATE NOWAIT) AS row_lock)";
+        return "EXISTS (SELECT /*+ NO_SEMIJOIN() */ 1 FROM (SELECT 1 FROM " + table
+                + " WHERE lock_key = ? FOR UPDATE NOWAIT) AS row_lock)";
     }
 
     // An UPDATE computes its new values before it waits for a row lock, and keeps them if the
