@@ -66,7 +66,8 @@ public enum LockDatabase {
     MYSQL("UTC_TIMESTAMP(6)",
             // UNIX_TIMESTAMP(SYSDATE(6)) is read after the row lock; it goes through the session's time
             // zone (SET_VAR cannot set time_zone on MySQL 8.0.15), which in a daylight-saving overlap may
-            // read an hour early: then the statement's UTC start still counts
+            // read an hour early, and before 8.0.28 it reads 0 after 2038: then the statement's UTC start
+            // still counts
             "GREATEST(CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED),"
                     + " TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)))",
             micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)",
