@@ -294,6 +294,21 @@ abstract class JpaLockContractSuite extends LockContractTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void aPessimisticHolderDoesNotKeepTheNextKeyFromBeingCreated(LockMode mode) {
+        // nothing sorts between the two keys: a gap lock taken with the held row would cover the new one
+        String prefix = "jpa:neighbour:" + UUID.randomUUID() + ":";
+        try (LockManager holders = LockManagerBuilder.on(store.repository()).build();
+             LockManager others = LockManagerBuilder.on(store.repository()).build();
+             LockHandle held = holders.acquire(LockRequest.of(prefix + "m").mode(LockMode.PESSIMISTIC))) {
+            Optional<LockHandle> neighbour = others.tryAcquire(LockRequest.of(prefix + "n").mode(mode));
+            assertTrue(neighbour.isPresent(), "a new key next to a held one was not acquired at once");
+            neighbour.get().close();
+            assertTrue(held.isValid());
+        }
+    }
+
     @Test
     void rejectsNonPositiveIdleTime() {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
