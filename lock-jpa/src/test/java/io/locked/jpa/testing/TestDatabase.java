@@ -50,9 +50,9 @@ public enum TestDatabase {
             + " MODIFY holder VARCHAR(255) CHARACTER SET utf8mb4 NULL";
     private static final String MARIADB_FENCE_TABLE_CONVERSION = "ALTER TABLE locked_fence"
             + " MODIFY lock_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL";
-    public final String url;
-    public final String user;
-    public final String password;
+    private final String url;
+    private final String user;
+    private final String password;
     private final String dialect;
     private volatile boolean lockTableConverted;
 
