@@ -290,12 +290,13 @@ public enum LockDatabase {
         PreparedStatement take = connection.prepareStatement(takeLease, Statement.RETURN_GENERATED_KEYS);
         int parameter = 1;
         take.setString(parameter++, owner); // the owner, if free
-        take.setString(parameter++, owner); // "taken": the owner is now the caller's
-        take.setString(parameter++, holder);
-        for (int taken = 0; taken < 3; taken++) {
-            take.setString(parameter++, owner);
-        }
+        // each later column asks "taken": is the owner now the caller's
         take.setString(parameter++, owner);
+        take.setString(parameter++, holder);
+        take.setString(parameter++, owner); // version
+        take.setString(parameter++, owner); // token
+        take.setString(parameter++, owner); // acquired_at
+        take.setString(parameter++, owner); // expires_at
         take.setLong(parameter++, leaseMicros);
         take.setString(parameter++, key);
         take.setString(parameter, key); // the row lock's
