@@ -1,10 +1,9 @@
 -- Lock table for MariaDB 10.6+. Keys compare exactly: utf8mb4_nopad_bin is binary (so 'Order:1'
 -- and 'order:1' are two locks) and NO PAD (so are 'k' and 'k ', which utf8mb4_bin, padding
--- trailing spaces, would make one lock). MySQL 8, once supported, would take utf8mb4_0900_bin,
--- its NO PAD binary collation. The text columns name their character set, so that a database
--- created with another default still stores any key and any thread name. Times are UTC, written
--- by the database. A table created by an earlier version of this script is refused at start-up.
--- Convert it with
+-- trailing spaces, would make one lock). MySQL 8 has a script of its own, schema-mysql8.sql. The
+-- text columns name their character set, so that a database created with another default still
+-- stores any key and any thread name. Times are UTC, written by the database.
+-- A table created by an earlier version of this script is refused at start-up. Convert it with
 --   ALTER TABLE locked_lock
 --     MODIFY lock_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,
 --     MODIFY owner VARCHAR(36) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NULL,

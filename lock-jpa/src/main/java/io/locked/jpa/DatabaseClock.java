@@ -44,7 +44,7 @@ record DatabaseClock(String jpql) {
             return STANDARD;
         }
         return switch (family) {
-            case MARIADB -> MYSQL_FAMILY;
+            case MARIADB, MYSQL -> MYSQL_FAMILY;
             case POSTGRESQL -> POSTGRESQL;
             case H2 -> H2;
         };

@@ -19,16 +19,21 @@ final class DatabaseDetection {
             database = fromText(product);
             if (database == null) {
                 throw new IllegalStateException("Locked has no statements for " + product
-                        + "; it supports MariaDB, PostgreSQL and H2");
+                        + "; it supports MySQL 8, MariaDB, PostgreSQL and H2");
             }
         }
         if (database == LockDatabase.MARIADB) {
-            // Connector/J speaks to MySQL and MariaDB alike, and its URL says jdbc:mysql: for both
-            requireMariaDb(ask(connections, "version", DatabaseMetaData::getDatabaseProductVersion));
+            // Connector/J speaks to MySQL and MariaDB alike, its URL says jdbc:mysql: for both, and
+            // users set MySQLDialect on MariaDB too: only the server's version tells them apart
+            database = mySqlFamily(ask(connections, "version", DatabaseMetaData::getDatabaseProductVersion));
         }
         return database;
     }
 
+    /**
+     * A URL, dialect or product name of the MySQL family ("mysql", "mariadb") is MARIADB here until
+     * the server's version says which of the two it is ({@link #mySqlFamily}).
+     */
     static LockDatabase fromText(String text) {
         String lower = text.toLowerCase(Locale.ROOT);
         if (lower.contains("jdbc:h2:") || lower.contains("h2dialect") || lower.equals("h2")) {
@@ -47,15 +52,13 @@ final class DatabaseDetection {
     }
 
     /**
-     * The MySQL-family statements use MariaDB's syntax ({@code SET STATEMENT ... FOR},
-     * {@code INSERT ... RETURNING}); on MySQL they would fail at the first lock, so refuse at start-up.
+     * MariaDB or MySQL, by the server's version as the driver reports it: MariaDB's always names
+     * MariaDB ("5.5.5-10.11.19-MariaDB-0+deb12u1" through Connector/J, "11.4.2-MariaDB"), MySQL's
+     * never does ("8.0.15").
      */
-    static void requireMariaDb(String serverVersion) {
-        if (!serverVersion.toLowerCase(Locale.ROOT).contains("mariadb")) {
-            throw new IllegalStateException("This server reports version " + serverVersion + ", which is not MariaDB:"
-                    + " Locked's MySQL-family statements use MariaDB syntax (SET STATEMENT, INSERT ... RETURNING),"
-                    + " and MySQL is not supported yet");
-        }
+    static LockDatabase mySqlFamily(String serverVersion) {
+        return String.valueOf(serverVersion).toLowerCase(Locale.ROOT).contains("mariadb")
+                ? LockDatabase.MARIADB : LockDatabase.MYSQL;
     }
 
     private interface MetaData {

@@ -32,10 +32,9 @@ final class FenceDetection {
             return BY_PRODUCT.computeIfAbsent(product, ignored -> forFamily(family, false));
         }
         // Connector/J calls MariaDB and MySQL both "MySQL": only the version tells them apart
-        String version = metaData.getDatabaseProductVersion();
         boolean mariaDb = product.toLowerCase(Locale.ROOT).contains("mariadb")
-                || String.valueOf(version).toLowerCase(Locale.ROOT).contains("mariadb");
-        return mariaDb ? FenceStatements.MARIADB : FenceStatements.MYSQL;
+                || DatabaseDetection.mySqlFamily(metaData.getDatabaseProductVersion()) == LockDatabase.MARIADB;
+        return forFamily(mariaDb ? LockDatabase.MARIADB : LockDatabase.MYSQL, false);
     }
 
     /**
@@ -82,6 +81,7 @@ final class FenceDetection {
             case H2 -> FenceStatements.H2;
             case POSTGRESQL -> FenceStatements.POSTGRESQL;
             case MARIADB -> throughEntityManager ? FenceStatements.MYSQL : FenceStatements.MARIADB;
+            case MYSQL -> FenceStatements.MYSQL;
             // a family added later works with the standard statements until it gets its own
             default -> FenceStatements.PORTABLE;
         };

@@ -3,6 +3,7 @@ package io.locked.jpa;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.function.UnaryOperator;
 
 /**
@@ -21,11 +22,18 @@ import java.util.function.UnaryOperator;
  * <p>Each statement judges "free or held" once: where the clock moves within a statement
  * (PostgreSQL's {@code clock_timestamp()}), two readings could disagree. Statements take
  * positional parameters, in the order their documentation gives.
+ *
+ * <p>Statements per operation (round trips), on every database: an optimistic take, renewal,
+ * hand-over or release is one autocommit statement (a release of a lease that had expired: two);
+ * a pessimistic acquisition is one statement in the lock's own transaction, which MariaDB and
+ * MySQL start with {@code START TRANSACTION} and end with {@code COMMIT} (so a pessimistic cycle is
+ * three round trips, an optimistic one two). Creating a missing row adds statements on H2 and MySQL,
+ * once per key.
  */
 public enum LockDatabase {
     /**
      * MariaDB 10.6+, through mysql-connector-j or the MariaDB driver. Its statements use MariaDB
-     * syntax ({@code SET STATEMENT ... FOR}, {@code INSERT ... RETURNING}): MySQL is not supported yet.
+     * syntax ({@code SET STATEMENT ... FOR}, {@code INSERT ... RETURNING}); MySQL has {@link #MYSQL}.
      * Tokens are drawn from {@code SYSDATE(6)}: a server started with {@code --sysdate-is-now} would
      * read it at the statement's start again.
      */
@@ -37,6 +45,35 @@ public enum LockDatabase {
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)"
                     + " ON DUPLICATE KEY UPDATE lock_key = lock_key",
             "schema-mysql.sql"),
+    /**
+     * MySQL 8.0+, through mysql-connector-j with its default properties. MySQL has no
+     * {@code RETURNING}, and no way to bound one statement's lock wait: {@code innodb_lock_wait_timeout}
+     * is not among the variables a {@code SET_VAR} hint may set (the hint is ignored with a warning),
+     * and its shortest wait is a second. So its statements never wait for a row lock: each takes the
+     * key's row lock first with {@code FOR UPDATE NOWAIT}, in a subquery that MySQL reads before the
+     * statement's own row access, and answers "busy" at once where another transaction holds it; the
+     * lock manager tries again within the caller's wait. Waiters poll rather than queue inside the
+     * database. The token comes back as the insert id ({@code LAST_INSERT_ID(token)}), the row's
+     * existence as the count of rows found (Connector/J's default). Since no statement waits, a
+     * token drawn at its start would already come after any holder it follows; it is also read from
+     * {@code SYSDATE(6)} after the row lock, through {@code UNIX_TIMESTAMP}, whichever is later.
+     * Its takes report no row version (0): the version is a diagnostic. Renewals, hand-overs and
+     * releases write the holder's own row, which other statements lock only for a moment: they wait
+     * under the session's {@code innodb_lock_wait_timeout}, within their network timeout. Creating a
+     * missing row (once per key) is bounded through the session's setting ({@link SessionLockTimeout}).
+     * Tested on MySQL 8.0.15.
+     */
+    MYSQL("UTC_TIMESTAMP(6)",
+            // UNIX_TIMESTAMP(SYSDATE(6)) is read after the row lock; it goes through the session's time
+            // zone (SET_VAR cannot set time_zone on MySQL 8.0.15), which in a daylight-saving overlap may
+            // read an hour early, and before 8.0.28 it reads 0 after 2038: then the statement's UTC start
+            // still counts
+            "GREATEST(CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED),"
+                    + " TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)))",
+            micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)",
+            // a duplicate (another transaction created the key meanwhile) fails, and counts as created
+            "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)",
+            "schema-mysql8.sql"),
     /** PostgreSQL 12+. */
     POSTGRESQL("clock_timestamp()",
             "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
@@ -85,7 +122,8 @@ public enum LockDatabase {
      * key): one compare-and-set that succeeds only on a free or expired row, returning token, version and owner: the lease was
      * taken if the owner is the caller's. Where {@link #takeTellsMissingRow} says so, no row comes
      * back only when the key has no row (MariaDB creates it instead: an upsert); on H2 no row
-     * comes back for a missing row and for a held lease alike.
+     * comes back for a missing row and for a held lease alike. MySQL answers by counts and the
+     * insert id instead, with parameters of its own ({@link #answersByInsertId()}).
      */
     private final String takeLease;
     final boolean takeTellsMissingRow;
@@ -103,8 +141,9 @@ public enum LockDatabase {
     /**
      * (PostgreSQL: the lock wait first, see {@link #settingsFirst()}) new owner, holder, lease micros,
      * key, owner, token: the lease passed to another owner with a new token, if still live; returns
-     * the new token (MariaDB: as the last insert id). The row is the giver's, so its lock wait is
-     * short; a second bounds it where a pessimistic acquirer holds the row.
+     * the new token (MariaDB and MySQL: as the last insert id). The row is the giver's, so its lock
+     * wait is short; a second bounds it where a pessimistic acquirer holds the row (MySQL: the
+     * network timeout, as nothing can bound one statement's lock wait there).
      */
     final String handOverLease;
     /** key, owner. */
@@ -135,6 +174,7 @@ public enum LockDatabase {
         String free = FREE_OR_EXPIRED.formatted(now);
         this.takeLease = switch (name()) {
             case "MARIADB" -> upsertTake(table, now, tokenMicros, nowPlusMicros.apply("?"), free);
+            case "MYSQL" -> mySqlTake(table, now, tokenMicros, nowPlusMicros.apply("?"), free);
             case "POSTGRESQL" -> POSTGRESQL_LOCK_WAIT + "; " + postgresTake(table, now, tokenMicros, nowPlusMicros.apply("?"));
             // H2 computes an UPDATE's new values after it locked the row
             default -> "SELECT token, version, owner FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, holder = ?,"
@@ -144,6 +184,7 @@ public enum LockDatabase {
         this.takeTellsMissingRow = !name().equals("H2");
         this.lockRow = switch (name()) {
             case "MARIADB" -> upsertLockRow(table, now, tokenMicros, free);
+            case "MYSQL" -> mySqlLockRow(table, now, tokenMicros, free);
             case "POSTGRESQL" -> POSTGRESQL_SETTINGS + "; " + postgresLockRow(table, now, tokenMicros);
             // H2 re-parses SELECT ... FOR UPDATE every time; an UPDATE read through FINAL TABLE is
             // parsed once, and row-locks like the UPDATE it is. It returns no row when the key has
@@ -163,6 +204,8 @@ public enum LockDatabase {
             // row is ours; a pessimistic acquirer may hold it for the moment it takes to find the lease
             // live, so a second is plenty of lock wait
             case "MARIADB" -> mariaDbSettings(1000) + " FOR " + handOver.formatted("LAST_INSERT_ID(" + nextToken + ")");
+            // the giver's row: a pessimistic acquirer that finds the lease live holds it for a moment only
+            case "MYSQL" -> handOver.formatted("LAST_INSERT_ID(" + nextToken + ")");
             case "POSTGRESQL" -> POSTGRESQL_LOCK_WAIT + "; " + handOver.formatted(nextToken) + " RETURNING token";
             default -> "SELECT token FROM FINAL TABLE (" + handOver.formatted(nextToken) + ")";
         };
@@ -182,12 +225,16 @@ public enum LockDatabase {
 
     /**
      * The take of {@link #takeLease}, its parameters bound, queueing at most waitMillis for a row lock
-     * (a pessimistic holder's; H2: within a {@link SessionLockTimeout}): past it the statement fails
+     * (a pessimistic holder's; H2: within a {@link SessionLockTimeout}; MySQL: not at all, see
+     * {@link #mySqlTake(Connection, String, String, long, String)}): past it the statement fails
      * as busy. Where {@link #settingsFirst()} says so, its first result is the settings'. On a
      * Galera node ({@link GaleraNode}) the node must not run the statement again after it sent its rows.
      */
     PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key,
                                 long waitMillis, boolean galera) throws SQLException {
+        if (this == MYSQL) {
+            return mySqlTake(connection, owner, holder, leaseMicros, key);
+        }
         PreparedStatement take = connection.prepareStatement(this == MARIADB
                 ? mariaDbSettings(waitMillis) + (galera ? NO_AUTOCOMMIT_RETRY : "") + " FOR " + takeLease : takeLease);
         int parameter = 1;
@@ -215,25 +262,71 @@ public enum LockDatabase {
     String lockRow(long waitMillis, boolean galera) {
         return switch (this) {
             case MARIADB -> mariaDbSettings(waitMillis) + " FOR " + lockRow + (galera ? GALERA_NODE : "");
-            case POSTGRESQL, H2 -> lockRow;
+            case MYSQL, POSTGRESQL, H2 -> lockRow;
         };
     }
 
     /** Whether {@link #handOverLease} gives its token as the last insert id rather than as a row. */
     boolean handOverTokenAsInsertId() {
-        return this == MARIADB;
+        return this == MARIADB || this == MYSQL;
+    }
+
+    /**
+     * Whether a take and a pessimistic acquisition answer by counts and the insert id rather than by
+     * rows (MySQL): see {@link #mySqlTake(Connection, String, String, long, String)} and
+     * {@link #mySqlLockRow(Connection, String, String)}.
+     */
+    boolean answersByInsertId() {
+        return this == MYSQL;
+    }
+
+    /**
+     * MySQL's take, run with {@code executeUpdate()} and generated keys: 0 rows found means the key
+     * has no row; a generated key is the token of the lease taken; none, a live lease holds the key.
+     * It fails as busy (3572) at once where another transaction row-locks the key.
+     */
+    private PreparedStatement mySqlTake(Connection connection, String owner, String holder, long leaseMicros, String key)
+            throws SQLException {
+        PreparedStatement take = connection.prepareStatement(takeLease, Statement.RETURN_GENERATED_KEYS);
+        int parameter = 1;
+        take.setString(parameter++, owner); // the owner, if free
+        // each later column asks "taken": is the owner now the caller's
+        take.setString(parameter++, owner);
+        take.setString(parameter++, holder);
+        take.setString(parameter++, owner); // version
+        take.setString(parameter++, owner); // token
+        take.setString(parameter++, owner); // acquired_at
+        take.setString(parameter++, owner); // expires_at
+        take.setLong(parameter++, leaseMicros);
+        take.setString(parameter++, key);
+        take.setString(parameter, key); // the row lock's
+        return take;
+    }
+
+    /**
+     * MySQL's pessimistic acquisition, in the lock's transaction, run with {@code executeUpdate()}
+     * and generated keys: 0 rows found means the key has no row; a generated key is the token drawn;
+     * none, a live lease holds the key (the row is locked all the same: the caller rolls back). It
+     * fails as busy (3572) at once where another transaction row-locks the key.
+     */
+    PreparedStatement mySqlLockRow(Connection connection, String holder, String key) throws SQLException {
+        PreparedStatement lock = connection.prepareStatement(lockRow, Statement.RETURN_GENERATED_KEYS);
+        lock.setString(1, holder);
+        lock.setString(2, key);
+        lock.setString(3, key); // the row lock's
+        return lock;
     }
 
     /**
      * Creates the key's row if missing, waiting at most waitMillis for another transaction creating
-     * it (H2: within a {@link SessionLockTimeout}). Run with {@code execute()}: where
+     * it (H2 and MySQL: within a {@link SessionLockTimeout}, on MySQL of at least a second). Run with {@code execute()}: where
      * {@link #settingsFirst()} says so, its first result is the settings'.
      */
     PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
         PreparedStatement insert = connection.prepareStatement(switch (this) {
             case MARIADB -> mariaDbSettings(waitMillis) + " FOR " + insertIfAbsent;
             case POSTGRESQL -> POSTGRESQL_LOCK_WAIT + "; " + insertIfAbsent;
-            case H2 -> insertIfAbsent;
+            case MYSQL, H2 -> insertIfAbsent;
         });
         int parameter = 1;
         if (this == POSTGRESQL) {
@@ -293,6 +386,40 @@ public enum LockDatabase {
                 + " acquired_at = IF(" + free + ", " + now + ", acquired_at),"
                 + " holder = IF(" + free + ", VALUES(holder), holder)"
                 + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END";
+    }
+
+    // MySQL reads the NOWAIT subquery before the UPDATE touches the row (it is uncorrelated and
+    // materialized first), so the statement fails at once on a row another transaction holds, and
+    // never waits: the UPDATE then finds the row locked by itself. MySQL assigns left to right, each
+    // assignment seeing the ones before it: the owner is assigned first, and every later column asks
+    // "is the owner now the caller's" (one more parameter each), so the row is judged once.
+    private static String mySqlTake(String table, String now, String tokenMicros, String nowPlusLease, String free) {
+        String took = "owner = ?";
+        return "UPDATE " + table + " SET owner = IF(" + free + ", ?, owner),"
+                + " holder = IF(" + took + ", ?, holder),"
+                + " version = IF(" + took + ", version + 1, version),"
+                + " token = IF(" + took + ", LAST_INSERT_ID(GREATEST(token + 1, " + tokenMicros + ")), token),"
+                + " acquired_at = IF(" + took + ", " + now + ", acquired_at),"
+                + " expires_at = IF(" + took + ", " + nowPlusLease + ", expires_at)"
+                + " WHERE lock_key = ? AND " + mySqlRowLockedAtOnce(table);
+    }
+
+    // The lease columns are only read here, never assigned (see mySqlTake for the row lock).
+    private static String mySqlLockRow(String table, String now, String tokenMicros, String free) {
+        return "UPDATE " + table + " SET token = IF(" + free + ", LAST_INSERT_ID(GREATEST(token + 1, " + tokenMicros
+                + ")), token), version = IF(" + free + ", version + 1, version),"
+                + " acquired_at = IF(" + free + ", " + now + ", acquired_at), holder = IF(" + free + ", ?, holder)"
+                + " WHERE lock_key = ? AND " + mySqlRowLockedAtOnce(table);
+    }
+
+    // A derived table, because MySQL refuses a subquery on the table an UPDATE writes. The EXISTS is
+    // uncorrelated over a one-row derived table, so MySQL evaluates it while it optimizes the UPDATE,
+    // before the UPDATE reads the row; with an IN or a join instead, MySQL locks the row in the UPDATE
+    // first, waiting for it. NO_SEMIJOIN keeps later MySQL versions (8.0.16+ turn EXISTS into joins)
+    // from doing the same.
+    private static String mySqlRowLockedAtOnce(String table) {
+        return "EXISTS (SELECT /*+ NO_SEMIJOIN() */ 1 FROM (SELECT 1 FROM " + table
+                + " WHERE lock_key = ? FOR UPDATE NOWAIT) AS row_lock)";
     }
 
     // An UPDATE computes its new values before it waits for a row lock, and keeps them if the

@@ -28,6 +28,18 @@ final class LockTableCheck {
             + " AND collation_name <> 'utf8mb4_nopad_bin')"
             + " OR (table_name = '" + LockRow.TABLE + "' AND column_name = 'holder' AND character_set_name <> 'utf8mb4'))";
 
+    /** Converts a MySQL lock table whose key would not compare exactly; the schema script names it too. */
+    private static final String MYSQL_CONVERSION = "ALTER TABLE " + LockRow.TABLE + " MODIFY lock_key VARBINARY(1020) NOT NULL,"
+            + " MODIFY holder VARCHAR(255) CHARACTER SET utf8mb4 NULL";
+    private static final String MYSQL_FENCE_CONVERSION = "ALTER TABLE locked_fence MODIFY lock_key VARBINARY(1020) NOT NULL";
+    // exact on MySQL: bytes (VARBINARY, as the script makes it), or utf8mb4_0900_bin (8.0.17+, binary
+    // and NO PAD); MySQL has no utf8mb4_nopad_bin, and its utf8mb4_bin pads trailing spaces
+    private static final String MYSQL_MISFITS = "SELECT CONCAT(table_name, '.', column_name), COALESCE(character_set_name,"
+            + " data_type), COALESCE(collation_name, '') FROM information_schema.columns WHERE table_schema = DATABASE()"
+            + " AND ((table_name IN ('" + LockRow.TABLE + "', 'locked_fence') AND column_name = 'lock_key'"
+            + " AND NOT (data_type = 'varbinary' OR collation_name = 'utf8mb4_0900_bin'))"
+            + " OR (table_name = '" + LockRow.TABLE + "' AND column_name = 'holder' AND character_set_name <> 'utf8mb4'))";
+
     private LockTableCheck() {
     }
 
@@ -38,13 +50,14 @@ final class LockTableCheck {
      * @throws IllegalStateException naming the columns and the statement that converts them
      */
     static void check(LockConnections connections, LockDatabase database) {
-        if (database != LockDatabase.MARIADB) {
+        if (database != LockDatabase.MARIADB && database != LockDatabase.MYSQL) {
             return;
         }
+        boolean mySql = database == LockDatabase.MYSQL;
         StringBuilder misfits = new StringBuilder();
         try {
             Connection connection = connections.open();
-            try (PreparedStatement query = connection.prepareStatement(MARIADB_MISFITS);
+            try (PreparedStatement query = connection.prepareStatement(mySql ? MYSQL_MISFITS : MARIADB_MISFITS);
                  ResultSet columns = query.executeQuery()) {
                 while (columns.next()) {
                     misfits.append(misfits.isEmpty() ? "" : ", ").append(columns.getString(1)).append(" (")
@@ -56,6 +69,13 @@ final class LockTableCheck {
         } catch (SQLException unreachable) {
             // nothing to check against now: a database that is down fails the first lock clearly
             return;
+        }
+        if (!misfits.isEmpty() && mySql) {
+            throw new IllegalStateException("The lock table " + LockRow.TABLE + " has columns that do not compare keys"
+                    + " exactly or cannot store every thread name: " + misfits + ". On MySQL the key must be VARBINARY"
+                    + " (or utf8mb4_0900_bin on MySQL 8.0.17+; with utf8mb4_bin, 'k' and 'k ' are one lock), the holder"
+                    + " utf8mb4. Convert the table (this rebuilds it) with: " + MYSQL_CONVERSION
+                    + (misfits.indexOf("locked_fence.") >= 0 ? "; and the fence table with: " + MYSQL_FENCE_CONVERSION : ""));
         }
         if (!misfits.isEmpty()) {
             throw new IllegalStateException("The lock table " + LockRow.TABLE + " has columns that do not compare keys"

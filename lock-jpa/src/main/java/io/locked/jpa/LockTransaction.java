@@ -8,7 +8,7 @@ import java.sql.Statement;
  * The lock's own transaction on a pooled connection, never the caller's; {@link #close()} gives the
  * connection back as it came: no transaction left open, the pool's autocommit setting restored.
  *
- * <p>On MariaDB an autocommit connection gets an explicit {@code START TRANSACTION} and
+ * <p>On MariaDB and MySQL an autocommit connection gets an explicit {@code START TRANSACTION} and
  * {@code COMMIT} instead of {@code setAutoCommit(false)} and back: the driver sends each autocommit
  * change as a statement of its own, so this saves a round trip per lock (see docs/performance.md,
  * "What a cycle costs"). Elsewhere the driver starts the transaction with the first statement.
@@ -54,7 +54,7 @@ final class LockTransaction implements AutoCloseable {
             boolean pooledAutoCommit = connection.getAutoCommit();
             int pooledNetworkTimeout = NetworkTimeouts.apply(connection, bounds.statementMillis());
             transaction = new LockTransaction(connections, connection, pooledAutoCommit,
-                    pooledAutoCommit && database == LockDatabase.MARIADB, pooledNetworkTimeout, bounds.statementMillis());
+                    pooledAutoCommit && (database == LockDatabase.MARIADB || database == LockDatabase.MYSQL), pooledNetworkTimeout, bounds.statementMillis());
         } catch (SQLException | RuntimeException failure) {
             connections.close(connection);
             throw failure;

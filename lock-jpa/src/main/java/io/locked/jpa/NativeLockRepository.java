@@ -177,9 +177,10 @@ final class NativeLockRepository implements LockRepository {
             throws SQLException {
         Connection connection = transaction.connection();
         DrawnToken drawn = drawToken(connection, key, holder, waitMillis, galera);
-        if (drawn == null && !rowExists(connection, key)) {
-            // H2 only: create the row in a short transaction of its own on this connection (a second
-            // connection could wait forever on a pool that holders have drained), then lock it
+        if (drawn == null && (database.answersByInsertId() || !rowExists(connection, key))) {
+            // H2 and MySQL only: create the row in a short transaction of its own on this connection (a
+            // second connection could wait forever on a pool that holders have drained), then lock it.
+            // The rollback first also ends the gap lock that MySQL's look at the missing row took
             transaction.rollback();
             transaction.beginAgain();
             insertIfAbsent(connection, key, waitMillis);
@@ -190,9 +191,20 @@ final class NativeLockRepository implements LockRepository {
         return drawn != null && drawn.free() ? drawn : null;
     }
 
-    /** The lock statement's answer: null when it returned no row. */
+    /** The lock statement's answer: null when it returned no row (MySQL: found no row). */
     private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis, boolean galera)
             throws SQLException {
+        if (database.answersByInsertId()) {
+            try (PreparedStatement lock = database.mySqlLockRow(connection, holder, key)) {
+                if (lock.executeUpdate() == 0) {
+                    return null;
+                }
+                try (ResultSet drawn = lock.getGeneratedKeys()) {
+                    // no token drawn: a live lease holds the key
+                    return drawn.next() ? new DrawnToken(drawn.getLong(1), true, null) : new DrawnToken(0, false, null);
+                }
+            }
+        }
         try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
              PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis, galera))) {
             int parameter = 1;
@@ -241,7 +253,7 @@ final class NativeLockRepository implements LockRepository {
     }
 
     private void insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
-        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+        try (SessionLockTimeout bounded = SessionLockTimeout.boundCreation(connection, database, waitMillis);
              PreparedStatement insert = database.insertIfAbsent(connection, key, waitMillis)) {
             insert.execute();
         } catch (SQLException raceOrFailure) {
@@ -290,6 +302,9 @@ final class NativeLockRepository implements LockRepository {
         try {
             return storeCall(key, "taking the lease", bounds, connection -> {
                 long waitMillis = bounds.remainingWaitMillis();
+                if (database.answersByInsertId()) {
+                    return takeByInsertId(connection, key, owner, holder, lease);
+                }
                 try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
                      PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis,
                              galera)) {
@@ -309,6 +324,20 @@ final class NativeLockRepository implements LockRepository {
                 return Take.HELD;
             }
             throw failure;
+        }
+    }
+
+    /** MySQL's take: it tells a missing row by the rows it found, and the token by the insert id. */
+    private Take takeByInsertId(Connection connection, String key, String owner, String holder, Duration lease)
+            throws SQLException {
+        try (PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, 0, false)) {
+            if (take.executeUpdate() == 0) {
+                return Take.NO_ROW;
+            }
+            try (ResultSet token = take.getGeneratedKeys()) {
+                // the statement does not read the row's version back: 0, a diagnostic only
+                return token.next() ? new Take(new Lease(key, owner, token.getLong(1), 0), false) : Take.HELD;
+            }
         }
     }
 

@@ -1,10 +1,7 @@
 package io.locked.jpa;
 
-import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -20,13 +17,11 @@ class DatabaseDetectionTest {
     }
 
     @Test
-    void mariaDbPassesAndMySqlIsRefusedByName() {
-        // what Connector/J and the MariaDB driver report for a MariaDB server
-        assertDoesNotThrow(() -> DatabaseDetection.requireMariaDb("5.5.5-10.11.19-MariaDB-0+deb12u1"));
-        assertDoesNotThrow(() -> DatabaseDetection.requireMariaDb("11.4.2-MariaDB"));
-        IllegalStateException mysql = assertThrows(IllegalStateException.class,
-                () -> DatabaseDetection.requireMariaDb("8.0.36"));
-        assertTrue(mysql.getMessage().contains("8.0.36") && mysql.getMessage().contains("not MariaDB"),
-                mysql.getMessage());
+    void theServersVersionTellsMariaDbFromMySql() {
+        // what Connector/J and the MariaDB driver report for a MariaDB server, and Connector/J for MySQL
+        assertEquals(LockDatabase.MARIADB, DatabaseDetection.mySqlFamily("5.5.5-10.11.19-MariaDB-0+deb12u1"));
+        assertEquals(LockDatabase.MARIADB, DatabaseDetection.mySqlFamily("11.4.2-MariaDB"));
+        assertEquals(LockDatabase.MYSQL, DatabaseDetection.mySqlFamily("8.0.15"));
+        assertEquals(LockDatabase.MYSQL, DatabaseDetection.mySqlFamily("8.4.3"));
     }
 }

@@ -39,8 +39,8 @@ class StoreUnavailableTest {
         }
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl("jdbc:mysql://127.0.0.1:" + port + "/locked_test?connectTimeout=1000");
-        config.setUsername(TestDatabase.MARIADB.user);
-        config.setPassword(TestDatabase.MARIADB.password);
+        config.setUsername(TestDatabase.MARIADB.user());
+        config.setPassword(TestDatabase.MARIADB.password());
         config.setConnectionTimeout(1000);
         config.setInitializationFailTimeout(-1);
         pool = new HikariDataSource(config);

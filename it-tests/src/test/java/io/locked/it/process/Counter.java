@@ -26,14 +26,29 @@ public final class Counter {
      */
     public static void create(Connection connection, String key) throws SQLException {
         try (Statement ddl = connection.createStatement()) {
-            ddl.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (id VARCHAR(255) PRIMARY KEY, counter_value BIGINT NOT NULL)");
-            // tables created before the fence existed get the column too
-            ddl.execute("ALTER TABLE " + TABLE + " ADD COLUMN IF NOT EXISTS fence_token BIGINT DEFAULT 0 NOT NULL");
+            ddl.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (id VARCHAR(255) PRIMARY KEY, counter_value BIGINT NOT NULL,"
+                    + " fence_token BIGINT DEFAULT 0 NOT NULL)");
+            // tables created before the fence existed get the column too (MySQL has no ADD COLUMN IF NOT EXISTS)
+            if (!hasFenceColumn(connection)) {
+                ddl.execute("ALTER TABLE " + TABLE + " ADD COLUMN fence_token BIGINT DEFAULT 0 NOT NULL");
+            }
         }
         try (PreparedStatement insert = connection.prepareStatement(
                 "INSERT INTO " + TABLE + " (id, counter_value, fence_token) VALUES (?, 0, 0)")) {
             insert.setString(1, key);
             insert.executeUpdate();
+        }
+    }
+
+    private static boolean hasFenceColumn(Connection connection) throws SQLException {
+        try (Statement probe = connection.createStatement();
+             ResultSet none = probe.executeQuery("SELECT fence_token FROM " + TABLE + " WHERE 1 = 0")) {
+            return true;
+        } catch (SQLException missing) {
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+            }
+            return false;
         }
     }
 

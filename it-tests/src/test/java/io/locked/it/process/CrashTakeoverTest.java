@@ -30,14 +30,15 @@ class CrashTakeoverTest {
     Path dir;
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "POSTGRESQL, PESSIMISTIC", "POSTGRESQL, OPTIMISTIC"})
+    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "POSTGRESQL, PESSIMISTIC", "POSTGRESQL, OPTIMISTIC",
+            "MYSQL8, PESSIMISTIC", "MYSQL8, OPTIMISTIC"})
     void nextHolderTakesOverAfterKill(TestDatabase database, LockMode mode) throws Exception {
         String key = "it:crash:" + mode + ":" + UUID.randomUUID();
         LockRequest request = LockRequest.of(key).mode(mode).leaseFor(Duration.ofMillis(LEASE_MILLIS));
         try (Store store = database.open(4);
              LockManager locks = LockManagerBuilder.on(store.repository()).build();
-             WorkerProcess holder = WorkerProcess.start(dir.resolve("holder.log"), "hold", database.name(), mode.name(),
-                     key, String.valueOf(LEASE_MILLIS))) {
+             WorkerProcess holder = WorkerProcess.start(dir.resolve("holder.log"), database.workerEnvironment(), "hold",
+                     database.name(), mode.name(), key, String.valueOf(LEASE_MILLIS))) {
             String held = holder.awaitLine("HELD ", 120);
             assertNotNull(held, "holder process died before taking the lock, see " + dir);
             long crashedToken = Long.parseLong(held.substring("HELD ".length()));

@@ -9,7 +9,6 @@ import io.locked.jpa.testing.TestDatabase;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +29,8 @@ class MultiJvmExclusionTest {
     Path dir;
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "POSTGRESQL, PESSIMISTIC", "POSTGRESQL, OPTIMISTIC"})
+    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "POSTGRESQL, PESSIMISTIC", "POSTGRESQL, OPTIMISTIC",
+            "MYSQL8, PESSIMISTIC", "MYSQL8, OPTIMISTIC"})
     void processesNeverOverlapOnOneKey(TestDatabase database, LockMode mode) throws Exception {
         Outcome outcome = run(database, "cycles", mode.name());
         assertExclusive(outcome);
@@ -38,7 +38,7 @@ class MultiJvmExclusionTest {
 
     /** The same through a {@code @Locked} bean on Weld SE in each JVM. */
     @ParameterizedTest(name = "@Locked {0} {1}")
-    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC"})
+    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "MYSQL8, PESSIMISTIC", "MYSQL8, OPTIMISTIC"})
     void lockedBeansInProcessesNeverOverlap(TestDatabase database, LockMode mode) throws Exception {
         Outcome outcome = run(database, "locked-bean", mode.name());
         assertExclusive(outcome);
@@ -46,7 +46,7 @@ class MultiJvmExclusionTest {
 
     /** The negative control: without the lock the same harness must find overlaps. */
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"MARIADB"})
+    @CsvSource({"MARIADB", "MYSQL8"})
     void withoutTheLockTheCheckerFindsOverlaps(TestDatabase database) throws Exception {
         Outcome outcome = run(database, "unlocked", "-");
         assertEquals(PROCESSES * THREADS * CYCLES, outcome.sections().size(), "cycles recorded");
@@ -69,7 +69,9 @@ class MultiJvmExclusionTest {
                         String.valueOf(CYCLES), history.toString())
                 : ExclusionRun.cycles(key, List.of("database=" + database.name(), "mode=" + mode, "threads=" + THREADS,
                         "cycles=" + CYCLES));
-        Outcome outcome = ExclusionRun.run(dir, database::connect, key, Collections.nCopies(PROCESSES, Map.of()), arguments);
+        // the workers reach this JVM's database: for MYSQL8 its private server
+        Outcome outcome = ExclusionRun.run(dir, database::connect, key,
+                Collections.nCopies(PROCESSES, database.workerEnvironment()), arguments);
         System.out.println(outcome.summary("multi-JVM " + command + " " + database + " " + mode + ", " + PROCESSES
                 + " processes x " + THREADS + " threads", PROCESSES * THREADS * CYCLES));
         return outcome;

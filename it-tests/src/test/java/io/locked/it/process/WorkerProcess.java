@@ -40,8 +40,13 @@ public final class WorkerProcess implements AutoCloseable {
     }
 
     static WorkerProcess start(Path log, String... args) throws IOException {
+        return start(log, Map.of(), args);
+    }
+
+    /** A worker whose lines are awaited with {@code awaitLine}, with variables set in its environment. */
+    static WorkerProcess start(Path log, Map<String, String> environment, String... args) throws IOException {
         BlockingQueue<String> queue = new LinkedBlockingQueue<>();
-        return start(log, Map.of(), queue::add, queue, args);
+        return start(log, environment, queue::add, queue, args);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.locked.it.server;
 
+import io.locked.jpa.testing.server.ServerProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -22,7 +22,7 @@ public record MariaDbEndpoint(String url, String user, String password) {
     /** @return the shared server of the tests (requires it to answer) */
     public static MariaDbEndpoint shared() {
         TestDatabase.MARIADB.requireReachable();
-        return new MariaDbEndpoint(TestDatabase.MARIADB.url, TestDatabase.MARIADB.user, TestDatabase.MARIADB.password);
+        return new MariaDbEndpoint(TestDatabase.MARIADB.url(), TestDatabase.MARIADB.user(), TestDatabase.MARIADB.password());
     }
 
     public String host() {

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,6 +24,7 @@ import java.util.regex.Pattern;
  * for as long as it polls.
  */
 public final class ServerView {
+    private static long lastInnodbTablesRead = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
     // "MariaDB thread id 1320, OS thread handle 1312..., query id 1338 127.0.0.1 locked_c Update"
     private static final Pattern THREAD_LINE = Pattern.compile("thread id \\d+, OS thread handle \\d+, query id \\d+ \\S+ (\\S+)");
 
@@ -48,7 +50,9 @@ public final class ServerView {
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("no statement on locked_fence waited for a row lock within 30 s");
                 }
-                Thread.sleep(5); // a poll interval: the condition itself is read from the server
+                // a poll interval: the condition itself is read from the server (MySQL's lock tables
+                // between reads at least 100 ms apart, see awaitFreshInnodbTables)
+                Thread.sleep(5);
             }
         }
     }
@@ -56,14 +60,17 @@ public final class ServerView {
     /**
      * @return transactions of the test user open on the server, seen from outside every pool
      */
-    public static int openTransactions(TestDatabase database, Store store) throws SQLException {
+    public static int openTransactions(TestDatabase database, Store store) throws SQLException, InterruptedException {
         if (database != TestDatabase.MARIADB) {
+            if (database == TestDatabase.MYSQL8) {
+                awaitFreshInnodbTables();
+            }
             return store.openTransactionsOnServer();
         }
         try (Connection observer = database.connect()) {
             int open = 0;
             for (String transaction : innodbTransactions(observer)) {
-                if (transaction.contains(", ACTIVE") && database.user.equals(userOf(transaction))) {
+                if (transaction.contains(", ACTIVE") && database.user().equals(userOf(transaction))) {
                     open++;
                 }
             }
@@ -71,16 +78,20 @@ public final class ServerView {
         }
     }
 
-    private static boolean fenceWaits(TestDatabase database, Connection observer) throws SQLException {
+    private static boolean fenceWaits(TestDatabase database, Connection observer)
+            throws SQLException, InterruptedException {
         if (database == TestDatabase.MARIADB) {
             String fenceTable = "of table `" + observer.getCatalog() + "`.`locked_fence`";
             for (String transaction : innodbTransactions(observer)) {
                 if (transaction.contains("TRX HAS BEEN WAITING") && transaction.contains(fenceTable)
-                        && database.user.equals(userOf(transaction))) {
+                        && database.user().equals(userOf(transaction))) {
                     return true;
                 }
             }
             return false;
+        }
+        if (database == TestDatabase.MYSQL8) {
+            awaitFreshInnodbTables();
         }
         String sql = switch (database) {
             case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE usename = ? AND pid <> pg_backend_pid()"
@@ -91,16 +102,32 @@ public final class ServerView {
             case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
                     + " AND SESSION_ID <> SESSION_ID() AND (BLOCKER_ID IS NOT NULL OR SESSION_STATE = 'RUNNING')"
                     + " AND EXECUTING_STATEMENT LIKE '%locked_fence%'";
+            case MYSQL8 -> "SELECT COUNT(*) FROM information_schema.innodb_trx t JOIN information_schema.processlist p"
+                    + " ON p.id = t.trx_mysql_thread_id WHERE p.user = ? AND t.trx_state = 'LOCK WAIT'"
+                    + " AND t.trx_query LIKE '%locked_fence%'";
             case MARIADB -> throw new IllegalStateException("read above");
             case DERBY -> throw new IllegalArgumentException("the fence tests do not observe " + database);
         };
         try (PreparedStatement statement = observer.prepareStatement(sql)) {
-            statement.setString(1, database.user);
+            statement.setString(1, database.user());
             try (ResultSet result = statement.executeQuery()) {
                 result.next();
                 return result.getInt(1) > 0;
             }
         }
+    }
+
+    /**
+     * InnoDB refreshes the snapshot behind information_schema.innodb_trx only when nobody read it for
+     * 100 ms: a read sooner after the last one sees the transactions as they were then.
+     */
+    private static synchronized void awaitFreshInnodbTables() throws InterruptedException {
+        long sinceLastRead = System.nanoTime() - lastInnodbTablesRead;
+        long stale = TimeUnit.MILLISECONDS.toNanos(150);
+        if (sinceLastRead < stale) {
+            TimeUnit.NANOSECONDS.sleep(stale - sinceLastRead);
+        }
+        lastInnodbTablesRead = System.nanoTime();
     }
 
     /** The sections of the status's transaction list, one per session's transaction. */

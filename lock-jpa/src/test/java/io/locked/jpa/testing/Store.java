@@ -31,7 +31,7 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
      */
     public int openTransactionsOnServer() throws SQLException {
         String sql = switch (database) {
-            case MARIADB -> "SELECT COUNT(*) FROM information_schema.innodb_trx t"
+            case MARIADB, MYSQL8 -> "SELECT COUNT(*) FROM information_schema.innodb_trx t"
                     + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ?";
             case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE usename = ? AND pid <> pg_backend_pid()"
                     + " AND state LIKE 'idle in transaction%'";
@@ -42,7 +42,7 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
                     + " AND FIRST_INSTANT IS NOT NULL";
         };
         try (Connection connection = database.connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
-            statement.setString(1, database.user);
+            statement.setString(1, database.user());
             try (ResultSet result = statement.executeQuery()) {
                 result.next();
                 return result.getInt(1);
@@ -57,7 +57,7 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
      */
     public int endSessionsInTransaction() throws SQLException {
         String sql = switch (database) {
-            case MARIADB -> "SELECT p.id FROM information_schema.innodb_trx t"
+            case MARIADB, MYSQL8 -> "SELECT p.id FROM information_schema.innodb_trx t"
                     + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ?";
             case POSTGRESQL -> "SELECT pid FROM pg_stat_activity WHERE usename = ? AND pid <> pg_backend_pid()"
                     + " AND state LIKE 'idle in transaction%'";
@@ -66,7 +66,7 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
             case DERBY -> throw new UnsupportedOperationException("Derby cannot end another session");
         };
         String end = switch (database) {
-            case MARIADB -> "KILL ?";
+            case MARIADB, MYSQL8 -> "KILL ?";
             case POSTGRESQL -> "SELECT pg_terminate_backend(?)";
             case H2 -> "SELECT ABORT_SESSION(?)";
             case DERBY -> throw new UnsupportedOperationException("Derby cannot end another session");
@@ -74,7 +74,7 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
         java.util.List<Long> sessions = new java.util.ArrayList<>();
         try (Connection connection = database.connect()) {
             try (PreparedStatement find = connection.prepareStatement(sql)) {
-                find.setString(1, database.user);
+                find.setString(1, database.user());
                 try (ResultSet rows = find.executeQuery()) {
                     while (rows.next()) {
                         sessions.add(rows.getLong(1));

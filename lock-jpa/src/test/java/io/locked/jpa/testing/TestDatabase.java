@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Assumptions;
 /**
  * The real databases the tests run on. Servers are found on 127.0.0.1 (.ci/run starts them and
  * creates the database and user); override with LOCKED_MARIADB_URL, LOCKED_POSTGRESQL_URL and their
- * _USER/_PASSWORD. A server that cannot be reached fails the test under CI=true, and is skipped
- * (with the reason) only on a developer's machine.
+ * _USER/_PASSWORD. MySQL 8 is a private server that the test JVM starts itself ({@link #MYSQL8}). A
+ * server that cannot be reached (or started) fails the test under CI=true, and is skipped (with the
+ * reason) only on a developer's machine.
  */
 public enum TestDatabase {
     H2("jdbc:h2:mem:locked;DB_CLOSE_DELAY=-1", "sa", "", "org.hibernate.dialect.H2Dialect"),
@@ -32,6 +33,13 @@ public enum TestDatabase {
     POSTGRESQL(env("LOCKED_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/locked_test?connectTimeout=3"),
             env("LOCKED_POSTGRESQL_USER", "postgres"), env("LOCKED_POSTGRESQL_PASSWORD", ""),
             "org.hibernate.dialect.PostgreSQLDialect"),
+    /**
+     * MySQL 8.0.15, through mysql-connector-j with its default properties: a private server of this
+     * JVM ({@link PrivateMySql8}), started at first use, unless LOCKED_MYSQL8_URL names one (as for the
+     * worker JVMs of it-tests, which reach their test's server).
+     */
+    MYSQL8(env("LOCKED_MYSQL8_URL", ""), env("LOCKED_MYSQL8_USER", ""), env("LOCKED_MYSQL8_PASSWORD", ""),
+            "org.hibernate.dialect.MySQLDialect"),
     /** Embedded Apache Derby: no native statements, the JPA path only. */
     DERBY("jdbc:derby:memory:locked;create=true", "locked", "locked", "org.hibernate.dialect.DerbyDialect");
 
@@ -44,9 +52,9 @@ public enum TestDatabase {
             + " MODIFY holder VARCHAR(255) CHARACTER SET utf8mb4 NULL";
     private static final String MARIADB_FENCE_TABLE_CONVERSION = "ALTER TABLE locked_fence"
             + " MODIFY lock_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL";
-    public final String url;
-    public final String user;
-    public final String password;
+    private final String url;
+    private final String user;
+    private final String password;
     private final String dialect;
     private volatile boolean lockTableConverted;
     private volatile boolean lockTableGenerated;
@@ -68,12 +76,40 @@ public enum TestDatabase {
         return this != DERBY;
     }
 
-    /** Fails under CI=true, skips elsewhere, when the server does not answer. */
+    /** @return the JDBC URL (for MYSQL8 the private server's, which this starts if need be) */
+    public String url() {
+        return privateServer() ? PrivateMySql8.server().url() : url;
+    }
+
+    /** @return the user */
+    public String user() {
+        return privateServer() ? PrivateMySql8.server().user() : user;
+    }
+
+    /** @return the user's password */
+    public String password() {
+        return privateServer() ? PrivateMySql8.server().password() : password;
+    }
+
+    private boolean privateServer() {
+        return this == MYSQL8 && url.isEmpty();
+    }
+
+    /** @return what a worker JVM's environment needs to reach this same database */
+    public Map<String, String> workerEnvironment() {
+        String prefix = "LOCKED_" + name() + "_";
+        return Map.of(prefix + "URL", url(), prefix + "USER", user(), prefix + "PASSWORD", password());
+    }
+
+    /**
+     * Fails under CI=true, skips elsewhere, when the server does not answer (for MYSQL8: when its
+     * private server cannot be started).
+     */
     public void requireReachable() {
         try (Connection ignored = connect()) {
             // reachable
         } catch (SQLException e) {
-            String reason = this + " is not reachable at " + url + ": " + e.getMessage();
+            String reason = this + " is not reachable at " + url() + ": " + e.getMessage();
             if ("true".equalsIgnoreCase(System.getenv("CI"))) {
                 throw new AssertionError(reason + " (CI=true: a missing database fails the build; run .ci/run)", e);
             }
@@ -83,7 +119,7 @@ public enum TestDatabase {
 
     /** @return a plain JDBC connection, outside any pool */
     public Connection connect() throws SQLException {
-        return DriverManager.getConnection(url, user, password);
+        return DriverManager.getConnection(url(), user(), password());
     }
 
     /**
@@ -102,9 +138,9 @@ public enum TestDatabase {
     public HikariDataSource pool(int maxConnections, Map<String, String> driverProperties) {
         HikariConfig config = new HikariConfig();
         driverProperties.forEach(config::addDataSourceProperty);
-        config.setJdbcUrl(url);
-        config.setUsername(user);
-        config.setPassword(password);
+        config.setJdbcUrl(url());
+        config.setUsername(user());
+        config.setPassword(password());
         config.setMaximumPoolSize(maxConnections);
         config.setPoolName("locked-" + name().toLowerCase());
         config.setConnectionTimeout(10_000);
@@ -141,8 +177,25 @@ public enum TestDatabase {
             // per JVM (the database lives as long as the JVM), as a user of such a database would
             properties.put("jakarta.persistence.schema-generation.database.action", "create");
             lockTableGenerated = true;
+            if (this == DERBY) {
+                boundDerbyLockWaits(dataSource);
+            }
         }
         return Persistence.createEntityManagerFactory(unit, properties);
+    }
+
+    /**
+     * Derby bounds a lock wait only by its database properties (Hibernate's lock timeout hint and a
+     * query timeout do not reach a wait there): a second, as its users set it, and the lock manager
+     * tries again within the caller's wait.
+     */
+    private static void boundDerbyLockWaits(DataSource dataSource) {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CALL SYSCS_UTIL.SYSCS_SET_DATABASE_PROPERTY('derby.locks.waitTimeout', '1')");
+            statement.execute("CALL SYSCS_UTIL.SYSCS_SET_DATABASE_PROPERTY('derby.locks.deadlockTimeout', '1')");
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot set Derby's lock wait", e);
+        }
     }
 
     /**
@@ -166,7 +219,7 @@ public enum TestDatabase {
                 }
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("Cannot convert the lock table of " + this + " at " + url, e);
+            throw new IllegalStateException("Cannot convert the lock table of " + this + " at " + url(), e);
         }
         lockTableConverted = true;
     }

