@@ -8,6 +8,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.bench.Runner.Result;
 import io.locked.jpa.JpaLockRepository;
+import io.locked.jpa.LockStatements;
 import jakarta.persistence.EntityManagerFactory;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -107,11 +108,13 @@ public final class Benchmark {
             EntityManagerFactory factory = database.entityManagerFactory(pool);
             JpaLockRepository repository = new JpaLockRepository(factory);
             repository.createTableIfMissing();
+            JpaLockRepository jpaPath = JpaLockRepository.builder(factory).statements(LockStatements.JPA).build();
             try (LockManager locks = LockManagerBuilder.on(repository).build();
+                 LockManager jpaLocks = LockManagerBuilder.on(jpaPath).build();
                  ManagerPerThread perThread = new ManagerPerThread(repository);
                  WeldContainer container = lockedBeans(factory)) {
                 RawCycles raw = new RawCycles(pool, database);
-                List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get());
+                List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get(), jpaLocks);
                 createRows(pool, cases);
                 // one unrecorded pass first, so that no case is measured while the JIT still compiles
                 // code that a later case gets for free
@@ -176,7 +179,8 @@ public final class Benchmark {
         return new Weld().addBeanClasses(LockedCycles.class, BenchStore.class).initialize();
     }
 
-    private static List<Case> cases(RawCycles raw, LockManager locks, ManagerPerThread perThread, LockedCycles locked) {
+    private static List<Case> cases(RawCycles raw, LockManager locks, ManagerPerThread perThread, LockedCycles locked,
+                                    LockManager jpaLocks) {
         return List.of(
                 new Case("SELECT 1", Case.FLOOR, Case.FLOOR, raw::selectOne),
                 new Case("autocommit UPDATE", Case.FLOOR, Case.FLOOR, raw::autocommitUpdate),
@@ -193,7 +197,9 @@ public final class Benchmark {
                 new Case("API optimistic, a manager per thread", "optimistic", Case.API_MANAGER_PER_THREAD,
                         perThread.cycle(LockMode.OPTIMISTIC)),
                 new Case("@Locked pessimistic", "pessimistic", Case.LOCKED, locked::pessimistic),
-                new Case("@Locked optimistic", "optimistic", Case.LOCKED, locked::optimistic));
+                new Case("@Locked optimistic", "optimistic", Case.LOCKED, locked::optimistic),
+                new Case("API pessimistic, JPA path", "pessimistic", Case.API_JPA_PATH, apiCycle(jpaLocks, LockMode.PESSIMISTIC)),
+                new Case("API optimistic, JPA path", "optimistic", Case.API_JPA_PATH, apiCycle(jpaLocks, LockMode.OPTIMISTIC)));
     }
 
     static Cycle apiCycle(LockManager locks, LockMode mode) {

@@ -6,7 +6,7 @@ package io.locked.bench;
  * @param name   as printed
  * @param mode   "floor", "pessimistic" or "optimistic"
  * @param layer  "floor", "raw JDBC", "raw JDBC with token" (a reference), "API", "API, a manager per
- *               thread" or "@Locked"
+ *               thread", "@Locked" or "API, JPA path"
  * @param cycle  the work of one cycle
  */
 record Case(String name, String mode, String layer, Cycle cycle) {
@@ -17,6 +17,8 @@ record Case(String name, String mode, String layer, Cycle cycle) {
     /** The API with one manager per thread: no JVM-local queueing, every thread competes at the database. */
     static final String API_MANAGER_PER_THREAD = "API, a manager per thread";
     static final String LOCKED = "@Locked";
+    /** The API on the JPA path ({@code locked.statements=jpa}): EntityManager, PESSIMISTIC_WRITE, @Version. */
+    static final String API_JPA_PATH = "API, JPA path";
 
     boolean locks() {
         return !layer.equals(FLOOR);

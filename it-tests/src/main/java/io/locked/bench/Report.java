@@ -23,9 +23,10 @@ final class Report {
         line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Result r : results) {
             Case c = r.benchCase();
-            String vsRaw = c.layer().equals(Case.API)
+            String vsRaw = c.layer().equals(Case.API) || c.layer().equals(Case.API_JPA_PATH)
                     ? ratio(r, results, Case.RAW) + " (" + ratio(r, results, Case.RAW_WITH_TOKEN) + " with token)" : "";
-            String vsApi = c.layer().equals(Case.LOCKED) ? ratio(r, results, Case.API) : "";
+            String vsApi = c.layer().equals(Case.LOCKED) || c.layer().equals(Case.API_JPA_PATH)
+                    ? ratio(r, results, Case.API) : "";
             line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %s | %s | %s | %s | %d | %s | %s |",
                     c.name(), r.threads(), r.contended() ? "one" : "one per thread", r.cyclesPerSecond(),
                     micros(r.p50()), micros(r.p99()), micros(r.p999()),

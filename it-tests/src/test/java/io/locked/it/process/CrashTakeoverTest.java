@@ -9,10 +9,12 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.jpa.LockStatements;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,16 +31,17 @@ class CrashTakeoverTest {
     @TempDir
     Path dir;
 
-    @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "POSTGRESQL, PESSIMISTIC", "POSTGRESQL, OPTIMISTIC",
-            "MYSQL8, PESSIMISTIC", "MYSQL8, OPTIMISTIC"})
-    void nextHolderTakesOverAfterKill(TestDatabase database, LockMode mode) throws Exception {
+    @ParameterizedTest(name = "{0} {1} {2}")
+    @CsvSource({"MARIADB, PESSIMISTIC, AUTO", "MARIADB, OPTIMISTIC, AUTO", "POSTGRESQL, PESSIMISTIC, AUTO",
+            "POSTGRESQL, OPTIMISTIC, AUTO", "MYSQL8, PESSIMISTIC, AUTO", "MYSQL8, OPTIMISTIC, AUTO",
+            "MARIADB, PESSIMISTIC, JPA", "MARIADB, OPTIMISTIC, JPA"})
+    void nextHolderTakesOverAfterKill(TestDatabase database, LockMode mode, LockStatements statements) throws Exception {
         String key = "it:crash:" + mode + ":" + UUID.randomUUID();
         LockRequest request = LockRequest.of(key).mode(mode).leaseFor(Duration.ofMillis(LEASE_MILLIS));
-        try (Store store = database.open(4);
+        try (Store store = database.open(4, Map.of(), settings -> settings.statements(statements));
              LockManager locks = LockManagerBuilder.on(store.repository()).build();
              WorkerProcess holder = WorkerProcess.start(dir.resolve("holder.log"), database.workerEnvironment(), "hold",
-                     database.name(), mode.name(), key, String.valueOf(LEASE_MILLIS))) {
+                     database.name(), mode.name(), key, String.valueOf(LEASE_MILLIS), statements.name())) {
             String held = holder.awaitLine("HELD ", 120);
             assertNotNull(held, "holder process died before taking the lock, see " + dir);
             long crashedToken = Long.parseLong(held.substring("HELD ".length()));
@@ -49,8 +52,8 @@ class CrashTakeoverTest {
             long killedAt = System.nanoTime();
             try (LockHandle next = locks.acquire(request.waitFor(Duration.ofSeconds(60)))) {
                 long tookMillis = (System.nanoTime() - killedAt) / 1_000_000;
-                System.out.printf("crash %s %s: took over %d ms after kill -9 (lease %d ms), token %d > %d%n",
-                        database, mode, tookMillis, LEASE_MILLIS, next.token(), crashedToken);
+                System.out.printf("crash %s %s %s: took over %d ms after kill -9 (lease %d ms), token %d > %d%n",
+                        database, statements, mode, tookMillis, LEASE_MILLIS, next.token(), crashedToken);
                 assertTrue(next.token() > crashedToken, "token after takeover must be higher");
                 assertTrue(next.isValid());
             }

@@ -1,6 +1,7 @@
 package io.locked.it.process;
 
 import io.locked.api.LockMode;
+import io.locked.jpa.LockStatements;
 import io.locked.jpa.testing.TestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,12 +22,13 @@ import java.util.Map;
  * @param history  file for the critical sections
  * @param writes   file for the counter writes, or null
  * @param galeraSingleWriter the repository's {@code galeraSingleWriter} setting
+ * @param statements         the repository's lock path ({@code statements=}, default auto)
  * @param goOnAfterFailures  with a fixed number of cycles, record a lost lock or a failed step and go on
  *                           rather than end the worker (for a negative control that expects them)
  */
 record CycleOptions(TestDatabase database, LockMode mode, String key, int threads, int cycles, Duration maxWait,
                     Duration lease, CounterFence fence, Path history, Path writes, boolean galeraSingleWriter,
-                    boolean goOnAfterFailures) {
+                    LockStatements statements, boolean goOnAfterFailures) {
 
     /** Until stopped; every failure is recorded and the thread goes on. */
     boolean untilStopped() {
@@ -59,6 +61,7 @@ record CycleOptions(TestDatabase database, LockMode mode, String key, int thread
                 Path.of(values.get("history")),
                 values.containsKey("writes") ? Path.of(values.get("writes")) : null,
                 Boolean.parseBoolean(values.getOrDefault("galera-single-writer", "false")),
+                LockStatements.valueOf(values.getOrDefault("statements", "AUTO")),
                 Boolean.parseBoolean(values.getOrDefault("go-on-after-failures", "false")));
     }
 }

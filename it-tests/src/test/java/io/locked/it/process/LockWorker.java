@@ -9,6 +9,7 @@ import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryRecorder;
 import io.locked.it.weld.LockedDeployment;
 import io.locked.it.weld.TestConfig;
+import io.locked.jpa.LockStatements;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.io.IOException;
@@ -34,8 +35,8 @@ import org.jboss.weld.environment.se.WeldContainer;
  *   the negative control that shows the checker catches what a missing lock does.</li>
  *   <li>{@code locked-bean DATABASE MODE KEY THREADS CYCLES HISTORY_FILE}: the same through a
  *   {@code @Locked} bean on Weld SE, the mode set by MicroProfile Config.</li>
- *   <li>{@code hold DATABASE MODE KEY LEASE_MILLIS}: takes the lock, prints {@code HELD token}, and
- *   holds it until the process is killed.</li>
+ *   <li>{@code hold DATABASE MODE KEY LEASE_MILLIS [STATEMENTS]}: takes the lock (through the given
+ *   lock path, default auto), prints {@code HELD token}, and holds it until the process is killed.</li>
  * </ul>
  *
  * <p>Every mode starts by printing {@code READY nanoTime}: the test checks that this worker's
@@ -53,7 +54,8 @@ public final class LockWorker {
             case "locked-bean" -> runLockedBean(TestDatabase.valueOf(args[1]), args[2], args[3],
                     Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
             case "hold" -> hold(TestDatabase.valueOf(args[1]), LockMode.valueOf(args[2]), args[3],
-                    Duration.ofMillis(Long.parseLong(args[4])));
+                    Duration.ofMillis(Long.parseLong(args[4])),
+                    args.length > 5 ? LockStatements.valueOf(args[5]) : LockStatements.AUTO);
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
@@ -63,7 +65,7 @@ public final class LockWorker {
         HistoryRecorder history = new HistoryRecorder();
         CounterWrites writes = new CounterWrites();
         try (Store store = options.database().open(options.threads() + 2, Map.of(),
-                settings -> settings.galeraSingleWriter(options.galeraSingleWriter()));
+                settings -> settings.galeraSingleWriter(options.galeraSingleWriter()).statements(options.statements()));
              LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
             ready();
             runThreads(options.threads(), () -> new CycleLoop(options, store.pool(), locks, control, history, writes).run());
@@ -129,8 +131,9 @@ public final class LockWorker {
         WorkerEvents.print("DONE " + lines.size());
     }
 
-    private static void hold(TestDatabase database, LockMode mode, String key, Duration lease) throws InterruptedException {
-        Store store = database.open(4);
+    private static void hold(TestDatabase database, LockMode mode, String key, Duration lease, LockStatements statements)
+            throws InterruptedException {
+        Store store = database.open(4, Map.of(), settings -> settings.statements(statements));
         LockManager locks = LockManagerBuilder.on(store.repository()).build();
         ready();
         LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).leaseFor(lease).waitFor(PATIENT));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockMode;
 import io.locked.it.process.ExclusionRun.Outcome;
+import io.locked.jpa.LockStatements;
 import io.locked.jpa.testing.TestDatabase;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -36,6 +37,14 @@ class MultiJvmExclusionTest {
         assertExclusive(outcome);
     }
 
+    /** The same through the JPA path: EntityManager, PESSIMISTIC_WRITE and the @Version compare-and-set. */
+    @ParameterizedTest(name = "JPA path {0} {1}")
+    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "MYSQL8, PESSIMISTIC", "MYSQL8, OPTIMISTIC"})
+    void processesOnTheJpaPathNeverOverlapOnOneKey(TestDatabase database, LockMode mode) throws Exception {
+        Outcome outcome = run(database, "cycles", mode.name(), LockStatements.JPA);
+        assertExclusive(outcome);
+    }
+
     /** The same through a {@code @Locked} bean on Weld SE in each JVM. */
     @ParameterizedTest(name = "@Locked {0} {1}")
     @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "MYSQL8, PESSIMISTIC", "MYSQL8, OPTIMISTIC"})
@@ -61,6 +70,10 @@ class MultiJvmExclusionTest {
     }
 
     private Outcome run(TestDatabase database, String command, String mode) throws Exception {
+        return run(database, command, mode, LockStatements.AUTO);
+    }
+
+    private Outcome run(TestDatabase database, String command, String mode, LockStatements statements) throws Exception {
         database.requireReachable();
         String key = "it:exclusion:" + command + ":" + mode + ":" + UUID.randomUUID();
         database.open(2).close(); // the lock table exists before the workers start
@@ -68,11 +81,11 @@ class MultiJvmExclusionTest {
                 ? (worker, history) -> List.of(command, database.name(), mode, key, String.valueOf(THREADS),
                         String.valueOf(CYCLES), history.toString())
                 : ExclusionRun.cycles(key, List.of("database=" + database.name(), "mode=" + mode, "threads=" + THREADS,
-                        "cycles=" + CYCLES));
+                        "cycles=" + CYCLES, "statements=" + statements));
         // the workers reach this JVM's database: for MYSQL8 its private server
         Outcome outcome = ExclusionRun.run(dir, database::connect, key,
                 Collections.nCopies(PROCESSES, database.workerEnvironment()), arguments);
-        System.out.println(outcome.summary("multi-JVM " + command + " " + database + " " + mode + ", " + PROCESSES
+        System.out.println(outcome.summary("multi-JVM " + command + " " + database + " " + statements + " " + mode + ", " + PROCESSES
                 + " processes x " + THREADS + " threads", PROCESSES * THREADS * CYCLES));
         return outcome;
     }

@@ -55,6 +55,23 @@ class PersistenceUnitWiringTest {
     }
 
     @Test
+    void theJpaPathChosenByConfigurationHoldsTheLocks() {
+        TestConfig.set("locked.persistence-unit", "locked-it-named");
+        TestConfig.set("locked.create-table", "true");
+        TestConfig.set("locked.statements", "jpa");
+        assertALockedMethodRunsUnderItsLock(withoutLockStoreProducer());
+    }
+
+    @Test
+    void anUnknownStatementsSettingFailsTheDeploymentNamingTheKeyAndTheValues() {
+        TestConfig.set("locked.persistence-unit", "locked-it-named");
+        TestConfig.set("locked.statements", "fast");
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> withoutLockStoreProducer().initialize().close());
+        String messages = messages(failure);
+        assertTrue(messages.contains("locked.statements must be auto, jpa or native, was 'fast'"), messages);
+    }
+
+    @Test
     void aGaleraSettingThatIsNotABooleanFailsTheDeploymentNamingTheKey() {
         TestConfig.set("locked.persistence-unit", "locked-it-named");
         TestConfig.set("locked.galera.single-writer", "yes");
