@@ -10,7 +10,6 @@ import jakarta.persistence.EntityTransaction;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.LockTimeoutException;
 import jakarta.persistence.PessimisticLockException;
-import jakarta.persistence.Query;
 import jakarta.persistence.QueryTimeoutException;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -39,6 +38,11 @@ final class EntityLockRepository implements LockRepository {
     static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
     // a cleanup never waits behind a holder: it skips a row that is locked right now
     private static final int NO_WAIT = 0;
+    /** The answer of a take whose key has no row. */
+    private static final Lease MISSING = new Lease("", "", 0, 0);
+    // rows created but never acquired have no acquired_at yet
+    private static final String IDLE =
+            "(r.acquiredAt IS NULL OR r.acquiredAt < :idleSince) AND (r.owner IS NULL OR r.expiresAt < :idleSince)";
 
     private final EntityManagerFactory factory;
     private final DatabaseClock clock;
@@ -85,7 +89,7 @@ final class EntityLockRepository implements LockRepository {
             }
             // read after the grant, so that a holder granted meanwhile and rolled back drew an older clock
             Instant now = now(manager, key, bounds);
-            if (row.getOwner() != null && row.getExpiresAt() != null && row.getExpiresAt().isAfter(now)) {
+            if (row.leasedAt(now)) {
                 return null; // a live lease holds the key
             }
             long token = Math.max(row.getToken() + 1, DatabaseClock.micros(now));
@@ -190,9 +194,6 @@ final class EntityLockRepository implements LockRepository {
         return taken == MISSING ? null : taken;
     }
 
-    /** The answer of a take whose key has no row. */
-    private static final Lease MISSING = new Lease("", "", 0, 0);
-
     // The take row-locks first and reads the clock after the grant, as a pessimistic acquisition
     // does: a pessimistic holder granted while the take waited may have used its token and been
     // rolled back, and this token must still be higher (a clock read before the wait would not be).
@@ -203,7 +204,7 @@ final class EntityLockRepository implements LockRepository {
                 return MISSING;
             }
             Instant now = now(manager, key, bounds);
-            if (row.getOwner() != null && row.getExpiresAt() != null && row.getExpiresAt().isAfter(now)) {
+            if (row.leasedAt(now)) {
                 return null; // a live lease
             }
             long token = Math.max(row.getToken() + 1, DatabaseClock.micros(now));
@@ -401,9 +402,6 @@ final class EntityLockRepository implements LockRepository {
         return deleted;
     }
 
-    // rows created but never acquired have no acquired_at yet
-    private static final String IDLE =
-            "(r.acquiredAt IS NULL OR r.acquiredAt < :idleSince) AND (r.owner IS NULL OR r.expiresAt < :idleSince)";
 
     // One short transaction per row that skips a row locked right now, so a cleanup never makes an
     // acquirer wait and never waits behind a holder; the removal is guarded by the version it locked.

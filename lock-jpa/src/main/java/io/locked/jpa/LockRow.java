@@ -49,6 +49,11 @@ public class LockRow {
         this.key = key;
     }
 
+    /** @return whether a live optimistic lease holds the key at that time of the database's clock */
+    boolean leasedAt(Instant now) {
+        return owner != null && expiresAt != null && expiresAt.isAfter(now);
+    }
+
     /**
      * Records an optimistic lease in the managed, row-locked entity; the provider bumps the version
      * when it writes it.
