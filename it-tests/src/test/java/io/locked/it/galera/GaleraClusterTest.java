@@ -19,6 +19,7 @@ import io.locked.it.process.WorkerProcess;
 import io.locked.it.server.GaleraCluster;
 import io.locked.it.server.MariaDbEndpoint;
 import io.locked.jpa.JpaLockRepository;
+import io.locked.jpa.LockStatements;
 import io.locked.jpa.testing.PlainDataSource;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
@@ -44,9 +45,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Locks on a three-node MariaDB Galera cluster started for this class on loopback. Worker JVMs are
@@ -165,10 +167,12 @@ class GaleraClusterTest {
         }
     }
 
-    @Test
-    void pessimisticLocksAreRefusedOnAGaleraNodeWithTheReasonAndTheFix() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = LockStatements.class, names = {"NATIVE", "JPA"})
+    void pessimisticLocksAreRefusedOnAGaleraNodeWithTheReasonAndTheFix(LockStatements path) throws Exception {
+        // the JPA path's row locks are per node too
         try (EntityManagerFactory factory = unit(cluster.endpoint(0));
-             LockManager locks = LockManagerBuilder.on(new JpaLockRepository(factory)).build()) {
+             LockManager locks = LockManagerBuilder.on(JpaLockRepository.builder(factory).statements(path).build()).build()) {
             String key = "it:galera:refused:" + UUID.randomUUID();
             IllegalStateException refused = assertThrows(IllegalStateException.class,
                     () -> locks.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC)));
