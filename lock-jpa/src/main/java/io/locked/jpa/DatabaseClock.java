@@ -92,6 +92,18 @@ record DatabaseClock(String jpql) {
                 + (value == null ? "null" : value.getClass().getName()) + ", which Locked cannot read as a time");
     }
 
+    /**
+     * The fencing token of an acquisition, as the native statements draw it: above the last one, and
+     * at least the clock in microseconds, so that tokens keep increasing after a row was deleted and
+     * made again, and after a holder's transaction was rolled back.
+     *
+     * @param lastToken the row's token as read under its row lock
+     * @param now       the clock, read after that lock was granted
+     */
+    static long nextToken(long lastToken, Instant now) {
+        return Math.max(lastToken + 1, micros(now));
+    }
+
     /** @return an instant in microseconds since the epoch, as tokens count */
     static long micros(Instant instant) {
         return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1000;

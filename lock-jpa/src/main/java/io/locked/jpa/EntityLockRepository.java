@@ -92,7 +92,7 @@ final class EntityLockRepository implements LockRepository {
             if (row.leasedAt(now)) {
                 return null; // a live lease holds the key
             }
-            long token = Math.max(row.getToken() + 1, DatabaseClock.micros(now));
+            long token = DatabaseClock.nextToken(row.getToken(), now);
             row.lockedBy(token, now, holder);
             manager.flush();
             handedOver = true;
@@ -207,7 +207,7 @@ final class EntityLockRepository implements LockRepository {
             if (row.leasedAt(now)) {
                 return null; // a live lease
             }
-            long token = Math.max(row.getToken() + 1, DatabaseClock.micros(now));
+            long token = DatabaseClock.nextToken(row.getToken(), now);
             // written at commit, guarded by the version it was read with
             row.leasedTo(owner, holder, token, now, expiry(now, lease));
             manager.flush();
@@ -242,7 +242,7 @@ final class EntityLockRepository implements LockRepository {
                 return Attempt.settled(null);
             }
             // the row is this owner's: no pessimistic holder can have drawn a token on it meanwhile
-            long token = Math.max(row.token() + 1, DatabaseClock.micros(row.now()));
+            long token = DatabaseClock.nextToken(row.token(), row.now());
             int written = manager.createQuery(handOverIfUnchanged)
                     .setParameter("owner", newOwner).setParameter("holder", holder).setParameter("token", token)
                     .setParameter("now", row.now()).setParameter("expires", expiry(row.now(), duration))
@@ -381,27 +381,28 @@ final class EntityLockRepository implements LockRepository {
             throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);
         }
         CallBounds bounds = CallBounds.maintenance();
-        // a count always answers one row, and the empty key is never locked: no row lock to wait for
-        Instant idleSince = inTransaction("(cleanup)", "reading the database's clock", bounds, manager -> {
+        IdleRows idle = inTransaction("(cleanup)", "finding idle rows", bounds, manager -> {
+            // a count always answers one row, and the empty key is never locked: no row lock to wait for
             Object[] answer = (Object[]) manager.createQuery("SELECT COUNT(r), " + clock.jpql()
                             + " FROM LockRow r WHERE r.key = :none")
                     .setParameter("none", "").setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult();
-            return clock.instant(answer[1]).minus(idleFor);
+            Instant idleSince = clock.instant(answer[1]).minus(idleFor);
+            // a driver that drops the fraction of a bound time must not make a row look busy: the query
+            // may find too many, and each row is judged again, exactly, once locked
+            return new IdleRows(idleSince, manager.createQuery("SELECT r.key FROM LockRow r WHERE " + IDLE, String.class)
+                    .setParameter("idleSince", expiry(idleSince, Duration.ZERO))
+                    .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList());
         }, false);
-        // a driver that drops the fraction of a bound time must not make a row look busy: the query
-        // may find too many, and each row is judged again, exactly, once locked
-        Instant coarse = expiry(idleSince, Duration.ZERO);
-        List<String> candidates = inTransaction("(cleanup)", "finding idle rows", bounds, manager ->
-                manager.createQuery("SELECT r.key FROM LockRow r WHERE " + IDLE, String.class)
-                        .setParameter("idleSince", coarse)
-                        .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList(), false);
         int deleted = 0;
-        for (String key : candidates) {
-            deleted += deleteIfStillIdle(key, idleSince);
+        for (String key : idle.candidates()) {
+            deleted += deleteIfStillIdle(key, idle.since());
         }
         return deleted;
     }
 
+    /** The rows that may be idle since a time of the database's clock, each to be judged again once locked. */
+    private record IdleRows(Instant since, List<String> candidates) {
+    }
 
     // One short transaction per row that skips a row locked right now, so a cleanup never makes an
     // acquirer wait and never waits behind a holder; the removal is guarded by the version it locked.
@@ -409,9 +410,7 @@ final class EntityLockRepository implements LockRepository {
         CallBounds bounds = CallBounds.maintenance();
         Integer deleted = inTransaction(key, "deleting an idle row", bounds, manager -> {
             LockRow row = lockRow(manager, key, NO_WAIT);
-            if (row == null
-                    || (row.getAcquiredAt() != null && !row.getAcquiredAt().isBefore(idleSince))
-                    || (row.getOwner() != null && (row.getExpiresAt() == null || !row.getExpiresAt().isBefore(idleSince)))) {
+            if (row == null || !row.idleSince(idleSince)) {
                 return 0;
             }
             manager.remove(row);
@@ -479,7 +478,7 @@ final class EntityLockRepository implements LockRepository {
             if (t instanceof jakarta.persistence.EntityExistsException) {
                 return true;
             }
-            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("23")) {
+            if (t instanceof SQLException sql && LockConflicts.isDuplicate(sql)) {
                 return true;
             }
         }

@@ -4,8 +4,8 @@ import java.sql.SQLException;
 import java.util.Set;
 
 /**
- * Tells "another transaction holds the row" (busy: wait and try again) apart from a database
- * failure, by SQL state and vendor code.
+ * Tells "another transaction holds the row" (busy: wait and try again), and "another transaction
+ * created the row", apart from a database failure, by SQL state and vendor code.
  */
 final class LockConflicts {
     // 40001 serialization/deadlock (Connector/J's lock wait timeout too), 40P01 deadlock, 55P03 lock not available
@@ -28,5 +28,10 @@ final class LockConflicts {
             }
         }
         return false;
+    }
+
+    /** @return whether the statement broke a unique key: another transaction created the same row */
+    static boolean isDuplicate(SQLException failure) {
+        return failure.getSQLState() != null && failure.getSQLState().startsWith("23");
     }
 }

@@ -55,6 +55,17 @@ public class LockRow {
     }
 
     /**
+     * @param idleSince a time of the database's clock
+     * @return whether the row is free and was not acquired since then: a cleanup may delete it
+     */
+    boolean idleSince(Instant idleSince) {
+        // a row created but never acquired has no acquired_at yet
+        boolean notAcquiredSince = acquiredAt == null || acquiredAt.isBefore(idleSince);
+        boolean free = owner == null || (expiresAt != null && expiresAt.isBefore(idleSince));
+        return notAcquiredSince && free;
+    }
+
+    /**
      * Records an optimistic lease in the managed, row-locked entity; the provider bumps the version
      * when it writes it.
      */

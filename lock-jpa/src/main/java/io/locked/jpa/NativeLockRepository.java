@@ -258,17 +258,13 @@ final class NativeLockRepository implements LockRepository {
             insert.execute();
         } catch (SQLException raceOrFailure) {
             // a concurrent insert of the same key is fine; the next read shows whether the row is there
-            if (!LockConflicts.isBusy(raceOrFailure) && !isDuplicate(raceOrFailure)) {
+            if (!LockConflicts.isBusy(raceOrFailure) && !LockConflicts.isDuplicate(raceOrFailure)) {
                 throw raceOrFailure;
             }
             if (!connection.getAutoCommit()) {
                 connection.rollback();
             }
         }
-    }
-
-    private static boolean isDuplicate(SQLException failure) {
-        return failure.getSQLState() != null && failure.getSQLState().startsWith("23");
     }
 
     @Override
