@@ -1,12 +1,20 @@
 package io.locked.jpa;
 
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.sql.Timestamp;
+import java.util.Arrays;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.temporal.ChronoField;
+import java.time.temporal.TemporalAccessor;
 import java.time.temporal.ChronoUnit;
 import java.time.ZonedDateTime;
 import java.util.Date;
@@ -24,13 +32,24 @@ import java.util.UUID;
  */
 record DatabaseClock(String jpql) {
     /**
-     * Zone-free: seconds since the epoch, with microseconds, of the clock as read when called
-     * ({@code SYSDATE}, which Hibernate renders with microseconds; {@code NOW()} and
-     * {@code UTC_TIMESTAMP()} are the statement's start). As text: a provider types a function it
-     * does not know like its first argument, and would read the number as a timestamp, to the second.
+     * MySQL and MariaDB, zone-free: {@code UTC_TIMESTAMP(6)}, the statement's start in UTC with
+     * microseconds, which the JPA path reads in a statement of its own after the row lock was granted.
+     * As text, read here as UTC: a provider types a function it does not know like its first argument,
+     * and would read it as a timestamp in the JVM's zone, or to the second. EclipseLink renders it as
+     * written; Hibernate knows the function, refuses the argument, and would drop the microseconds.
      */
     static final DatabaseClock MYSQL_FAMILY =
+            new DatabaseClock("FUNCTION('concat', '', FUNCTION('utc_timestamp', 6))");
+    /**
+     * MySQL and MariaDB as Hibernate renders them: seconds since the epoch, with microseconds, of
+     * {@code SYSDATE(6)} (Hibernate adds the precision), read when called.
+     */
+    static final DatabaseClock MYSQL_FAMILY_HIBERNATE =
             new DatabaseClock("FUNCTION('concat', '', FUNCTION('unix_timestamp', FUNCTION('sysdate')))");
+    private static final DateTimeFormatter UTC_TEXT = new DateTimeFormatterBuilder()
+            .appendPattern("yyyy-MM-dd HH:mm:ss").optionalStart()
+            .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
+            .optionalStart().appendOffset("+HH:mm", "Z").optionalEnd().toFormatter();
     /** The time the function is called, not the transaction's start. */
     static final DatabaseClock POSTGRESQL = new DatabaseClock("FUNCTION('clock_timestamp')");
     /** H2 reads its clock when it computes a version 7 UUID, whose top 48 bits are milliseconds since the epoch. */
@@ -38,16 +57,39 @@ record DatabaseClock(String jpql) {
     /** Any other database: the statement's start. */
     static final DatabaseClock STANDARD = new DatabaseClock("CURRENT_TIMESTAMP");
 
-    /** @return the clock of a database with native statements, else the standard one */
-    static DatabaseClock of(LockDatabase family) {
+    /**
+     * @param family  the database, if it has native statements
+     * @param factory its persistence unit, whose provider must accept the clock's expression
+     * @return the clock of a database with native statements, else the standard one
+     */
+    static DatabaseClock of(LockDatabase family, EntityManagerFactory factory) {
         if (family == null) {
             return STANDARD;
         }
         return switch (family) {
-            case MARIADB, MYSQL -> MYSQL_FAMILY;
+            case MARIADB, MYSQL -> firstAccepted(factory, MYSQL_FAMILY, MYSQL_FAMILY_HIBERNATE);
             case POSTGRESQL -> POSTGRESQL;
             case H2 -> H2;
         };
+    }
+
+    /** The first form the provider parses; parsing a query sends nothing to the database. */
+    private static DatabaseClock firstAccepted(EntityManagerFactory factory, DatabaseClock... forms) {
+        EntityManager manager = factory.createEntityManager();
+        try {
+            for (DatabaseClock form : forms) {
+                try {
+                    manager.createQuery("SELECT " + form.jpql() + " FROM LockRow r WHERE r.key = :key");
+                    return form;
+                } catch (IllegalArgumentException refused) {
+                    // this provider renders the function its own way: try the next form
+                }
+            }
+        } finally {
+            manager.close();
+        }
+        throw new IllegalStateException("The persistence unit's provider accepts none of Locked's expressions for"
+                + " the database's clock: " + Arrays.stream(forms).map(DatabaseClock::jpql).toList());
     }
 
     /**
@@ -72,11 +114,16 @@ record DatabaseClock(String jpql) {
             return local.atZone(ZoneId.systemDefault()).toInstant();
         }
         if (value instanceof String text && !text.isBlank()) {
-            return instant(new BigDecimal(text.trim()));
-        }
-        if (value instanceof BigDecimal epochSeconds) {
-            BigDecimal micros = epochSeconds.movePointRight(6).setScale(0, RoundingMode.DOWN);
-            return Instant.EPOCH.plus(micros.longValueExact(), ChronoUnit.MICROS);
+            String time = text.trim();
+            if (time.indexOf('-') < 0) {
+                // seconds since the epoch
+                long micros = new BigDecimal(time).movePointRight(6).setScale(0, RoundingMode.DOWN).longValueExact();
+                return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
+            }
+            // a time as text: UTC, unless it names its offset (a TIMESTAMP WITH TIME ZONE does)
+            TemporalAccessor parsed = UTC_TEXT.parse(time);
+            return parsed.isSupported(ChronoField.OFFSET_SECONDS) ? OffsetDateTime.from(parsed).toInstant()
+                    : LocalDateTime.from(parsed).toInstant(ZoneOffset.UTC);
         }
         if (value instanceof UUID uuid) {
             long bits = uuid.getMostSignificantBits();

@@ -464,6 +464,9 @@ final class EntityLockRepository implements LockRepository {
 
     /** Another transaction holds the row: a lock wait that ran out, or a lost version check. */
     static boolean isBusy(Throwable failure) {
+        if (LockConflicts.isFailure(failure)) {
+            return false;
+        }
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof LockTimeoutException || t instanceof PessimisticLockException
                     || t instanceof QueryTimeoutException || t instanceof jakarta.persistence.OptimisticLockException) {

@@ -65,6 +65,11 @@ final class HibernateConnections implements LockConnections, LendingThreads.Pool
         EntityManager manager = factory.createEntityManager();
         try {
             return manager.unwrap(SessionImplementor.class).getFactory();
+        } catch (RuntimeException otherProvider) {
+            // Hibernate is on the class path, but this unit's provider is another one (EclipseLink)
+            throw new IllegalStateException("Locked cannot find the connections of this persistence unit: its provider ("
+                    + manager.getClass().getName() + ") is not Hibernate ORM and it was given no DataSource as"
+                    + " jakarta.persistence.nonJtaDataSource", otherProvider);
         } finally {
             manager.close();
         }

@@ -30,6 +30,7 @@ public final class JpaLockRepository implements LockRepository {
     /** The unit's connections, null where Locked cannot reach them (only the JPA path runs then). */
     private final LockConnections connections;
     private final Optional<GaleraNode> galeraForJpa;
+    private final EntityManagerFactory factory;
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
@@ -54,6 +55,7 @@ public final class JpaLockRepository implements LockRepository {
     }
 
     private JpaLockRepository(Builder settings) {
+        this.factory = settings.factory;
         String noConnections = null;
         LockConnections reached = null;
         try {
@@ -102,7 +104,11 @@ public final class JpaLockRepository implements LockRepository {
             this.path = new NativeLockRepository(connections, family, settings.galeraSingleWriter);
             this.galeraForJpa = Optional.empty();
         } else {
-            this.path = new EntityLockRepository(settings.factory, DatabaseClock.of(family));
+            if (connections != null && family != null) {
+                LockTableCheck.check(connections, family); // a table the provider generated may compare keys loosely
+            }
+            EntityMappingCheck.verify(settings.factory, family);
+            this.path = new EntityLockRepository(settings.factory, DatabaseClock.of(family, settings.factory));
             // row locks are per Galera node on this path too; it has no per-lock node check, so only the
             // single-writer declaration makes pessimistic locks safe
             this.galeraForJpa = family == LockDatabase.MARIADB && connections != null
@@ -201,7 +207,9 @@ public final class JpaLockRepository implements LockRepository {
      * without a script, let the provider generate the table from {@link LockRow}
      * ({@code jakarta.persistence.schema-generation.database.action}).
      *
-     * @throws IllegalStateException if Locked has no script for the database, or cannot reach its connections
+     * @throws IllegalStateException if Locked has no script for the database, or cannot reach its
+     *                               connections; on the JPA path, if the unit cannot store the lock
+     *                               row's times (the message names the mapping file it needs)
      */
     public void createTableIfMissing() {
         if (database == null || connections == null) {
@@ -211,6 +219,9 @@ public final class JpaLockRepository implements LockRepository {
                     + " (jakarta.persistence.schema-generation.database.action=create), or create it with your migrations");
         }
         SchemaScript.createTablesIfMissing(connections, database);
+        if (statements == LockStatements.JPA) {
+            EntityMappingCheck.verify(factory, database);
+        }
     }
 
     @Override

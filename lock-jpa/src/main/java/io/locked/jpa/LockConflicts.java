@@ -1,6 +1,7 @@
 package io.locked.jpa;
 
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -12,6 +13,11 @@ final class LockConflicts {
     private static final Set<String> BUSY_STATES = Set.of("40001", "40P01", "55P03", "HYT00");
     // 1205 lock wait timeout, 1213 deadlock, 3572 NOWAIT (MySQL), 50200 H2 lock timeout, 40001 H2 deadlock
     private static final Set<Integer> BUSY_CODES = Set.of(1205, 1213, 3572, 50200, 40001);
+
+    // 08 connection, 0A unsupported, 22 data, 28 authorization, 3D/3F no such catalog/schema,
+    // 42 syntax or access rule (a missing table or column), 57P server shutting down
+    private static final List<String> FAILURE_STATE_CLASSES =
+            List.of("08", "0A", "22", "28", "3D", "3F", "42", "57P");
 
     private LockConflicts() {
     }
@@ -25,6 +31,21 @@ final class LockConflicts {
             }
             if (t.getCause() == t) {
                 break;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A failure whatever exception a provider wrapped it in (EclipseLink reports any failure of a
+     * {@code PESSIMISTIC_WRITE} query as a {@code PessimisticLockException}): no connection, bad SQL or
+     * data, no access, a missing table or schema, a server shutting down.
+     */
+    static boolean isFailure(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null
+                    && FAILURE_STATE_CLASSES.stream().anyMatch(sql.getSQLState()::startsWith)) {
+                return true;
             }
         }
         return false;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.locked.contract.LockContractTest;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.jpa.testing.TestProvider;
 import io.locked.spi.LockRepository;
 import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
@@ -57,6 +58,11 @@ abstract class JpaLockContractSuite extends LockContractTest {
         return LockStatements.AUTO;
     }
 
+    /** Which JPA provider runs the unit. */
+    TestProvider provider() {
+        return TestProvider.HIBERNATE;
+    }
+
     @BeforeAll
     void openStore() {
         store = open(16);
@@ -64,7 +70,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
 
     /** A store of its own on this suite's database and path, with a pool of that size. */
     Store open(int poolSize) {
-        return database().open(poolSize, driverProperties(), settings -> settings.statements(statements()));
+        return database().open(poolSize, driverProperties(), settings -> settings.statements(statements()), provider());
     }
 
     @AfterAll
@@ -86,7 +92,14 @@ abstract class JpaLockContractSuite extends LockContractTest {
             Thread.onSpinWait();
         }
         assertEquals(0, store.borrowedConnections(), "connections still borrowed from the pool");
-        assertEquals(0, store.openTransactionsOnServer(), "transactions left open on the server");
+        // a transaction whose connection just came back may still show for a moment (InnoDB's view of
+        // its transactions is a cache refreshed at most every 100 ms); a leaked one stays
+        int open = store.openTransactionsOnServer();
+        while (open > 0 && System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(5)) {
+            Thread.sleep(150);
+            open = store.openTransactionsOnServer();
+        }
+        assertEquals(0, open, "transactions left open on the server");
     }
 
     @Override

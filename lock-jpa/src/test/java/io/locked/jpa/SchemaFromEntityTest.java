@@ -2,6 +2,7 @@ package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
@@ -12,6 +13,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.jpa.testing.TestProvider;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
 import java.sql.Connection;
@@ -67,6 +69,55 @@ class SchemaFromEntityTest {
                  EntityManagerFactory scriptUnit = postgres.entityManagerFactory(scripted)) {
                 new JpaLockRepository(scriptUnit).createTableIfMissing();
                 assertEquals(columns(scripted, POSTGRESQL_COLUMNS), columns(fromEntity, POSTGRESQL_COLUMNS));
+                assertTheLockRunsOn(generatedUnit);
+            }
+        }
+    }
+
+    /**
+     * MariaDB generates the key column in the database's default collation (utf8mb4_general_ci here,
+     * as .ci/run makes locked_generated), which ignores case and trailing spaces: 'k', 'K' and 'k '
+     * would be one lock. Both paths refuse that table at start-up, naming the conversion; the JPA path
+     * also when Locked cannot reach the unit's connections (EclipseLink by URL). Converted, it serves.
+     */
+    @Test
+    void mariaDbGeneratesALooseKeyColumnWhichIsRefusedUntilConverted() throws Exception {
+        TestDatabase mariaDb = TestDatabase.MARIADB;
+        mariaDb.requireReachable();
+        String generated = mariaDb.url().replace("/locked_test", "/locked_generated");
+        try (HikariDataSource fromEntity = pool(generated, mariaDb.user(), mariaDb.password())) {
+            try (Connection connection = fromEntity.getConnection(); Statement drop = connection.createStatement()) {
+                drop.execute("DROP TABLE IF EXISTS locked_lock");
+            }
+            try (EntityManagerFactory generatedUnit = Persistence.createEntityManagerFactory(TestDatabase.UNIT, Map.of(
+                    "jakarta.persistence.nonJtaDataSource", fromEntity,
+                    "hibernate.dialect", "org.hibernate.dialect.MariaDBDialect",
+                    "jakarta.persistence.database-product-name", "MariaDB",
+                    "jakarta.persistence.database-major-version", "10",
+                    "jakarta.persistence.database-minor-version", "11",
+                    "jakarta.persistence.schema-generation.database.action", "create"));
+                 EntityManagerFactory byUrl = Persistence.createEntityManagerFactory(
+                         TestProvider.ECLIPSELINK.unit(mariaDb), Map.of(
+                                 "jakarta.persistence.jdbc.url", generated,
+                                 "jakarta.persistence.jdbc.user", mariaDb.user(),
+                                 "jakarta.persistence.jdbc.password", mariaDb.password(),
+                                 "eclipselink.weaving", "false", "eclipselink.logging.level", "SEVERE"))) {
+                for (LockStatements path : new LockStatements[] {LockStatements.NATIVE, LockStatements.JPA}) {
+                    IllegalStateException refused = assertThrows(IllegalStateException.class,
+                            () -> JpaLockRepository.builder(generatedUnit).statements(path).build(), path.name());
+                    assertTrue(refused.getMessage().contains("locked_lock.lock_key")
+                            && refused.getMessage().contains(TestDatabase.MARIADB_LOCK_TABLE_CONVERSION), refused.getMessage());
+                }
+                IllegalStateException refusedWithoutConnections = assertThrows(IllegalStateException.class,
+                        () -> JpaLockRepository.builder(byUrl).build());
+                assertTrue(refusedWithoutConnections.getMessage().contains("ignores trailing spaces")
+                        && refusedWithoutConnections.getMessage().contains("schema-mysql.sql"),
+                        refusedWithoutConnections.getMessage());
+
+                try (Connection connection = fromEntity.getConnection(); Statement convert = connection.createStatement()) {
+                    convert.execute(TestDatabase.MARIADB_LOCK_TABLE_CONVERSION);
+                }
+                assertEquals(LockStatements.JPA, JpaLockRepository.builder(byUrl).build().statements());
                 assertTheLockRunsOn(generatedUnit);
             }
         }

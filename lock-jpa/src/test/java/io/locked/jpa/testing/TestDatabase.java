@@ -71,6 +71,11 @@ public enum TestDatabase {
         return value == null || value.isBlank() ? fallback : value;
     }
 
+    /** @return Hibernate's dialect for this database */
+    String dialect() {
+        return dialect;
+    }
+
     /** @return whether Locked ships a schema script (and native statements) for this database */
     public boolean hasSchemaScript() {
         return this != DERBY;
@@ -161,17 +166,19 @@ public enum TestDatabase {
      * @return an EntityManagerFactory of that unit on that pool
      */
     public EntityManagerFactory entityManagerFactory(HikariDataSource dataSource, String unit) {
+        return entityManagerFactory(dataSource, unit, TestProvider.HIBERNATE);
+    }
+
+    /**
+     * @param dataSource the pool
+     * @param unit       the name of a persistence unit of the tests
+     * @param provider   the JPA provider of the unit
+     * @return an EntityManagerFactory of that unit on that pool
+     */
+    public EntityManagerFactory entityManagerFactory(HikariDataSource dataSource, String unit, TestProvider provider) {
         convertEarlierLockTable(dataSource);
-        Map<String, Object> properties = new HashMap<>();
+        Map<String, Object> properties = new HashMap<>(provider.properties(this));
         properties.put("jakarta.persistence.nonJtaDataSource", dataSource);
-        properties.put("hibernate.dialect", dialect);
-        // the driver calls MariaDB "5.5.5-10.11"; say what it is rather than let Hibernate guess
-        if (this == MARIADB) {
-            properties.put("jakarta.persistence.database-product-name", "MariaDB");
-            properties.put("jakarta.persistence.database-major-version", 10);
-            properties.put("jakarta.persistence.database-minor-version", 11);
-        }
-        properties.put("hibernate.show_sql", System.getProperty("locked.showSql", "false"));
         if (!hasSchemaScript() && !lockTableGenerated) {
             // Locked ships no script for these: the provider makes the table from the entity, once
             // per JVM (the database lives as long as the JVM), as a user of such a database would
@@ -251,9 +258,21 @@ public enum TestDatabase {
      */
     public Store open(int maxConnections, Map<String, String> driverProperties,
                       UnaryOperator<JpaLockRepository.Builder> settings) {
+        return open(maxConnections, driverProperties, settings, TestProvider.HIBERNATE);
+    }
+
+    /**
+     * @param maxConnections   pool size
+     * @param driverProperties extra properties of the JDBC driver
+     * @param settings         settings of the repository beyond its unit
+     * @param provider         the JPA provider of the unit
+     * @return the store, to be closed by the caller
+     */
+    public Store open(int maxConnections, Map<String, String> driverProperties,
+                      UnaryOperator<JpaLockRepository.Builder> settings, TestProvider provider) {
         requireReachable();
         HikariDataSource pool = pool(maxConnections, driverProperties);
-        EntityManagerFactory factory = entityManagerFactory(pool);
+        EntityManagerFactory factory = entityManagerFactory(pool, provider.unit(this), provider);
         JpaLockRepository repository = settings.apply(JpaLockRepository.builder(factory)).build();
         if (hasSchemaScript()) {
             repository.createTableIfMissing();
