@@ -102,6 +102,9 @@ public final class JpaLockRepository implements LockRepository {
             this.path = new NativeLockRepository(connections, family, settings.galeraSingleWriter);
             this.galeraForJpa = Optional.empty();
         } else {
+            if (family == null) {
+                HsqldbSettingsCheck.requireRowLocks(settings.factory, connections);
+            }
             this.path = new EntityLockRepository(settings.factory, DatabaseClock.of(family));
             // row locks are per Galera node on this path too; it has no per-lock node check, so only the
             // single-writer declaration makes pessimistic locks safe
@@ -178,7 +181,8 @@ public final class JpaLockRepository implements LockRepository {
          * @return the repository
          * @throws IllegalStateException if the database cannot be detected, or the lock table is
          *                               there but would not compare keys exactly (the message names
-         *                               the statement that converts it)
+         *                               the statement that converts it), or the database is an HSQLDB
+         *                               on which locks would not exclude with bounded waits
          */
         public JpaLockRepository build() {
             return new JpaLockRepository(this);
