@@ -49,7 +49,8 @@ public enum TestDatabase {
      * first statement of a transaction that waits for one), and SERIALIZABLE (a snapshot), where a
      * write that meets another transaction's uncommitted write fails at once: under READ COMMITTED
      * it waits for that transaction to end, however long it holds the lock. No PAD SPACE, so that
-     * 'k' and 'k ' are two keys. {@code -Dlocked.hsqldbUrl} runs the suite on another setting.
+     * 'k' and 'k ' are two keys. {@code -Dlocked.hsqldbUrl} names another setting (the repository
+     * refuses those that do not exclude with bounded waits).
      */
     HSQLDB(System.getProperty("locked.hsqldbUrl",
             "jdbc:hsqldb:mem:locked;hsqldb.tx=mvcc;hsqldb.tx_level=serializable;sql.pad_space=false"),
