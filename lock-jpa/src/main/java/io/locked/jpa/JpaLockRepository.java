@@ -104,7 +104,9 @@ public final class JpaLockRepository implements LockRepository {
             this.path = new NativeLockRepository(connections, family, settings.galeraSingleWriter);
             this.galeraForJpa = Optional.empty();
         } else {
-            if (connections != null && family != null) {
+            if (family == null) {
+                HsqldbSettingsCheck.requireRowLocks(settings.factory, connections);
+            } else if (connections != null) {
                 LockTableCheck.check(connections, family); // a table the provider generated may compare keys loosely
             }
             EntityMappingCheck.verify(settings.factory, family);
@@ -184,7 +186,8 @@ public final class JpaLockRepository implements LockRepository {
          * @return the repository
          * @throws IllegalStateException if the database cannot be detected, or the lock table is
          *                               there but would not compare keys exactly (the message names
-         *                               the statement that converts it)
+         *                               the statement that converts it), or the database is an HSQLDB
+         *                               on which locks would not exclude with bounded waits
          */
         public JpaLockRepository build() {
             return new JpaLockRepository(this);

@@ -113,7 +113,7 @@ class TokenAfterRolledBackHolderTest {
             case MARIADB -> "SELECT CONNECTION_ID()";
             case POSTGRESQL -> "SELECT pg_backend_pid()";
             case H2 -> "SELECT SESSION_ID()";
-            case MYSQL8, DERBY -> throw new IllegalArgumentException(database + " is not observed here");
+            case MYSQL8, DERBY, HSQLDB -> throw new IllegalArgumentException(database + " is not observed here");
         };
         try (PreparedStatement read = connection.prepareStatement(sql); ResultSet row = read.executeQuery()) {
             row.next();
@@ -128,7 +128,7 @@ class TokenAfterRolledBackHolderTest {
                     + " JOIN information_schema.innodb_trx b ON b.trx_id = w.blocking_trx_id WHERE b.trx_mysql_thread_id = ?";
             case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE CAST(? AS INTEGER) = ANY(pg_blocking_pids(pid))";
             case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID = ?";
-            case MYSQL8, DERBY -> throw new IllegalArgumentException(database + " is not observed here");
+            case MYSQL8, DERBY, HSQLDB -> throw new IllegalArgumentException(database + " is not observed here");
         };
         // InnoDB refreshes its lock tables only when nobody read them for 100 ms: a tighter poll would
         // keep reading the same stale snapshot
@@ -157,7 +157,7 @@ class TokenAfterRolledBackHolderTest {
             case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)";
             // H2's clock stands still for a transaction; the embedded database's clock is this JVM's
             case H2 -> "?";
-            case MYSQL8, DERBY -> throw new IllegalArgumentException(database + " is not observed here");
+            case MYSQL8, DERBY, HSQLDB -> throw new IllegalArgumentException(database + " is not observed here");
         };
         try (PreparedStatement draw = holder.prepareStatement(
                 "UPDATE locked_lock SET token = GREATEST(token + 1, " + now + ") WHERE lock_key = ?")) {

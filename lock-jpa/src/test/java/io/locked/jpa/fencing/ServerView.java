@@ -106,7 +106,7 @@ public final class ServerView {
                     + " ON p.id = t.trx_mysql_thread_id WHERE p.user = ? AND t.trx_state = 'LOCK WAIT'"
                     + " AND t.trx_query LIKE '%locked_fence%'";
             case MARIADB -> throw new IllegalStateException("read above");
-            case DERBY -> throw new IllegalArgumentException("the fence tests do not observe " + database);
+            case DERBY, HSQLDB -> throw new IllegalArgumentException("the fence tests do not observe " + database);
         };
         try (PreparedStatement statement = observer.prepareStatement(sql)) {
             statement.setString(1, database.user());

@@ -40,6 +40,8 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
             // a transaction that wrote and has not ended (every lock transaction writes its token)
             case DERBY -> "SELECT COUNT(*) FROM SYSCS_DIAG.TRANSACTION_TABLE WHERE USERNAME = UPPER(?)"
                     + " AND FIRST_INSTANT IS NOT NULL";
+            case HSQLDB -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SYSTEM_SESSIONS WHERE USER_NAME = ?"
+                    + " AND SESSION_ID <> SESSION_ID() AND TRANSACTION";
         };
         try (Connection connection = database.connect(); PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setString(1, database.user());
@@ -64,12 +66,16 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
             case H2 -> "SELECT SESSION_ID FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
                     + " AND SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED";
             case DERBY -> throw new UnsupportedOperationException("Derby cannot end another session");
+            case HSQLDB -> "SELECT SESSION_ID FROM INFORMATION_SCHEMA.SYSTEM_SESSIONS WHERE USER_NAME = ?"
+                    + " AND SESSION_ID <> SESSION_ID() AND TRANSACTION";
         };
         String end = switch (database) {
             case MARIADB, MYSQL8 -> "KILL ?";
             case POSTGRESQL -> "SELECT pg_terminate_backend(?)";
             case H2 -> "SELECT ABORT_SESSION(?)";
             case DERBY -> throw new UnsupportedOperationException("Derby cannot end another session");
+            // CLOSE leaves a session in a transaction alone: roll that back first
+            case HSQLDB -> "ALTER SESSION ? RELEASE; ALTER SESSION ? CLOSE";
         };
         java.util.List<Long> sessions = new java.util.ArrayList<>();
         try (Connection connection = database.connect()) {

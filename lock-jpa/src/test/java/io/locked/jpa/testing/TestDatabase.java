@@ -41,7 +41,20 @@ public enum TestDatabase {
     MYSQL8(env("LOCKED_MYSQL8_URL", ""), env("LOCKED_MYSQL8_USER", ""), env("LOCKED_MYSQL8_PASSWORD", ""),
             "org.hibernate.dialect.MySQLDialect"),
     /** Embedded Apache Derby: no native statements, the JPA path only. */
-    DERBY("jdbc:derby:memory:locked;create=true", "locked", "locked", "org.hibernate.dialect.DerbyDialect");
+    DERBY("jdbc:derby:memory:locked;create=true", "locked", "locked", "org.hibernate.dialect.DerbyDialect"),
+    /**
+     * Embedded HSQLDB: no native statements, the JPA path only, in the one configuration where it
+     * excludes with bounded waits. MVCC, where a write locks the row (a {@code FOR UPDATE} read
+     * locks nothing there; the other modes lock whole tables, and a query timeout does not reach the
+     * first statement of a transaction that waits for one), and SERIALIZABLE (a snapshot), where a
+     * write that meets another transaction's uncommitted write fails at once: under READ COMMITTED
+     * it waits for that transaction to end, however long it holds the lock. No PAD SPACE, so that
+     * 'k' and 'k ' are two keys. {@code -Dlocked.hsqldbUrl} names another setting (the repository
+     * refuses those that do not exclude with bounded waits).
+     */
+    HSQLDB(System.getProperty("locked.hsqldbUrl",
+            "jdbc:hsqldb:mem:locked;hsqldb.tx=mvcc;hsqldb.tx_level=serializable;sql.pad_space=false"),
+            "locked", "locked", "org.hibernate.dialect.HSQLDialect");
 
     /** The persistence unit of the tests, listing only {@code LockRow}. */
     public static final String UNIT = "locked-test";
@@ -78,7 +91,7 @@ public enum TestDatabase {
 
     /** @return whether Locked ships a schema script (and native statements) for this database */
     public boolean hasSchemaScript() {
-        return this != DERBY;
+        return this != DERBY && this != HSQLDB;
     }
 
     /** @return the JDBC URL (for MYSQL8 the private server's, which this starts if need be) */
