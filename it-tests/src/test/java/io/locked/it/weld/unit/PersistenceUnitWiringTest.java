@@ -46,6 +46,12 @@ class PersistenceUnitWiringTest {
         assertALockedMethodRunsUnderItsLock(withoutLockStoreProducer().addBeanClass(ReadmeLockStore.class));
     }
 
+    @Test
+    void theReadmesProducerOfAnEclipseLinkUnitConfiguredByUrlHoldsTheLocksThroughJpa() {
+        // Hibernate is on this class path too: Locked must not take the unit for a Hibernate one
+        assertALockedMethodRunsUnderItsLock(withoutLockStoreProducer().addBeanClass(EclipseLinkLockStore.class));
+    }
+
     private static void assertALockedMethodRunsUnderItsLock(Weld deployment) {
         try (WeldContainer container = deployment.initialize()) {
             container.select(Cleaner.class).get().clean();
