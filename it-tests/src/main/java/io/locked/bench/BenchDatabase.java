@@ -13,18 +13,21 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * The databases the benchmark runs on, with the same servers and overrides as the tests
- * (LOCKED_MARIADB_URL, LOCKED_POSTGRESQL_URL and their _USER/_PASSWORD). Each gets one pool; the
- * raw JDBC cases, the programmatic API and the {@code @Locked} beans all draw from it.
+ * The databases the benchmark runs on: the servers of the tests, but a database of the benchmark's
+ * own ({@code locked_bench}, which .ci/run creates), because the benchmark empties its lock table;
+ * override with LOCKED_BENCH_MARIADB_URL, LOCKED_BENCH_POSTGRESQL_URL, LOCKED_BENCH_MYSQL8_URL and
+ * their _USER/_PASSWORD. MySQL 8 is a private server that the benchmark starts itself
+ * ({@link BenchMySql8}) unless LOCKED_BENCH_MYSQL8_URL names one. Each gets one pool; the raw JDBC
+ * cases, the programmatic API and the {@code @Locked} beans all draw from it.
  */
 enum BenchDatabase {
     H2("jdbc:h2:mem:locked-bench;DB_CLOSE_DELAY=-1", "sa", "", "org.hibernate.dialect.H2Dialect",
             "CURRENT_TIMESTAMP(6)", "DATEADD(SECOND, 30, CURRENT_TIMESTAMP(6))",
             "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', CURRENT_TIMESTAMP(6))",
             "INSERT INTO locked_lock (lock_key, version, token) SELECT CONCAT('fill-', X), 0, 0 FROM SYSTEM_RANGE(?, ?)"),
-    MARIADB(env("LOCKED_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/locked_test"
+    MARIADB(env("LOCKED_BENCH_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/locked_bench"
                     + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&useLocalSessionState=true"),
-            env("LOCKED_MARIADB_USER", "locked"), env("LOCKED_MARIADB_PASSWORD", "locked"),
+            env("LOCKED_BENCH_MARIADB_USER", "locked"), env("LOCKED_BENCH_MARIADB_PASSWORD", "locked"),
             "org.hibernate.dialect.MariaDBDialect",
             "UTC_TIMESTAMP(6)", "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL 30 SECOND)",
             "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
@@ -32,16 +35,33 @@ enum BenchDatabase {
             // range is filtered instead
             "INSERT INTO locked_lock (lock_key, version, token) SELECT CONCAT('fill-', seq), 0, 0"
                     + " FROM seq_1_to_1000000 WHERE seq BETWEEN ? AND ?"),
-    POSTGRESQL(env("LOCKED_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/locked_test"),
-            env("LOCKED_POSTGRESQL_USER", "postgres"), env("LOCKED_POSTGRESQL_PASSWORD", ""),
+    POSTGRESQL(env("LOCKED_BENCH_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/locked_bench"),
+            env("LOCKED_BENCH_POSTGRESQL_USER", "postgres"), env("LOCKED_BENCH_POSTGRESQL_PASSWORD", ""),
             "org.hibernate.dialect.PostgreSQLDialect",
             "clock_timestamp()", "clock_timestamp() + INTERVAL '30 seconds'",
             "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
-            "INSERT INTO locked_lock (lock_key, version, token) SELECT 'fill-' || g, 0, 0 FROM generate_series(?, ?) g");
+            "INSERT INTO locked_lock (lock_key, version, token) SELECT 'fill-' || g, 0, 0 FROM generate_series(?, ?) g"),
+    /**
+     * MySQL 8.0.15 through Connector/J with its default properties, as the tests run it (no
+     * {@code useLocalSessionState}: that is MariaDB's benchmark setting, kept from earlier reports).
+     */
+    MYSQL8(env("LOCKED_BENCH_MYSQL8_URL", ""), env("LOCKED_BENCH_MYSQL8_USER", ""),
+            env("LOCKED_BENCH_MYSQL8_PASSWORD", ""), "org.hibernate.dialect.MySQLDialect",
+            "UTC_TIMESTAMP(6)", "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL 30 SECOND)",
+            "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
+            // no sequence table on MySQL, and a recursive CTE stops at 1000 levels by default: six
+            // digits of a ten-row table make 1..1000000
+            "INSERT INTO locked_lock (lock_key, version, token)"
+                    + " WITH digits (d) AS (SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3"
+                    + " UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7"
+                    + " UNION ALL SELECT 8 UNION ALL SELECT 9)"
+                    + " SELECT CONCAT('fill-', n), 0, 0 FROM (SELECT 1 + a.d + 10 * b.d + 100 * c.d + 1000 * e.d"
+                    + " + 10000 * f.d + 100000 * g.d AS n FROM digits a, digits b, digits c, digits e, digits f,"
+                    + " digits g) numbers WHERE n BETWEEN ? AND ?");
 
-    final String url;
-    final String user;
-    final String password;
+    private final String url;
+    private final String user;
+    private final String password;
     private final String dialect;
     /** The database's clock, that clock plus a 30 s lease, and it in microseconds, for the hand-written locks. */
     final String now;
@@ -62,6 +82,23 @@ enum BenchDatabase {
         this.fillRows = fillRows;
     }
 
+    /** @return the JDBC URL (MYSQL8: the private server's, which this starts at first use, unless overridden) */
+    String url() {
+        return privateServer() ? BenchMySql8.server().url() : url;
+    }
+
+    String user() {
+        return privateServer() ? BenchMySql8.server().user() : user;
+    }
+
+    String password() {
+        return privateServer() ? BenchMySql8.server().password() : password;
+    }
+
+    private boolean privateServer() {
+        return this == MYSQL8 && url.isEmpty();
+    }
+
     private static String env(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;
@@ -74,7 +111,7 @@ enum BenchDatabase {
     void settle(DataSource pool) throws SQLException {
         List<String> statements = switch (this) {
             case H2 -> List.of("ANALYZE TABLE locked_lock");
-            case MARIADB -> List.of("ANALYZE TABLE locked_lock");
+            case MARIADB, MYSQL8 -> List.of("ANALYZE TABLE locked_lock");
             case POSTGRESQL -> List.of("VACUUM ANALYZE locked_lock", "CHECKPOINT");
         };
         try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement()) {
@@ -86,9 +123,9 @@ enum BenchDatabase {
 
     HikariDataSource pool(int connections) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setUsername(user);
-        config.setPassword(password);
+        config.setJdbcUrl(url());
+        config.setUsername(user());
+        config.setPassword(password());
         config.setMaximumPoolSize(connections);
         config.setMinimumIdle(connections);
         config.setPoolName("bench-" + name().toLowerCase());

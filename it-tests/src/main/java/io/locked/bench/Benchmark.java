@@ -36,11 +36,13 @@ import org.jboss.weld.environment.se.WeldContainer;
  * per thread and on one shared key, per database; then the lock table at 1 k and 1 M rows, and the
  * heap after 1 M cycles. Prints one Markdown report and writes it to {@code bench.out}.
  *
- * <p>System properties: {@code bench.databases} (h2,mariadb,postgresql), {@code bench.threads}
+ * <p>System properties: {@code bench.databases} (h2,mariadb,mysql8,postgresql), {@code bench.threads}
  * (1,4,16), {@code bench.seconds} per cell (2), {@code bench.warmup-seconds} (1), {@code bench.slices}
  * a cell is measured in, interleaved with the other cases (4),
  * {@code bench.heap-cycles} (1000000), {@code bench.heap-database} (h2, or none),
- * {@code bench.table-size} (true: the 1 k / 1 M rows runs), {@code bench.out} (target/benchmark.md).
+ * {@code bench.table-size} (true: the 1 k / 1 M rows runs), {@code bench.out} (target/benchmark.md),
+ * {@code bench.cases} (the names of the cases to run, separated by ";", as for a profile of one case;
+ * all of them if unset).
  */
 public final class Benchmark {
     private static final int POOL_SIZE = 24;
@@ -53,16 +55,19 @@ public final class Benchmark {
     private final int[] threadCounts;
     private final long heapCycles;
     private final boolean tableSize;
+    /** Only these cases, by name; empty: all of them. */
+    private final List<String> caseNames;
 
-    private Benchmark(Runner runner, int[] threadCounts, long heapCycles, boolean tableSize) {
+    private Benchmark(Runner runner, int[] threadCounts, long heapCycles, boolean tableSize, List<String> caseNames) {
         this.runner = runner;
         this.threadCounts = threadCounts;
         this.heapCycles = heapCycles;
         this.tableSize = tableSize;
+        this.caseNames = caseNames;
     }
 
     public static void main(String[] args) throws Exception {
-        List<BenchDatabase> databases = Arrays.stream(property("bench.databases", "h2,mariadb,postgresql").split(","))
+        List<BenchDatabase> databases = Arrays.stream(property("bench.databases", "h2,mariadb,mysql8,postgresql").split(","))
                 .map(name -> BenchDatabase.valueOf(name.trim().toUpperCase(Locale.ROOT))).toList();
         int[] threads = Arrays.stream(property("bench.threads", "1,4,16").split(","))
                 .mapToInt(count -> Integer.parseInt(count.trim())).toArray();
@@ -72,7 +77,9 @@ public final class Benchmark {
         String heapDatabaseName = property("bench.heap-database", "h2").toUpperCase(Locale.ROOT);
         BenchDatabase heapDatabase = heapDatabaseName.equals("NONE") ? null : BenchDatabase.valueOf(heapDatabaseName);
         Benchmark benchmark = new Benchmark(runner, threads, Long.parseLong(property("bench.heap-cycles", "1000000")),
-                Boolean.parseBoolean(property("bench.table-size", "true")));
+                Boolean.parseBoolean(property("bench.table-size", "true")),
+                Arrays.stream(property("bench.cases", "").split(";")).map(String::trim).filter(name -> !name.isEmpty())
+                        .toList());
 
         StringBuilder report = new StringBuilder("## Benchmark, " + Instant.now() + "\n\n"
                 + "Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores; "
@@ -96,11 +103,11 @@ public final class Benchmark {
     private String run(BenchDatabase database, boolean measureHeap) throws Exception {
         Report report = new Report();
         String version;
-        try (Connection probe = DriverManager.getConnection(database.url, database.user, database.password)) {
+        try (Connection probe = DriverManager.getConnection(database.url(), database.user(), database.password())) {
             version = probe.getMetaData().getDatabaseProductName() + " " + probe.getMetaData().getDatabaseProductVersion()
                     + ", driver " + probe.getMetaData().getDriverName() + " " + probe.getMetaData().getDriverVersion();
         } catch (SQLException unreachable) {
-            throw new IllegalStateException(database + " is not reachable at " + database.url
+            throw new IllegalStateException(database + " is not reachable at " + database.url()
                     + " (start it, or leave it out with -Dbench.databases=...)", unreachable);
         }
         report.heading(database + ": " + version);
@@ -114,7 +121,8 @@ public final class Benchmark {
                  ManagerPerThread perThread = new ManagerPerThread(repository);
                  WeldContainer container = lockedBeans(factory)) {
                 RawCycles raw = new RawCycles(pool, database);
-                List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get(), jpaLocks);
+                List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get(), jpaLocks)
+                        .stream().filter(benchCase -> caseNames.isEmpty() || caseNames.contains(benchCase.name())).toList();
                 createRows(pool, cases);
                 // one unrecorded pass first, so that no case is measured while the JIT still compiles
                 // code that a later case gets for free
@@ -133,6 +141,9 @@ public final class Benchmark {
                 report.cases(results);
                 report.heading(database + ": targets");
                 report.targets(results);
+                report.heading(database + ": CPU per cycle, µs: the whole JVM's, and (in brackets) the user CPU of"
+                        + " the cycling threads alone");
+                report.cpu(results);
                 if (tableSize) {
                     report.heading(database + ": lock table size (1 thread, a random row of the table per cycle)");
                     report.line("| case | p50 µs at 1 k rows | p50 µs at 1 M rows | cycles/s at 1 k | cycles/s at 1 M | 1 M ÷ 1 k | within 10 % |");
@@ -164,9 +175,9 @@ public final class Benchmark {
         List<Result> results = new ArrayList<>();
         for (Case benchCase : cases) {
             Result result = tallies.get(benchCase).result(benchCase, threads, contended);
-            System.err.printf(Locale.ROOT, "%s %-34s %2d threads %-9s %8.0f/s p50 %8.1f µs%s%n", database,
-                    benchCase.name(), threads, contended ? "contended" : "", result.cyclesPerSecond(),
-                    result.p50(), result.errors() > 0 ? "  errors " + result.errors() + ": " + result.firstError() : "");
+            System.err.printf(Locale.ROOT, "%s %-34s %2d threads %-9s %8.0f/s p50 %8.1f µs CPU %6.1f µs (cycling, user"
+                            + " %6.1f µs)%s%n", database, benchCase.name(), threads, contended ? "contended" : "",
+                    result.cyclesPerSecond(), result.p50(), result.cpuMicros(), result.cyclingUserMicros(), result.errors() > 0 ? "  errors " + result.errors() + ": " + result.firstError() : "");
             results.add(result);
         }
         return results;

@@ -19,17 +19,17 @@ final class Report {
     }
 
     void cases(List<Result> results) {
-        line("| case | threads | keys | cycles/s | p50 µs | p99 µs | p99.9 µs | hand-off p50 µs | violations | errors | × raw | × API |");
-        line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        line("| case | threads | keys | cycles/s | JVM CPU µs/cycle | p50 µs | p99 µs | p99.9 µs | hand-off p50 µs | violations | errors | × raw | × API |");
+        line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Result r : results) {
             Case c = r.benchCase();
             String vsRaw = c.layer().equals(Case.API) || c.layer().equals(Case.API_JPA_PATH)
                     ? ratio(r, results, Case.RAW) + " (" + ratio(r, results, Case.RAW_WITH_TOKEN) + " with token)" : "";
             String vsApi = c.layer().equals(Case.LOCKED) || c.layer().equals(Case.API_JPA_PATH)
                     ? ratio(r, results, Case.API) : "";
-            line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %s | %s | %s | %s | %d | %s | %s |",
+            line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %s | %s | %s | %s | %s | %d | %s | %s |",
                     c.name(), r.threads(), r.contended() ? "one" : "one per thread", r.cyclesPerSecond(),
-                    micros(r.p50()), micros(r.p99()), micros(r.p999()),
+                    micros(r.cpuMicros()), micros(r.p50()), micros(r.p99()), micros(r.p999()),
                     r.contended() && r.threads() > 1 && c.locks() ? micros(r.handOffP50()) : "",
                     c.locks() ? String.valueOf(r.violations()) : "", r.errors(), vsRaw, vsApi));
         }
@@ -49,6 +49,30 @@ final class Report {
         ratioTarget(results, "optimistic @Locked ≥ 0.95 × API", "optimistic", Case.LOCKED, Case.API, 0.95);
         handOffTarget(results, "pessimistic", 1000);
         handOffTarget(results, "optimistic", 5000);
+    }
+
+    /**
+     * The JVM's CPU per cycle of each lock beside its raw forms', per mode and cell: on a machine
+     * whose cores the application shares with the database, that CPU is throughput.
+     */
+    void cpu(List<Result> results) {
+        List<String> layers = List.of(Case.RAW, Case.RAW_WITH_TOKEN, Case.API, Case.LOCKED, Case.API_JPA_PATH);
+        line("| mode | threads | keys | raw | raw with token | API | @Locked | API, JPA path | API ÷ raw with token |");
+        line("|---|---:|---|---:|---:|---:|---:|---:|---:|");
+        for (String mode : List.of("pessimistic", "optimistic")) {
+            results.stream().filter(r -> r.benchCase().mode().equals(mode) && r.benchCase().layer().equals(Case.API))
+                    .forEach(api -> {
+                        StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %s | %d | %s |", mode,
+                                api.threads(), api.contended() ? "one" : "one per thread"));
+                        for (String layer : layers) {
+                            row.append(' ').append(find(results, api, layer).map(r -> micros(r.cpuMicros()) + " ("
+                                    + micros(r.cyclingUserMicros()) + ")").orElse("")).append(" |");
+                        }
+                        row.append(' ').append(find(results, api, Case.RAW_WITH_TOKEN).map(raw -> String.format(
+                                Locale.ROOT, "%.2f", api.cpuMicros() / raw.cpuMicros())).orElse("")).append(" |");
+                        line(row.toString());
+                    });
+        }
     }
 
     void rows(String name, double smallP50, double largeP50, double smallRate, double largeRate) {

@@ -1,5 +1,8 @@
 package io.locked.bench;
 
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,12 +14,20 @@ import java.util.concurrent.atomic.AtomicReference;
  * thread), as slices: each slice is a warm-up, then a measured window. The benchmark interleaves
  * the slices of all cases, so that a slow spell of the machine or the server (a checkpoint, a
  * neighbour) falls on every case alike instead of on whichever ran then. Latency is per cycle,
- * from the start of acquiring to the end of releasing.
+ * from the start of acquiring to the end of releasing. CPU is the whole JVM's (every thread: the
+ * cycles', the pool's, the lock manager's, GC and JIT, user and kernel) over the measured windows, per
+ * measured cycle: unlike throughput, it does not depend on how much of the machine's cores the JVM
+ * got. Beside it, the user CPU of the cycling threads alone: the work of the library and the driver,
+ * without the kernel's socket work and the JVM's background, which makes it the steadier figure
+ * for comparing two forms of one cycle.
  */
 final class Runner {
     private static final int WARMING = 0;
     private static final int MEASURING = 1;
     private static final int STOPPING = 2;
+    private static final OperatingSystemMXBean PROCESS =
+            ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     private final Duration warmUp;
     private final Duration window;
@@ -75,7 +86,8 @@ final class Runner {
             tally.latencies.add(latency);
             tally.handOffs.add(handOff);
             String key = keyPrefix + (contended ? "shared" : String.valueOf(t));
-            Worker worker = new Worker(benchCase.cycle(), key, section, latency, handOff, tally.errors, tally.firstError);
+            Worker worker = new Worker(benchCase.cycle(), key, section, latency, handOff, tally.errors, tally.firstError,
+                    tally.cyclingUserNanos);
             Thread thread = new Thread(() -> worker.loop(phase), "bench-" + t);
             workers.add(thread);
         }
@@ -83,8 +95,10 @@ final class Runner {
         Thread.sleep(warmUp.toMillis());
         phase.value = MEASURING;
         long started = System.nanoTime();
+        long cpuAtStart = PROCESS.getProcessCpuTime();
         Thread.sleep(window.toMillis());
         phase.value = STOPPING;
+        tally.cpuNanos += PROCESS.getProcessCpuTime() - cpuAtStart;
         tally.elapsedNanos += System.nanoTime() - started;
         for (Thread worker : workers) {
             worker.join(120_000);
@@ -101,7 +115,9 @@ final class Runner {
         private final List<Samples> handOffs = new ArrayList<>();
         private final AtomicLong errors = new AtomicLong();
         private final AtomicReference<Throwable> firstError = new AtomicReference<>();
+        private final AtomicLong cyclingUserNanos = new AtomicLong();
         private long elapsedNanos;
+        private long cpuNanos;
         private long violations;
 
         Result result(Case benchCase, int threads, boolean contended) {
@@ -110,6 +126,8 @@ final class Runner {
             return new Result(benchCase, threads, contended, sorted.length * 1e9 / elapsedNanos,
                     Samples.percentileMicros(sorted, 0.50), Samples.percentileMicros(sorted, 0.99),
                     Samples.percentileMicros(sorted, 0.999), Samples.percentileMicros(handOffSorted, 0.50),
+                    sorted.length == 0 ? Double.NaN : cpuNanos / 1000.0 / sorted.length,
+                    sorted.length == 0 ? Double.NaN : cyclingUserNanos.get() / 1000.0 / sorted.length,
                     violations, errors.get(), firstError.get());
         }
     }
@@ -123,11 +141,12 @@ final class Runner {
         private final Samples handOff;
         private final AtomicLong errors;
         private final AtomicReference<Throwable> firstError;
+        private final AtomicLong userNanos;
         private long startedAt;
         private boolean measuring;
 
         Worker(Cycle cycle, String key, Section section, Samples latency, Samples handOff, AtomicLong errors,
-               AtomicReference<Throwable> firstError) {
+               AtomicReference<Throwable> firstError, AtomicLong userNanos) {
             this.cycle = cycle;
             this.key = key;
             this.section = section;
@@ -135,6 +154,7 @@ final class Runner {
             this.handOff = handOff;
             this.errors = errors;
             this.firstError = firstError;
+            this.userNanos = userNanos;
         }
 
         void loop(Phase phase) {
@@ -143,8 +163,12 @@ final class Runner {
                 section.exit();
             };
             int current;
+            long userAtStart = -1;
             while ((current = phase.value) != STOPPING) {
                 measuring = current == MEASURING;
+                if (measuring && userAtStart < 0) {
+                    userAtStart = THREADS.getCurrentThreadUserTime();
+                }
                 startedAt = System.nanoTime();
                 try {
                     cycle.run(key, inside);
@@ -158,6 +182,9 @@ final class Runner {
                     latency.add(took);
                 }
             }
+            if (userAtStart >= 0) {
+                userNanos.addAndGet(THREADS.getCurrentThreadUserTime() - userAtStart);
+            }
         }
     }
 
@@ -165,8 +192,14 @@ final class Runner {
         volatile int value = WARMING;
     }
 
-    /** The figures of one run. */
+    /**
+     * The figures of one run.
+     *
+     * @param cpuMicros         the JVM's CPU time per measured cycle, in microseconds
+     * @param cyclingUserMicros the cycling threads' user CPU time per measured cycle, in microseconds
+     */
     record Result(Case benchCase, int threads, boolean contended, double cyclesPerSecond, double p50, double p99,
-                  double p999, double handOffP50, long violations, long errors, Throwable firstError) {
+                  double p999, double handOffP50, double cpuMicros, double cyclingUserMicros, long violations,
+                  long errors, Throwable firstError) {
     }
 }

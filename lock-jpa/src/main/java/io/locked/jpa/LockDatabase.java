@@ -3,7 +3,6 @@ package io.locked.jpa;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.function.UnaryOperator;
 
 /**
@@ -126,11 +125,15 @@ public enum LockDatabase {
      * insert id instead, with parameters of its own ({@link #answersByInsertId()}).
      */
     private final String takeLease;
+    /** MariaDB and MySQL: {@link #takeLease} to be sent with its values written in; null elsewhere. */
+    private final InlinedStatement inlinedTake;
     final boolean takeTellsMissingRow;
     /**
-     * The pessimistic acquisition in one statement, see {@link #lockRow(long)}.
+     * The pessimistic acquisition in one statement, see {@link #lockRow()}.
      */
     private final String lockRow;
+    /** MariaDB and MySQL: {@link #lockRow} to be sent with its values written in; null elsewhere. */
+    private final InlinedStatement inlinedLockRow;
     /**
      * lease micros, key, owner, token. Guarded by owner and token, not version: a renewal whose reply
      * was lost must not make the next one fail.
@@ -182,6 +185,8 @@ public enum LockDatabase {
                     + ", expires_at = " + nowPlusMicros.apply("?") + " WHERE lock_key = ? AND " + free + ")";
         };
         this.takeTellsMissingRow = !name().equals("H2");
+        boolean mySqlFamily = name().equals("MARIADB") || name().equals("MYSQL");
+        this.inlinedTake = mySqlFamily ? new InlinedStatement(takeLease) : null;
         this.lockRow = switch (name()) {
             case "MARIADB" -> upsertLockRow(table, now, tokenMicros, free);
             case "MYSQL" -> mySqlLockRow(table, now, tokenMicros, free);
@@ -193,6 +198,7 @@ public enum LockDatabase {
                     + tokenMicros + "), version = version + 1, acquired_at = " + now + ", holder = ? WHERE lock_key = ? AND "
                     + free + ")";
         };
+        this.inlinedLockRow = mySqlFamily ? new InlinedStatement(lockRow) : null;
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusMicros.apply("?")
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
         String handOver = "UPDATE " + table + " SET owner = ?, holder = ?, version = version + 1, token = %s,"
@@ -224,19 +230,26 @@ public enum LockDatabase {
     }
 
     /**
-     * The take of {@link #takeLease}, its parameters bound, queueing at most waitMillis for a row lock
-     * (a pessimistic holder's; H2: within a {@link SessionLockTimeout}; MySQL: not at all, see
-     * {@link #mySqlTake(Connection, String, String, long, String)}): past it the statement fails
-     * as busy. Where {@link #settingsFirst()} says so, its first result is the settings'. On a
-     * Galera node ({@link GaleraNode}) the node must not run the statement again after it sent its rows.
+     * Whether the lock statements (a pessimistic acquisition, a lease's take) are sent as text with
+     * their values written in ({@link InlinedStatement}, MariaDB and MySQL) rather than prepared:
+     * {@link #lockRowText}, {@link #takeLeaseText}.
+     */
+    boolean inlinesLockStatements() {
+        return inlinedLockRow != null;
+    }
+
+    /**
+     * The take of {@link #takeLease}, its parameters bound (PostgreSQL and H2; MariaDB and MySQL:
+     * {@link #takeLeaseText}), queueing at most waitMillis for a row lock (a pessimistic holder's; H2:
+     * within a {@link SessionLockTimeout}): past it the statement fails as busy. Where
+     * {@link #settingsFirst()} says so, its first result is the settings'.
      */
     PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key,
-                                long waitMillis, boolean galera) throws SQLException {
-        if (this == MYSQL) {
-            return mySqlTake(connection, owner, holder, leaseMicros, key);
+                                long waitMillis) throws SQLException {
+        if (inlinesLockStatements()) {
+            throw new IllegalStateException(this + " sends its take as text: takeLeaseText");
         }
-        PreparedStatement take = connection.prepareStatement(this == MARIADB
-                ? mariaDbSettings(waitMillis) + (galera ? NO_AUTOCOMMIT_RETRY : "") + " FOR " + takeLease : takeLease);
+        PreparedStatement take = connection.prepareStatement(takeLease);
         int parameter = 1;
         if (this == POSTGRESQL) {
             take.setString(parameter++, lockWait(waitMillis));
@@ -250,19 +263,57 @@ public enum LockDatabase {
     }
 
     /**
-     * The pessimistic acquisition in one statement, queueing at most waitMillis for the row lock:
-     * it row-locks the key and writes the next token, which counts only if no live lease holds the
+     * The take of {@link #takeLease} as text with its values written in (MariaDB and MySQL, see
+     * {@link InlinedStatement}), queueing at most waitMillis for a pessimistic holder's row lock
+     * (MariaDB; MySQL never waits, see {@link #MYSQL}): past it the statement fails as busy. MariaDB's
+     * is run with {@code execute()} and answers by rows, as {@link #takeLease}; MySQL's is run with
+     * {@code executeUpdate()} and generated keys: 0 rows found means the key has no row; a generated
+     * key is the token of the lease taken; none, a live lease holds the key. On a Galera node
+     * ({@link GaleraNode}) the node must not run the statement again after it sent its rows.
+     */
+    String takeLeaseText(String owner, String holder, long leaseMicros, String key, long waitMillis, boolean galera) {
+        return switch (this) {
+            case MARIADB -> mariaDbSettings(waitMillis) + (galera ? NO_AUTOCOMMIT_RETRY : "") + " FOR "
+                    + inlinedTake.with(owner, holder, leaseMicros, key);
+            // each column after the owner asks "taken": is the owner now the caller's (see mySqlTake)
+            case MYSQL -> inlinedTake.with(owner, owner, holder, owner, owner, owner, owner, leaseMicros, key,
+                    key /* the row lock's */);
+            case POSTGRESQL, H2 -> throw new IllegalStateException(this + " prepares its take: takeLease");
+        };
+    }
+
+    /**
+     * The pessimistic acquisition in one statement, queueing at most the caller's wait for the row
+     * lock: it row-locks the key and writes the next token, which counts only if no live lease holds the
      * key (PostgreSQL writes it either way; a busy answer is rolled back by the caller).
      * Parameters: the lock wait as text where {@link #settingsFirst()} says so, then holder, key.
      * Returns the token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
      * missing row in the same statement; H2 returns no row for a missing row or a held lease, and
      * runs it within a {@link SessionLockTimeout}. On a Galera node a third column names the node
-     * ({@code host:port}) that holds the row lock.
+     * ({@code host:port}) that holds the row lock. Prepared on PostgreSQL and H2; MariaDB and MySQL
+     * send it as text, see {@link #lockRowText}.
      */
-    String lockRow(long waitMillis, boolean galera) {
+    String lockRow() {
+        if (inlinesLockStatements()) {
+            throw new IllegalStateException(this + " sends its lock statement as text: lockRowText");
+        }
+        return lockRow;
+    }
+
+    /**
+     * {@link #lockRow()} as text with holder and key written in (MariaDB and MySQL, see
+     * {@link InlinedStatement}). MariaDB's is run with {@code execute()} and answers by rows, as
+     * lockRow's; MySQL's is run with {@code executeUpdate()} and generated keys: 0 rows found means the
+     * key has no row; a generated key is the token drawn; none, a live lease holds the key (the row is
+     * locked all the same: the caller rolls back). MySQL's fails as busy (3572) at once where another
+     * transaction row-locks the key.
+     */
+    String lockRowText(String holder, String key, long waitMillis, boolean galera) {
         return switch (this) {
-            case MARIADB -> mariaDbSettings(waitMillis) + " FOR " + lockRow + (galera ? GALERA_NODE : "");
-            case MYSQL, POSTGRESQL, H2 -> lockRow;
+            case MARIADB -> mariaDbSettings(waitMillis) + " FOR " + inlinedLockRow.with(holder, key)
+                    + (galera ? GALERA_NODE : "");
+            case MYSQL -> inlinedLockRow.with(holder, key, key /* the row lock's */);
+            case POSTGRESQL, H2 -> throw new IllegalStateException(this + " prepares its lock statement: lockRow");
         };
     }
 
@@ -273,48 +324,10 @@ public enum LockDatabase {
 
     /**
      * Whether a take and a pessimistic acquisition answer by counts and the insert id rather than by
-     * rows (MySQL): see {@link #mySqlTake(Connection, String, String, long, String)} and
-     * {@link #mySqlLockRow(Connection, String, String)}.
+     * rows (MySQL): see {@link #takeLeaseText} and {@link #lockRowText}.
      */
     boolean answersByInsertId() {
         return this == MYSQL;
-    }
-
-    /**
-     * MySQL's take, run with {@code executeUpdate()} and generated keys: 0 rows found means the key
-     * has no row; a generated key is the token of the lease taken; none, a live lease holds the key.
-     * It fails as busy (3572) at once where another transaction row-locks the key.
-     */
-    private PreparedStatement mySqlTake(Connection connection, String owner, String holder, long leaseMicros, String key)
-            throws SQLException {
-        PreparedStatement take = connection.prepareStatement(takeLease, Statement.RETURN_GENERATED_KEYS);
-        int parameter = 1;
-        take.setString(parameter++, owner); // the owner, if free
-        // each later column asks "taken": is the owner now the caller's
-        take.setString(parameter++, owner);
-        take.setString(parameter++, holder);
-        take.setString(parameter++, owner); // version
-        take.setString(parameter++, owner); // token
-        take.setString(parameter++, owner); // acquired_at
-        take.setString(parameter++, owner); // expires_at
-        take.setLong(parameter++, leaseMicros);
-        take.setString(parameter++, key);
-        take.setString(parameter, key); // the row lock's
-        return take;
-    }
-
-    /**
-     * MySQL's pessimistic acquisition, in the lock's transaction, run with {@code executeUpdate()}
-     * and generated keys: 0 rows found means the key has no row; a generated key is the token drawn;
-     * none, a live lease holds the key (the row is locked all the same: the caller rolls back). It
-     * fails as busy (3572) at once where another transaction row-locks the key.
-     */
-    PreparedStatement mySqlLockRow(Connection connection, String holder, String key) throws SQLException {
-        PreparedStatement lock = connection.prepareStatement(lockRow, Statement.RETURN_GENERATED_KEYS);
-        lock.setString(1, holder);
-        lock.setString(2, key);
-        lock.setString(3, key); // the row lock's
-        return lock;
     }
 
     /**

@@ -194,19 +194,27 @@ final class NativeLockRepository implements LockRepository {
     /** The lock statement's answer: null when it returned no row (MySQL: found no row). */
     private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis, boolean galera)
             throws SQLException {
-        if (database.answersByInsertId()) {
-            try (PreparedStatement lock = database.mySqlLockRow(connection, holder, key)) {
-                if (lock.executeUpdate() == 0) {
-                    return null;
+        if (database.inlinesLockStatements()) {
+            try (Statement lock = connection.createStatement()) {
+                String sql = database.lockRowText(holder, key, waitMillis, galera);
+                if (database.answersByInsertId()) {
+                    if (lock.executeUpdate(sql, Statement.RETURN_GENERATED_KEYS) == 0) {
+                        return null;
+                    }
+                    try (ResultSet drawn = lock.getGeneratedKeys()) {
+                        // no token drawn: a live lease holds the key
+                        return drawn.next() ? new DrawnToken(drawn.getLong(1), true, null) : new DrawnToken(0, false, null);
+                    }
                 }
-                try (ResultSet drawn = lock.getGeneratedKeys()) {
-                    // no token drawn: a live lease holds the key
-                    return drawn.next() ? new DrawnToken(drawn.getLong(1), true, null) : new DrawnToken(0, false, null);
+                // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
+                lock.execute(sql);
+                try (ResultSet row = lock.getResultSet()) {
+                    return drawnToken(row, galera);
                 }
             }
         }
         try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
-             PreparedStatement lock = connection.prepareStatement(database.lockRow(waitMillis, galera))) {
+             PreparedStatement lock = connection.prepareStatement(database.lockRow())) {
             int parameter = 1;
             if (database.settingsFirst()) {
                 lock.setString(parameter++, LockDatabase.lockWait(waitMillis));
@@ -214,10 +222,13 @@ final class NativeLockRepository implements LockRepository {
             lock.setString(parameter++, holder);
             lock.setString(parameter, key);
             try (ResultSet row = execute(lock)) {
-                return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(3) : null)
-                        : null;
+                return drawnToken(row, galera);
             }
         }
+    }
+
+    private static DrawnToken drawnToken(ResultSet row, boolean galera) throws SQLException {
+        return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(3) : null) : null;
     }
 
     /** @param node the Galera node holding the row lock, null on other servers */
@@ -301,16 +312,18 @@ final class NativeLockRepository implements LockRepository {
                 if (database.answersByInsertId()) {
                     return takeByInsertId(connection, key, owner, holder, lease);
                 }
-                try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
-                     PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis,
-                             galera)) {
-                    try (ResultSet taken = execute(take)) {
-                        if (!taken.next()) {
-                            return Take.NO_ROW;
+                if (database.inlinesLockStatements()) {
+                    try (Statement take = connection.createStatement()) {
+                        take.execute(database.takeLeaseText(owner, holder, micros(lease), key, waitMillis, galera));
+                        try (ResultSet taken = take.getResultSet()) {
+                            return take(taken, key, owner);
                         }
-                        // another owner's row, or the existence marker: the key is held
-                        return owner.equals(taken.getString(3))
-                                ? new Take(new Lease(key, owner, taken.getLong(1), taken.getLong(2)), false) : Take.HELD;
+                    }
+                }
+                try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+                     PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
+                    try (ResultSet taken = execute(take)) {
+                        return take(taken, key, owner);
                     }
                 }
             });
@@ -323,11 +336,22 @@ final class NativeLockRepository implements LockRepository {
         }
     }
 
+    /** A take's rows: the caller's lease, a held key, or no row at all. */
+    private static Take take(ResultSet taken, String key, String owner) throws SQLException {
+        if (!taken.next()) {
+            return Take.NO_ROW;
+        }
+        // another owner's row, or the existence marker: the key is held
+        return owner.equals(taken.getString(3))
+                ? new Take(new Lease(key, owner, taken.getLong(1), taken.getLong(2)), false) : Take.HELD;
+    }
+
     /** MySQL's take: it tells a missing row by the rows it found, and the token by the insert id. */
     private Take takeByInsertId(Connection connection, String key, String owner, String holder, Duration lease)
             throws SQLException {
-        try (PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, 0, false)) {
-            if (take.executeUpdate() == 0) {
+        try (Statement take = connection.createStatement()) {
+            if (take.executeUpdate(database.takeLeaseText(owner, holder, micros(lease), key, 0, false),
+                    Statement.RETURN_GENERATED_KEYS) == 0) {
                 return Take.NO_ROW;
             }
             try (ResultSet token = take.getGeneratedKeys()) {

@@ -16,6 +16,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -211,6 +212,53 @@ abstract class JpaLockContractSuite extends LockContractTest {
                 second.get().close();
             }
             assertTrue(held.isValid());
+        }
+    }
+
+    /**
+     * MariaDB and MySQL send their lock statements with the key and holder written into the text
+     * (InlinedStatement): whatever characters they hold, each must reach its own row unchanged.
+     */
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void keysAndHoldersWithQuotesBackslashesAndAnyCharacterAreStoredExactly(LockMode mode) throws Exception {
+        String prefix = "jpa:characters:" + UUID.randomUUID() + ":";
+        List<String> keys = List.of(prefix + "it's", prefix + "it\\'s", prefix + "ends with \\", prefix + "?",
+                prefix + "'); DELETE FROM locked_lock; -- ", prefix + "ключ ✓ \uD83D\uDD12");
+        String threadName = "holder 'quoted' \\ ✓ \uD83D\uDD12";
+        ExecutorService holderThread = Executors.newSingleThreadExecutor(task -> new Thread(task, threadName));
+        try (LockManager holders = LockManagerBuilder.on(store.repository()).build();
+             LockManager others = LockManagerBuilder.on(store.repository()).build()) {
+            for (String key : keys) {
+                holderThread.submit(() -> {
+                    try (LockHandle held = holders.acquire(LockRequest.of(key).mode(mode))) {
+                        assertTrue(others.tryAcquire(LockRequest.of(key).mode(mode)).isEmpty(), "'" + key + "' held twice");
+                        // the key that differs only by the backslash before its quote is another lock
+                        if (key.endsWith("it's")) {
+                            Optional<LockHandle> escaped = others.tryAcquire(LockRequest.of(prefix + "it\\'s").mode(mode));
+                            assertTrue(escaped.isPresent(), "'it's' and 'it\\'s' share a lock");
+                            escaped.get().close();
+                        }
+                        assertTrue(held.isValid());
+                    }
+                    return null;
+                }).get(30, TimeUnit.SECONDS);
+                assertEquals(Optional.of(true), holderOf(key).map(holder -> holder.contains(threadName)),
+                        "the row of '" + key + "' and its holder");
+            }
+        } finally {
+            holderThread.shutdownNow();
+        }
+    }
+
+    /** The holder column of the key's row, if the row is there. */
+    private Optional<String> holderOf(String key) throws SQLException {
+        try (Connection connection = database().connect();
+             PreparedStatement read = connection.prepareStatement("SELECT holder FROM locked_lock WHERE lock_key = ?")) {
+            read.setString(1, key);
+            try (ResultSet row = read.executeQuery()) {
+                return row.next() ? Optional.ofNullable(row.getString(1)) : Optional.empty();
+            }
         }
     }
 
