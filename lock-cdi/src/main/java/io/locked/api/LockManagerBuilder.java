@@ -1,7 +1,9 @@
 package io.locked.api;
 
 import io.locked.internal.DefaultLockManager;
+import io.locked.internal.LockMetrics;
 import io.locked.internal.TimeSource;
+import io.locked.internal.metrics.MicrometerPresence;
 import io.locked.spi.LockRepository;
 import java.time.Clock;
 import java.time.Duration;
@@ -21,6 +23,7 @@ public final class LockManagerBuilder {
     private Clock clock = Clock.systemUTC();
     private int watchdogThreads = 1;
     private Duration sessionCheckInterval = DEFAULT_SESSION_CHECK;
+    private LockMetrics metrics;
 
     /** How often a pessimistic hold's database session is checked by default: every 5 seconds. */
     public static final Duration DEFAULT_SESSION_CHECK = Duration.ofSeconds(5);
@@ -89,8 +92,24 @@ public final class LockManagerBuilder {
         return this;
     }
 
+    /**
+     * The Micrometer registry that receives the lock's metrics (see {@code docs/operations.md}). The
+     * parameter is typed {@code Object} so that this class loads without Micrometer. Default: Micrometer's
+     * global registry ({@code Metrics.globalRegistry}) when Micrometer is on the class path, else no metrics.
+     *
+     * @param registry an {@code io.micrometer.core.instrument.MeterRegistry}, not null
+     * @return this builder
+     * @throws IllegalArgumentException if the registry is null or not a {@code MeterRegistry}, or Micrometer
+     *                                  is not on the class path
+     */
+    public LockManagerBuilder meterRegistry(Object registry) {
+        this.metrics = MicrometerPresence.on(registry);
+        return this;
+    }
+
     /** @return a new lock manager; close it to stop its lease watchdog */
     public LockManager build() {
-        return new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads, sessionCheckInterval);
+        return new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads, sessionCheckInterval,
+                metrics != null ? metrics : MicrometerPresence.globalRegistryOrNone());
     }
 }

@@ -7,7 +7,8 @@ import java.util.Objects;
  * What to lock and how: an immutable value, checked when it is built.
  *
  * <pre>{@code
- * LockRequest request = LockRequest.of("order:42").mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(5));
+ * LockRequest request = LockRequest.of("order:42").mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(5))
+ *         .name("order");
  * }</pre>
  *
  * @param key   the lock key: not blank, at most {@link #MAX_KEY_LENGTH} characters
@@ -16,8 +17,11 @@ import java.util.Objects;
  *                zero tries once; default {@link #DEFAULT_WAIT}
  * @param lease how long an optimistic lease lasts between renewals (ignored by pessimistic locks):
  *              positive; default {@link #DEFAULT_LEASE}
+ * @param name  what the lock's metrics are tagged with: a fixed name for a kind of lock ({@code "order"}),
+ *              never the key itself, since every distinct name makes meters of its own; not blank;
+ *              default {@link #DEFAULT_NAME}. {@code @Locked} methods use their key template.
  */
-public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease) {
+public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name) {
 
     /** The longest key the lock table holds (its primary key column is {@code VARCHAR(255)}). */
     public static final int MAX_KEY_LENGTH = 255;
@@ -25,12 +29,14 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
     public static final Duration DEFAULT_WAIT = Duration.ofSeconds(10);
     /** Default lease: 30 seconds, renewed every 10 seconds while held. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+    /** Default name in metrics: {@code "api"}, shared by every request that does not set one. */
+    public static final String DEFAULT_NAME = "api";
 
     /**
      * Checks every component.
      *
      * @throws IllegalArgumentException for a null, blank or too long key, a null mode, a negative wait,
-     *                                  or a zero or negative lease; the message names the value
+     *                                  a zero or negative lease, or a null or blank name; the message names the value
      */
     public LockRequest {
         if (key == null) {
@@ -55,6 +61,22 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
         if (lease.toMillis() < 1) {
             throw new IllegalArgumentException("Lock lease must be at least 1ms for key '" + key + "', was " + lease);
         }
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("Lock name must not be null or blank for key '" + key + "', was '" + name + "'");
+        }
+    }
+
+    /**
+     * A request with the default name {@link #DEFAULT_NAME}.
+     *
+     * @param key     the lock key
+     * @param mode    the lock mode
+     * @param maxWait how long to wait
+     * @param lease   the optimistic lease
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public LockRequest(String key, LockMode mode, Duration maxWait, Duration lease) {
+        this(key, mode, maxWait, lease, DEFAULT_NAME);
     }
 
     /**
@@ -72,7 +94,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that mode
      */
     public LockRequest mode(LockMode newMode) {
-        return new LockRequest(key, newMode, maxWait, lease);
+        return new LockRequest(key, newMode, maxWait, lease, name);
     }
 
     /**
@@ -80,7 +102,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that wait
      */
     public LockRequest waitFor(Duration newWait) {
-        return new LockRequest(key, mode, newWait, lease);
+        return new LockRequest(key, mode, newWait, lease, name);
     }
 
     /**
@@ -88,11 +110,21 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that lease
      */
     public LockRequest leaseFor(Duration newLease) {
-        return new LockRequest(key, mode, maxWait, newLease);
+        return new LockRequest(key, mode, maxWait, newLease, name);
+    }
+
+    /**
+     * @param newName the name the lock's metrics are tagged with: not blank, and a name for a kind of
+     *                lock, not the key (see {@link #name()})
+     * @return a copy with that name
+     */
+    public LockRequest name(String newName) {
+        return new LockRequest(key, mode, maxWait, lease, newName);
     }
 
     @Override
     public String toString() {
-        return "LockRequest[" + Objects.toString(key) + ", " + mode + ", wait " + maxWait + ", lease " + lease + "]";
+        return "LockRequest[" + Objects.toString(key) + ", " + mode + ", wait " + maxWait + ", lease " + lease
+                + ", name " + name + "]";
     }
 }

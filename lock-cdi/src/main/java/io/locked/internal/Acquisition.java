@@ -2,6 +2,7 @@ package io.locked.internal;
 
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
+import io.locked.api.LockStoreUnavailableException;
 
 /**
  * One acquisition of a key: the unit that owns the lock row, with the handles opened on it.
@@ -21,18 +22,25 @@ abstract class Acquisition {
     final long token;
     private final ThreadScope scope;
     final KeyTurns.Turn turn;
+    private final LockMeter meter;
+    private final TimeSource time;
+    private final long acquiredAtNanos;
     private int holds;
     private int scopedHolds;
     private boolean finished;
     private boolean lossLogged;
 
-    Acquisition(String key, String owner, String holder, long token, ThreadScope scope, KeyTurns.Turn turn) {
+    Acquisition(String key, String owner, String holder, long token, ThreadScope scope, KeyTurns.Turn turn,
+                LockMeter meter, TimeSource time) {
         this.key = key;
         this.owner = owner;
         this.holder = holder;
         this.token = token;
         this.scope = scope;
         this.turn = turn;
+        this.meter = meter;
+        this.time = time;
+        this.acquiredAtNanos = time.nanoTime();
     }
 
     abstract LockMode mode();
@@ -46,8 +54,13 @@ abstract class Acquisition {
      */
     abstract void releaseRow();
 
+    /** A store call made while the lock is held failed; the lock may still be held. */
+    void storeFailed(LockMeter.StoreOperation operation) {
+        meter.storeFailed(operation);
+    }
+
     /**
-     * The lock is known lost: logged once, and the next thread of this JVM may compete for the key at
+     * The lock is known lost: logged and counted once, and the next thread of this JVM may compete for the key at
      * once, as other JVMs already may, instead of queueing behind a holder that holds nothing any more.
      */
     void lost(String reason) {
@@ -62,6 +75,7 @@ abstract class Acquisition {
             }
             lossLogged = true;
         }
+        meter.lost();
         LockLog.lost(key, mode(), token, holder, reason);
     }
 
@@ -128,15 +142,25 @@ abstract class Acquisition {
             scope.leave(key, this);
         }
         if (last) {
+            LockMeter.HoldOutcome outcome = LockMeter.HoldOutcome.FAILED;
             try {
                 releaseRow();
+                outcome = LockMeter.HoldOutcome.RELEASED;
                 LockLog.released(key, mode(), token);
             } catch (LockLostException lostAtRelease) {
                 logLossOnce(lostAtRelease.getMessage());
                 throw lostAtRelease;
+            } catch (LockStoreUnavailableException storeDown) {
+                meter.storeFailed(LockMeter.StoreOperation.RELEASE);
+                throw storeDown;
             } finally {
                 turn.end();
+                meter.holdEnded(time.nanoTime() - acquiredAtNanos, lossKnown() ? LockMeter.HoldOutcome.LOST : outcome);
             }
         }
+    }
+
+    private synchronized boolean lossKnown() {
+        return lossLogged;
     }
 }

@@ -26,6 +26,7 @@ public final class DefaultLockManager implements LockManager {
     private final LeaseWatchdog watchdog;
     private final Duration sessionCheckInterval;
     private final KeyTurns turns;
+    private final LockMetrics metrics;
     private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
     private volatile boolean closed;
 
@@ -34,14 +35,16 @@ public final class DefaultLockManager implements LockManager {
      * @param time           monotonic time, sleeping and the wall clock used for diagnostics
      * @param watchdogThreads threads that schedule lease renewals and session checks of pessimistic holds
      * @param sessionCheckInterval how often a pessimistic hold's session is checked, positive
+     * @param metrics        where acquisitions, holds, losses and store failures are reported
      */
     public DefaultLockManager(LockRepository repository, TimeSource time, int watchdogThreads,
-                              Duration sessionCheckInterval) {
+                              Duration sessionCheckInterval, LockMetrics metrics) {
         if (repository == null || time == null || watchdogThreads < 1 || sessionCheckInterval == null
-                || sessionCheckInterval.isNegative() || sessionCheckInterval.isZero()) {
-            throw new IllegalArgumentException("repository and time are required, watchdog threads must be >= 1,"
+                || sessionCheckInterval.isNegative() || sessionCheckInterval.isZero() || metrics == null) {
+            throw new IllegalArgumentException("repository, time and metrics are required, watchdog threads must be >= 1,"
                     + " the session check interval positive");
         }
+        this.metrics = metrics;
         this.repository = repository;
         this.time = time;
         this.watchdog = new LeaseWatchdog(watchdogThreads);
@@ -129,9 +132,16 @@ public final class DefaultLockManager implements LockManager {
         String owner = newOwner();
         String holder = Holder.describe(time.wallClock());
         boolean optimistic = request.mode() == LockMode.OPTIMISTIC;
-        KeyTurns.Turn turn = awaitTurn(key, waitNanos,
-                optimistic ? new KeyTurns.LeaseWish(owner, holder, request.lease()) : null);
+        LockMeter meter = metrics.forLock(request.name(), request.mode());
+        KeyTurns.Turn turn;
+        try {
+            turn = awaitTurn(key, waitNanos, optimistic ? new KeyTurns.LeaseWish(owner, holder, request.lease()) : null);
+        } catch (LockInterruptedException interrupted) {
+            meter.failed(time.nanoTime() - started);
+            throw interrupted;
+        }
         if (turn == null) {
+            meter.notAcquired(time.nanoTime() - started);
             return null;
         }
         Acquisition acquisition;
@@ -141,19 +151,23 @@ public final class DefaultLockManager implements LockManager {
                 throw new IllegalStateException("This LockManager was closed while '" + key + "' was being waited for");
             }
             acquisition = optimistic
-                    ? acquireOptimistic(key, owner, holder, request.lease(), deadline, scope, turn)
-                    : acquirePessimistic(key, owner, holder, deadline, scope, turn);
+                    ? acquireOptimistic(key, owner, holder, request.lease(), deadline, scope, turn, meter)
+                    : acquirePessimistic(key, owner, holder, deadline, scope, turn, meter);
         } catch (RuntimeException | Error failure) {
             turn.end();
             if (failure instanceof LockStoreUnavailableException storeDown) {
                 LockLog.storeFailed(key, holder, "acquiring", storeDown);
+                meter.storeFailed(LockMeter.StoreOperation.ACQUIRE);
             }
+            meter.failed(time.nanoTime() - started);
             throw failure;
         }
         if (acquisition == null) {
             turn.end();
+            meter.notAcquired(time.nanoTime() - started);
             return null;
         }
+        meter.acquired(time.nanoTime() - started);
         if (LockLog.fine()) {
             LockLog.acquired(key, request.mode(), acquisition.token, holder, time.nanoTime() - started);
         }
@@ -172,7 +186,7 @@ public final class DefaultLockManager implements LockManager {
     }
 
     private Acquisition acquirePessimistic(String key, String owner, String holder, long deadline, ThreadScope scope,
-                                           KeyTurns.Turn turn) {
+                                           KeyTurns.Turn turn, LockMeter meter) {
         Backoff backoff = Backoff.standard();
         while (true) {
             long remaining = deadline - time.nanoTime();
@@ -180,7 +194,7 @@ public final class DefaultLockManager implements LockManager {
             // is under a live optimistic lease or the database waits in coarser steps than we do
             PessimisticHold hold = repository.lockPessimistic(key, owner, holder, Duration.ofNanos(Math.max(0, remaining)));
             if (hold != null) {
-                PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, holder, hold, scope, turn);
+                PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, holder, hold, scope, turn, meter, time);
                 acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
                 return acquisition;
             }
@@ -191,12 +205,12 @@ public final class DefaultLockManager implements LockManager {
     }
 
     private Acquisition acquireOptimistic(String key, String owner, String holder, Duration leaseLength, long deadline,
-                                          ThreadScope scope, KeyTurns.Turn turn) {
+                                          ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
         KeyTurns.HandedLease handed = turn.handed();
         if (handed != null) {
             // the previous local holder passed its live lease on: no statement of our own
             OptimisticAcquisition acquisition = new OptimisticAcquisition(handed.lease(), holder, leaseLength,
-                    handed.sentAtNanos(), repository, time, scope, turn);
+                    handed.sentAtNanos(), repository, time, scope, turn, meter);
             watch(acquisition);
             return acquisition;
         }
@@ -211,7 +225,7 @@ public final class DefaultLockManager implements LockManager {
                     Duration.ofNanos(Math.max(0, deadline - sentAt)));
             if (lease != null) {
                 OptimisticAcquisition acquisition =
-                        new OptimisticAcquisition(lease, holder, leaseLength, sentAt, repository, time, scope, turn);
+                        new OptimisticAcquisition(lease, holder, leaseLength, sentAt, repository, time, scope, turn, meter);
                 watch(acquisition);
                 return acquisition;
             }

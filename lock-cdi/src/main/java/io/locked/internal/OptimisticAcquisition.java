@@ -31,8 +31,8 @@ final class OptimisticAcquisition extends Acquisition {
     private ScheduledFuture<?> renewal;
 
     OptimisticAcquisition(Lease lease, String holder, Duration leaseLength, long sentAtNanos, LockRepository repository,
-                          TimeSource time, ThreadScope scope, KeyTurns.Turn turn) {
-        super(lease.key(), lease.owner(), holder, lease.token(), scope, turn);
+                          TimeSource time, ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
+        super(lease.key(), lease.owner(), holder, lease.token(), scope, turn, meter, time);
         this.lease = lease;
         this.leaseLength = leaseLength;
         this.validUntilNanos = sentAtNanos + leaseLength.toNanos();
@@ -78,6 +78,7 @@ final class OptimisticAcquisition extends Acquisition {
         } catch (RuntimeException storeDown) {
             // keep the lease until it runs out; the next tick tries again
             LockLog.storeFailed(key, holder, "renewing the lease of", storeDown);
+            storeFailed(LockMeter.StoreOperation.RENEW);
             return;
         }
         synchronized (this) {

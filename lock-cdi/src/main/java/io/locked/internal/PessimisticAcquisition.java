@@ -19,8 +19,8 @@ final class PessimisticAcquisition extends Acquisition {
     private volatile ScheduledFuture<?> sessionChecks;
 
     PessimisticAcquisition(String key, String owner, String holder, PessimisticHold hold, ThreadScope scope,
-                           KeyTurns.Turn turn) {
-        super(key, owner, holder, hold.token(), scope, turn);
+                           KeyTurns.Turn turn, LockMeter meter, TimeSource time) {
+        super(key, owner, holder, hold.token(), scope, turn, meter, time);
         this.hold = hold;
     }
 

@@ -61,7 +61,8 @@ class LateRenewalTest {
             return renewed;
         }
     };
-    private final DefaultLockManager locks = new DefaultLockManager(slowRenewals, time, 1, Duration.ofSeconds(30));
+    private final DefaultLockManager locks = new DefaultLockManager(slowRenewals, time, 1, Duration.ofSeconds(30),
+            LockMetrics.NONE);
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     @AfterEach

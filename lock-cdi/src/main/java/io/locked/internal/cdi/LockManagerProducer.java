@@ -2,19 +2,30 @@ package io.locked.internal.cdi;
 
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
+import io.locked.internal.metrics.MicrometerPresence;
 import io.locked.spi.LockRepository;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 
-/** The application's {@link LockManager}, on whatever {@link LockRepository} bean the deployment has (lock-jpa supplies one). */
+/**
+ * The application's {@link LockManager}, on whatever {@link LockRepository} bean the deployment has
+ * (lock-jpa supplies one), with metrics on the application's Micrometer {@code MeterRegistry} bean, or
+ * on Micrometer's global registry when there is none, or none without Micrometer.
+ */
 @ApplicationScoped
 public class LockManagerProducer {
 
+    // Instance<Object>, not Instance<MeterRegistry>: the injection point must not name a Micrometer type
     @Produces
     @ApplicationScoped
-    LockManager lockManager(LockRepository repository) {
-        return LockManagerBuilder.on(repository).build();
+    LockManager lockManager(LockRepository repository, Instance<Object> beans) {
+        LockManagerBuilder builder = LockManagerBuilder.on(repository);
+        if (MicrometerPresence.onClassPath()) {
+            builder.meterRegistry(MeterRegistryLookup.registry(beans));
+        }
+        return builder.build();
     }
 
     void close(@Disposes LockManager manager) {

@@ -47,8 +47,9 @@ public class LockedInterceptor {
         if (!settings.enabled()) {
             return invocation.proceed();
         }
+        // metrics are tagged with the template, never the rendered key: one set of meters per method
         LockRequest request = new LockRequest(settings.key().render(invocation.getParameters()),
-                settings.mode(), settings.maxWait(), settings.lease());
+                settings.mode(), settings.maxWait(), settings.lease(), settings.key().toString());
         long started = System.nanoTime();
         LockHandle handle;
         try {

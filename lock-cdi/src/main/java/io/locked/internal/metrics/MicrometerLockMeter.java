@@ -1,0 +1,123 @@
+package io.locked.internal.metrics;
+
+import io.locked.api.LockMode;
+import io.locked.internal.LockMeter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The meters of one lock name and mode, registered once. Names and tags are listed in
+ * {@code docs/operations.md}; the tags carry the lock's name (a template), never a rendered key,
+ * so their number stays that of the application's templates.
+ */
+final class MicrometerLockMeter implements LockMeter {
+    private final Timer waitAcquired;
+    private final Timer waitNotAcquired;
+    private final Timer waitFailed;
+    private final Counter acquired;
+    private final Counter notAcquired;
+    private final Counter failed;
+    private final Timer holdReleased;
+    private final Timer holdLost;
+    private final Timer holdFailed;
+    private final Counter losses;
+    private final Counter storeErrorsAcquiring;
+    private final Counter storeErrorsRenewing;
+    private final Counter storeErrorsReleasing;
+    private final AtomicLong held = new AtomicLong();
+
+    MicrometerLockMeter(MeterRegistry registry, String name, LockMode mode) {
+        Tags lock = Tags.of("name", name, "mode", mode.name().toLowerCase());
+        waitAcquired = wait(registry, lock, "acquired");
+        waitNotAcquired = wait(registry, lock, "not_acquired");
+        waitFailed = wait(registry, lock, "failed");
+        acquired = acquisitions(registry, lock, "acquired");
+        notAcquired = acquisitions(registry, lock, "not_acquired");
+        failed = acquisitions(registry, lock, "failed");
+        holdReleased = hold(registry, lock, "released");
+        holdLost = hold(registry, lock, "lost");
+        holdFailed = hold(registry, lock, "failed");
+        losses = Counter.builder("locked.losses").description("Held locks lost: lease ran out or taken over, session ended")
+                .tags(lock).register(registry);
+        storeErrorsAcquiring = storeErrors(registry, lock, "acquire");
+        storeErrorsRenewing = storeErrors(registry, lock, "renew");
+        storeErrorsReleasing = storeErrors(registry, lock, "release");
+        Gauge.builder("locked.held", held, AtomicLong::get).description("Locks held now by this JVM")
+                .tags(lock).strongReference(true).register(registry);
+    }
+
+    private static Timer wait(MeterRegistry registry, Tags lock, String outcome) {
+        return Timer.builder("locked.wait").description("Time from a lock request to its outcome")
+                .tags(lock).tag("outcome", outcome).register(registry);
+    }
+
+    private static Counter acquisitions(MeterRegistry registry, Tags lock, String outcome) {
+        return Counter.builder("locked.acquisitions").description("Lock requests by outcome (reentrant entries excluded)")
+                .tags(lock).tag("outcome", outcome).register(registry);
+    }
+
+    private static Timer hold(MeterRegistry registry, Tags lock, String outcome) {
+        return Timer.builder("locked.hold").description("Time from acquiring a lock to the end of its release")
+                .tags(lock).tag("outcome", outcome).register(registry);
+    }
+
+    private static Counter storeErrors(MeterRegistry registry, Tags lock, String operation) {
+        return Counter.builder("locked.store.errors").description("Lock store failures (database down or too slow)")
+                .tags(lock).tag("operation", operation).register(registry);
+    }
+
+    @Override
+    public void acquired(long waitedNanos) {
+        held.incrementAndGet();
+        acquired.increment();
+        waitAcquired.record(waitedNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void notAcquired(long waitedNanos) {
+        notAcquired.increment();
+        waitNotAcquired.record(waitedNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void failed(long waitedNanos) {
+        failed.increment();
+        waitFailed.record(waitedNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void storeFailed(StoreOperation operation) {
+        switch (operation) {
+            case ACQUIRE -> storeErrorsAcquiring.increment();
+            case RENEW -> storeErrorsRenewing.increment();
+            case RELEASE -> storeErrorsReleasing.increment();
+        }
+    }
+
+    // a lost lock is no longer held: the gauge falls at the loss, not when its holder gets round to closing
+    @Override
+    public void lost() {
+        held.decrementAndGet();
+        losses.increment();
+    }
+
+    @Override
+    public void holdEnded(long heldNanos, HoldOutcome outcome) {
+        switch (outcome) {
+            case RELEASED -> {
+                held.decrementAndGet();
+                holdReleased.record(heldNanos, TimeUnit.NANOSECONDS);
+            }
+            case FAILED -> {
+                held.decrementAndGet();
+                holdFailed.record(heldNanos, TimeUnit.NANOSECONDS);
+            }
+            case LOST -> holdLost.record(heldNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+}
