@@ -5,6 +5,7 @@ import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.EntityTransaction;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Logger;
 
 /**
@@ -25,8 +26,7 @@ import java.util.logging.Logger;
  */
 final class EntityMappingCheck {
     private static final Logger LOG = Logger.getLogger(EntityMappingCheck.class.getName());
-    /** Never a lock's key: requests refuse a blank key. Not empty, so that a key read as its bytes' digits shows. */
-    private static final String PROBE_KEY = " ";
+    private static final int BUSY_TRIES = 3;
     // a whole second, so that a driver that drops fractions (Connector/J to MariaDB) still stores it exactly
     private static final Instant PROBE_TIME = Instant.parse("2001-02-03T04:05:06Z");
 
@@ -39,26 +39,66 @@ final class EntityMappingCheck {
      * @throws IllegalStateException naming what the unit or its table needs
      */
     static void verify(EntityManagerFactory factory, LockDatabase family) {
+        for (int tried = 1; ; tried++) {
+            try {
+                verify(factory, family, probeKey());
+                return;
+            } catch (BusyProbe busy) {
+                if (tried == BUSY_TRIES) {
+                    // says nothing about the mapping; another JVM of the same unit checks it too
+                    LOG.info(() -> "Locked skipped its start-up check of the lock row's mapping: the table was busy ("
+                            + busy.getMessage() + ")");
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * A key no lock can have (requests refuse a blank key), and no other JVM's check: 64 random
+     * spaces and tabs, so that concurrent start-ups never insert the same row (MariaDB would make
+     * one of them a deadlock victim). It ends in a tab and a space, which the padding check drops.
+     */
+    private static String probeKey() {
+        long bits = ThreadLocalRandom.current().nextLong();
+        StringBuilder key = new StringBuilder(66);
+        for (int bit = 0; bit < 64; bit++) {
+            key.append((bits >>> bit & 1) == 0 ? ' ' : '\t');
+        }
+        return key.append("\t ").toString();
+    }
+
+    /** The probe met another transaction's lock: nothing learnt about the mapping. */
+    private static final class BusyProbe extends RuntimeException {
+        BusyProbe(Throwable cause) {
+            super(String.valueOf(cause.getMessage()), cause, false, false);
+        }
+    }
+
+    private static void verify(EntityManagerFactory factory, LockDatabase family, String probeKey) {
         EntityManager manager = factory.createEntityManager();
         EntityTransaction transaction = manager.getTransaction();
         List<?> readBack;
         boolean padded;
         try {
             transaction.begin();
-            if (!tableAnswers(manager)) {
+            if (!tableAnswers(manager, probeKey)) {
                 return; // no table yet (createTableIfMissing checks again), or no database: the lock calls will say
             }
-            LockRow probe = new LockRow(PROBE_KEY);
+            LockRow probe = new LockRow(probeKey);
             probe.lockedBy(0, PROBE_TIME, "Locked's start-up check");
             manager.persist(probe);
             manager.flush();
             // as text where Locked can read the database's text of a time; a projection reads the columns afresh
             String time = family == null ? "r.acquiredAt" : "FUNCTION('concat', '', r.acquiredAt)";
             readBack = manager.createQuery("SELECT r.key, " + time + " FROM LockRow r WHERE r.key = :key")
-                    .setParameter("key", PROBE_KEY).getResultList();
+                    .setParameter("key", probeKey).getResultList();
             padded = ((Number) manager.createQuery("SELECT COUNT(r) FROM LockRow r WHERE r.key = :key")
-                    .setParameter("key", "").getSingleResult()).longValue() > 0;
+                    .setParameter("key", probeKey.substring(0, probeKey.length() - 1)).getSingleResult()).longValue() > 0;
         } catch (RuntimeException refused) {
+            if (EntityLockRepository.isBusy(refused)) {
+                throw new BusyProbe(refused);
+            }
             throw new IllegalStateException("The persistence unit cannot store " + LockRow.class.getName()
                     + "'s times (" + rootMessage(refused) + "). " + mappingAdvice(family), refused);
         } finally {
@@ -68,14 +108,14 @@ final class EntityMappingCheck {
             manager.close();
         }
         Object[] row = readBack.isEmpty() ? null : (Object[]) readBack.get(0);
-        if (row == null || !PROBE_KEY.equals(row[0])) {
+        if (row == null || !probeKey.equals(row[0])) {
             throw new IllegalStateException("The persistence unit does not read " + LockRow.class.getName()
-                    + "'s key back as it wrote it: '" + PROBE_KEY + "' came back as "
-                    + (row == null ? "no row" : "'" + row[0] + "'") + ". " + keyAdvice(family));
+                    + "'s key back as it wrote it: '" + visible(probeKey) + "' came back as "
+                    + (row == null ? "no row" : "'" + visible(String.valueOf(row[0])) + "'") + ". " + keyAdvice(family));
         }
         if (padded && family != null) {
-            throw new IllegalStateException("The lock table's key column ignores trailing spaces: '' found the row of '"
-                    + PROBE_KEY + "', so 'k' and 'k ' would be one lock. Give lock_key the type of the shipped script ("
+            throw new IllegalStateException("The lock table's key column ignores trailing spaces: a key found the row"
+                    + " of the same key and a space, so 'k' and 'k ' would be one lock. Give lock_key the type of the shipped script ("
                     + family.schemaResource + "), which compares keys exactly");
         }
         if (padded) {
@@ -91,9 +131,13 @@ final class EntityMappingCheck {
         }
     }
 
-    private static boolean tableAnswers(EntityManager manager) {
+    private static String visible(String key) {
+        return key.replace("\t", "\\t");
+    }
+
+    private static boolean tableAnswers(EntityManager manager, String probeKey) {
         try {
-            manager.createQuery("SELECT COUNT(r) FROM LockRow r WHERE r.key = :key").setParameter("key", PROBE_KEY)
+            manager.createQuery("SELECT COUNT(r) FROM LockRow r WHERE r.key = :key").setParameter("key", probeKey)
                     .getSingleResult();
             return true;
         } catch (RuntimeException noTable) {
