@@ -7,6 +7,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryRecorder;
+import io.locked.internal.cdi.IdleRowCleanupBean;
 import io.locked.it.weld.LockedDeployment;
 import io.locked.it.weld.TestConfig;
 import io.locked.jpa.LockStatements;
@@ -35,6 +36,10 @@ import org.jboss.weld.environment.se.WeldContainer;
  *   the negative control that shows the checker catches what a missing lock does.</li>
  *   <li>{@code locked-bean DATABASE MODE KEY THREADS CYCLES HISTORY_FILE}: the same through a
  *   {@code @Locked} bean on Weld SE, the mode set by MicroProfile Config.</li>
+ *   <li>{@code cleanup DATABASE EVERY IDLE_AFTER}: a Weld SE application with the scheduled cleanup
+ *   of idle rows set by MicroProfile Config, that prints each round as {@link CleanupReport} does,
+ *   and closes the container (releasing the cleanup's lock) on {@code stop} or the end of its input,
+ *   then prints {@code STOPPED}.</li>
  *   <li>{@code hold DATABASE MODE KEY LEASE_MILLIS [STATEMENTS]}: takes the lock (through the given
  *   lock path, default auto), prints {@code HELD token}, and holds it until the process is killed.</li>
  * </ul>
@@ -53,6 +58,7 @@ public final class LockWorker {
             case "cycles" -> runCycles(CycleOptions.parse(args, 1));
             case "locked-bean" -> runLockedBean(TestDatabase.valueOf(args[1]), args[2], args[3],
                     Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
+            case "cleanup" -> runCleanup(TestDatabase.valueOf(args[1]), args[2], args[3]);
             case "hold" -> hold(TestDatabase.valueOf(args[1]), LockMode.valueOf(args[2]), args[3],
                     Duration.ofMillis(Long.parseLong(args[4])),
                     args.length > 5 ? LockStatements.valueOf(args[5]) : LockStatements.AUTO);
@@ -90,6 +96,21 @@ public final class LockWorker {
             });
             writeHistory(counter.history(), historyFile);
         }
+    }
+
+    private static void runCleanup(TestDatabase database, String every, String idleAfter) throws Exception {
+        WorkerControl control = WorkerControl.listen(System.in);
+        TestConfig.set("locked-test.database", database.name());
+        TestConfig.set("locked.cleanup.every", every);
+        TestConfig.set("locked.cleanup.idle-after", idleAfter);
+        CleanupReport.install();
+        try (WeldContainer container = LockedDeployment.with(IdleRowCleanupBean.class).initialize()) {
+            ready();
+            while (!control.stopping()) {
+                Thread.sleep(50);
+            }
+        }
+        WorkerEvents.print("STOPPED");
     }
 
     private static void ready() {

@@ -1,6 +1,7 @@
 package io.locked.internal.cdi;
 
 import io.locked.api.Locked;
+import io.locked.internal.definition.CleanupSettings;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
 import jakarta.enterprise.inject.build.compatible.spi.ClassConfig;
@@ -50,6 +51,15 @@ public class LockedBuildCompatibleExtension implements BuildCompatibleExtension 
                 continue;
             }
             LockedMethodScanner.errorsOf(beanClass, MicroProfileSettings.current()).forEach(messages::error);
+        }
+    }
+
+    @Validation
+    public void cleanupSettings(Messages messages) {
+        try {
+            CleanupSettings.from(MicroProfileSettings.current());
+        } catch (IllegalArgumentException invalid) {
+            messages.error(invalid.getMessage());
         }
     }
 }

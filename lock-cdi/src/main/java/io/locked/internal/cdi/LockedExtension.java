@@ -2,6 +2,7 @@ package io.locked.internal.cdi;
 
 import io.locked.api.LockMode;
 import io.locked.api.Locked;
+import io.locked.internal.definition.CleanupSettings;
 import io.locked.internal.definition.LockedSettings;
 import io.locked.internal.definition.Resolution;
 import jakarta.annotation.Priority;
@@ -77,5 +78,14 @@ public class LockedExtension implements Extension {
         }
         methodsByMode.forEach((mode, methods) -> store.refusal(mode).ifPresent(reason -> event.addDeploymentProblem(
                 new DeploymentException("@Locked " + mode + " on " + String.join(", ", methods) + ": " + reason))));
+    }
+
+    // A bad locked.cleanup.* value fails the deployment, not the first run a period later.
+    void cleanupSettings(@Observes AfterDeploymentValidation event) {
+        try {
+            CleanupSettings.from(MicroProfileSettings.current());
+        } catch (IllegalArgumentException invalid) {
+            event.addDeploymentProblem(new DeploymentException(invalid.getMessage()));
+        }
     }
 }
