@@ -291,7 +291,17 @@ final class EntityLockRepository implements LockRepository {
      */
     private <T> T untilSettled(String key, String what, CallBounds bounds, Work<Attempt<T>> attempt) {
         while (true) {
-            Attempt<T> outcome = inTransaction(key, what, bounds, attempt, false);
+            Attempt<T> outcome;
+            try {
+                outcome = inTransaction(key, what, bounds, attempt, false);
+            } catch (LockStoreUnavailableException failure) {
+                if (!LockConflicts.isWriteConflict(failure)) {
+                    throw failure;
+                }
+                // a concurrent write of the same row won (HSQLDB's serializable transactions say so
+                // instead of matching no row; a deadlock victim too): as a moved version, read again
+                outcome = Attempt.again();
+            }
             if (outcome.settled()) {
                 return outcome.value();
             }

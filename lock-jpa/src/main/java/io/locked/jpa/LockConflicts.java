@@ -51,6 +51,20 @@ final class LockConflicts {
         return false;
     }
 
+    /**
+     * A write that lost to a concurrent write of the same row and was rolled back (a serialization
+     * failure, a deadlock): not a lock wait that ran out, which MySQL's driver reports in the same
+     * SQL state (1205).
+     */
+    static boolean isWriteConflict(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && "40001".equals(sql.getSQLState()) && sql.getErrorCode() != 1205) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return whether the statement broke a unique key: another transaction created the same row */
     static boolean isDuplicate(SQLException failure) {
         return failure.getSQLState() != null && failure.getSQLState().startsWith("23");
