@@ -3,6 +3,7 @@ package io.locked.jpa;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Tells "another transaction holds the row" (busy: wait and try again), and "another transaction
@@ -23,17 +24,8 @@ final class LockConflicts {
     }
 
     static boolean isBusy(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql
-                    && ((sql.getSQLState() != null && BUSY_STATES.contains(sql.getSQLState()))
-                    || BUSY_CODES.contains(sql.getErrorCode()))) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return anySqlException(failure, sql -> (sql.getSQLState() != null && BUSY_STATES.contains(sql.getSQLState()))
+                || BUSY_CODES.contains(sql.getErrorCode()));
     }
 
     /**
@@ -42,13 +34,8 @@ final class LockConflicts {
      * data, no access, a missing table or schema, a server shutting down.
      */
     static boolean isFailure(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null
-                    && FAILURE_STATE_CLASSES.stream().anyMatch(sql.getSQLState()::startsWith)) {
-                return true;
-            }
-        }
-        return false;
+        return anySqlException(failure, sql -> sql.getSQLState() != null
+                && FAILURE_STATE_CLASSES.stream().anyMatch(sql.getSQLState()::startsWith));
     }
 
     /**
@@ -57,8 +44,13 @@ final class LockConflicts {
      * SQL state (1205).
      */
     static boolean isWriteConflict(Throwable failure) {
+        return anySqlException(failure, sql -> "40001".equals(sql.getSQLState()) && sql.getErrorCode() != 1205);
+    }
+
+    /** @return whether an SQLException in the failure's chain of causes answers the question */
+    private static boolean anySqlException(Throwable failure, Predicate<SQLException> question) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof SQLException sql && "40001".equals(sql.getSQLState()) && sql.getErrorCode() != 1205) {
+            if (t instanceof SQLException sql && question.test(sql)) {
                 return true;
             }
         }
