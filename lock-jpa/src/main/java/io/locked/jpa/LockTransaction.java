@@ -152,9 +152,16 @@ final class LockTransaction implements AutoCloseable {
         restoreAndClose(connections, connection, pooledAutoCommit, pooledNetworkTimeout, networkTimeout);
     }
 
+    /**
+     * Aborts the driver's connection under the pool's handle, then hands the handle back: the pool
+     * finds it dead and drops it. Aborting the handle itself would not do on every pool: Agroal's
+     * (Quarkus') only marks its handle closed, and never takes the connection back, which leaks a
+     * pool slot for good.
+     */
     private void abort() {
         try {
-            connection.abort(Runnable::run);
+            Connection driverConnection = connection.unwrap(Connection.class);
+            driverConnection.abort(Runnable::run);
         } catch (SQLException | RuntimeException ignored) {
             // already gone
         }
