@@ -6,7 +6,6 @@ import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.EntityTransaction;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.LockTimeoutException;
 import jakarta.persistence.PessimisticLockException;
@@ -46,15 +45,17 @@ final class EntityLockRepository implements LockRepository {
 
     private final EntityManagerFactory factory;
     private final DatabaseClock clock;
+    private final UnitTransactions transactions;
     private final String readRow;
     private final String readClock;
     private final String handOverIfUnchanged;
     private final String renewIfUnchanged;
     private final String freeIfUnchanged;
 
-    EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock) {
+    EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions) {
         this.factory = factory;
         this.clock = clock;
+        this.transactions = transactions;
         this.readRow = "SELECT r.version, r.token, r.owner, r.expiresAt, " + clock.jpql()
                 + " FROM LockRow r WHERE r.key = :key";
         this.readClock = "SELECT " + clock.jpql() + " FROM LockRow r WHERE r.key = :key";
@@ -74,14 +75,13 @@ final class EntityLockRepository implements LockRepository {
         EntityManager manager = factory.createEntityManager();
         boolean handedOver = false;
         try {
-            EntityTransaction transaction = manager.getTransaction();
-            transaction.begin();
+            transactions.beginHold(manager);
             LockRow row = lockRow(manager, key, bounds);
             if (row == null) {
                 // create the row in a short transaction of its own on this manager, then lock it
-                transaction.rollback();
+                transactions.rollbackIfActive(manager);
                 createRow(manager, key, bounds);
-                transaction.begin();
+                transactions.beginHold(manager);
                 row = lockRow(manager, key, bounds);
                 if (row == null) {
                     return null; // deleted again by a cleanup in between: the caller tries again
@@ -95,8 +95,9 @@ final class EntityLockRepository implements LockRepository {
             long token = DatabaseClock.nextToken(row.getToken(), now);
             row.lockedBy(token, now, holder);
             manager.flush();
+            EntityRowHold hold = new EntityRowHold(manager, key, token, transactions.park());
             handedOver = true;
-            return new EntityRowHold(manager, key, token);
+            return hold;
         } catch (RuntimeException failure) {
             if (isBusy(failure)) {
                 return null;
@@ -128,17 +129,23 @@ final class EntityLockRepository implements LockRepository {
         return rows.isEmpty() ? null : rows.get(0);
     }
 
-    /** A pessimistic hold: the manager's open transaction, whose commit frees the row lock. */
+    /**
+     * A pessimistic hold: the manager's open transaction, whose commit frees the row lock. A JTA
+     * transaction is parked off the thread while the method runs, and taken back for each check and
+     * for the release, on whichever thread makes them.
+     */
     private final class EntityRowHold implements PessimisticHold {
         private final EntityManager manager;
         private final String key;
         private final long token;
+        private UnitTransactions.Parked parked;
         private boolean released;
 
-        EntityRowHold(EntityManager manager, String key, long token) {
+        EntityRowHold(EntityManager manager, String key, long token, UnitTransactions.Parked parked) {
             this.manager = manager;
             this.key = key;
             this.token = token;
+            this.parked = parked;
         }
 
         @Override
@@ -154,6 +161,11 @@ final class EntityLockRepository implements LockRepository {
                 return true;
             }
             try {
+                parked.resume();
+            } catch (RuntimeException transactionGone) {
+                return false; // ended by its transaction manager (a timeout): the row lock is gone
+            }
+            try {
                 manager.createQuery("SELECT r.version FROM LockRow r WHERE r.key = :key")
                         .setParameter("key", key)
                         .setHint(QUERY_TIMEOUT, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())))
@@ -161,6 +173,8 @@ final class EntityLockRepository implements LockRepository {
                 return true;
             } catch (RuntimeException sessionGone) {
                 return false;
+            } finally {
+                parked = transactions.park();
             }
         }
 
@@ -171,7 +185,8 @@ final class EntityLockRepository implements LockRepository {
             }
             released = true;
             try {
-                manager.getTransaction().commit();
+                parked.resume();
+                transactions.commit(manager);
                 return true;
             } catch (RuntimeException lost) {
                 return false;
@@ -366,16 +381,13 @@ final class EntityLockRepository implements LockRepository {
 
     /** Persists a free row for the key in a transaction of its own; a concurrent creation of the same key is fine. */
     private void createRow(EntityManager manager, String key, CallBounds bounds) {
-        EntityTransaction transaction = manager.getTransaction();
         try {
-            transaction.begin();
+            transactions.begin(manager);
             manager.persist(new LockRow(key));
             manager.flush();
-            transaction.commit();
+            transactions.commit(manager);
         } catch (RuntimeException raceOrFailure) {
-            if (transaction.isActive()) {
-                transaction.rollback();
-            }
+            transactions.rollbackIfActive(manager);
             if (!isDuplicate(raceOrFailure)) {
                 throw raceOrFailure;
             }
@@ -444,10 +456,9 @@ final class EntityLockRepository implements LockRepository {
     private <T> T inTransaction(String key, String what, CallBounds bounds, Work<T> work, boolean busyAnswersNull) {
         EntityManager manager = factory.createEntityManager();
         try {
-            EntityTransaction transaction = manager.getTransaction();
-            transaction.begin();
+            transactions.begin(manager);
             T result = work.run(manager);
-            transaction.commit();
+            transactions.commit(manager);
             return result;
         } catch (RuntimeException failure) {
             if (busyAnswersNull && isBusy(failure)) {
@@ -460,11 +471,9 @@ final class EntityLockRepository implements LockRepository {
     }
 
     /** Rolls back what is still open and closes the manager, which gives its connection back. */
-    private static void end(EntityManager manager) {
+    private void end(EntityManager manager) {
         try {
-            if (manager.getTransaction().isActive()) {
-                manager.getTransaction().rollback();
-            }
+            transactions.rollbackIfActive(manager);
         } catch (RuntimeException alreadyGone) {
             // the connection died with the transaction; closing still gives it back to the pool
         } finally {

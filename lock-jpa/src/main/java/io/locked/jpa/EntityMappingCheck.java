@@ -2,7 +2,6 @@ package io.locked.jpa;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import jakarta.persistence.EntityTransaction;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -36,12 +35,13 @@ final class EntityMappingCheck {
     /**
      * @param factory the unit
      * @param family  its database, where Locked knows it
+     * @param transactions how the lock runs its own transactions on the unit
      * @throws IllegalStateException naming what the unit or its table needs
      */
-    static void verify(EntityManagerFactory factory, LockDatabase family) {
+    static void verify(EntityManagerFactory factory, LockDatabase family, UnitTransactions transactions) {
         for (int tried = 1; ; tried++) {
             try {
-                verify(factory, family, probeKey());
+                verify(factory, family, transactions, probeKey());
                 return;
             } catch (BusyProbe busy) {
                 if (tried == BUSY_TRIES) {
@@ -75,13 +75,13 @@ final class EntityMappingCheck {
         }
     }
 
-    private static void verify(EntityManagerFactory factory, LockDatabase family, String probeKey) {
+    private static void verify(EntityManagerFactory factory, LockDatabase family, UnitTransactions transactions,
+                               String probeKey) {
         EntityManager manager = factory.createEntityManager();
-        EntityTransaction transaction = manager.getTransaction();
         List<?> readBack;
         boolean padded;
         try {
-            transaction.begin();
+            transactions.begin(manager);
             if (!tableAnswers(manager, probeKey)) {
                 return; // no table yet (createTableIfMissing checks again), or no database: the lock calls will say
             }
@@ -102,9 +102,7 @@ final class EntityMappingCheck {
             throw new IllegalStateException("The persistence unit cannot store " + LockRow.class.getName()
                     + "'s times (" + rootMessage(refused) + "). " + mappingAdvice(family), refused);
         } finally {
-            if (transaction.isActive()) {
-                transaction.rollback();
-            }
+            transactions.rollbackIfActive(manager);
             manager.close();
         }
         Object[] row = readBack.isEmpty() ? null : (Object[]) readBack.get(0);

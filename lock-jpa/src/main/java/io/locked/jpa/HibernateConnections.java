@@ -58,7 +58,7 @@ final class HibernateConnections implements LockConnections, LendingThreads.Pool
      * (Weld: {@code ClassCastException ... WeldClientProxy cannot be cast to SessionFactoryImplementor}).
      * Creating the entity manager opens no connection.
      */
-    private static SessionFactoryImplementor sessionFactory(EntityManagerFactory factory) {
+    static SessionFactoryImplementor sessionFactory(EntityManagerFactory factory) {
         if (factory instanceof SessionFactoryImplementor direct) {
             return direct;
         }

@@ -25,15 +25,16 @@ final class HsqldbSettingsCheck {
     /**
      * @param factory     the persistence unit of the lock table
      * @param connections its connections, or null where Locked cannot reach them
+     * @param transactions how the lock runs its own transactions on the unit
      * @throws IllegalStateException if the unit's database is HSQLDB, set otherwise
      */
-    static void requireRowLocks(EntityManagerFactory factory, LockConnections connections) {
+    static void requireRowLocks(EntityManagerFactory factory, LockConnections connections, UnitTransactions transactions) {
         if (!isHsqldb(factory, connections)) {
             return;
         }
         EntityManager manager = factory.createEntityManager();
         try {
-            manager.getTransaction().begin();
+            transactions.begin(manager);
             // as the lock's own transactions see them: the database's control, this connection's isolation
             Object[] settings = (Object[]) manager.createNativeQuery(
                     "SELECT TRANSACTION_CONTROL(), ISOLATION_LEVEL() FROM (VALUES (0))").getSingleResult();
@@ -48,9 +49,7 @@ final class HsqldbSettingsCheck {
                         : "Under " + isolation + " an acquirer would wait for a holder's commit without bound"));
             }
         } finally {
-            if (manager.getTransaction().isActive()) {
-                manager.getTransaction().rollback();
-            }
+            transactions.rollbackIfActive(manager);
             manager.close();
         }
     }

@@ -5,6 +5,7 @@ import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
+import jakarta.transaction.TransactionManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -31,6 +32,8 @@ public final class JpaLockRepository implements LockRepository {
     private final LockConnections connections;
     private final Optional<GaleraNode> galeraForJpa;
     private final EntityManagerFactory factory;
+    private final CallerTransaction caller;
+    private final UnitTransactions unitTransactions;
 
     /**
      * @param factory the persistence unit holding the lock table; its database is detected
@@ -56,66 +59,94 @@ public final class JpaLockRepository implements LockRepository {
 
     private JpaLockRepository(Builder settings) {
         this.factory = settings.factory;
-        String noConnections = null;
-        LockConnections reached = null;
+        requireLockRow(settings.factory);
+        TransactionManagerLookup.LockTransactions transactions = TransactionManagerLookup.apiPresent()
+                ? TransactionManagerLookup.of(settings.factory, settings.transactionManager)
+                : TransactionManagerLookup.LockTransactions.RESOURCE_LOCAL;
+        this.caller = transactions.caller();
+        this.unitTransactions = transactions.unit();
+        // the start-up checks are lock work too: on a server, never in a transaction of the deployment's
+        Paths paths = caller.outside(() -> Paths.of(settings, unitTransactions));
+        this.connections = paths.connections();
+        this.database = paths.database();
+        this.statements = paths.statements();
+        this.path = paths.path();
+        this.galeraForJpa = paths.galeraForJpa();
+    }
+
+    private static void requireLockRow(EntityManagerFactory factory) {
         try {
-            reached = LockConnections.of(settings.factory);
-        } catch (IllegalStateException unreachable) {
-            noConnections = unreachable.getMessage();
+            factory.getMetamodel().entity(LockRow.class);
+        } catch (IllegalArgumentException notListed) {
+            throw new IllegalStateException("The lock table's persistence unit does not map " + LockRow.class.getName()
+                    + ": list it in persistence.xml (<class>" + LockRow.class.getName() + "</class>), or on Quarkus"
+                    + " put it in the unit's packages (quarkus.hibernate-orm.packages=io.locked.jpa)", notListed);
         }
-        this.connections = reached;
-        String noStatements = null;
-        LockDatabase family = settings.database;
-        if (family == null && connections != null) {
+    }
+
+    /** The path that locks the rows, and what chose it. */
+    private record Paths(LockConnections connections, LockDatabase database, LockStatements statements,
+                         LockRepository path, Optional<GaleraNode> galeraForJpa) {
+        static Paths of(Builder settings, UnitTransactions transactions) {
+            String noConnections = null;
+            LockConnections connections = null;
             try {
-                family = DatabaseDetection.detect(settings.factory, connections);
-            } catch (IllegalStateException noNative) {
-                if (noNative.getCause() instanceof SQLException) {
-                    throw noNative; // the database did not answer: it says nothing about its statements
-                }
-                noStatements = noNative.getMessage();
+                connections = LockConnections.of(settings.factory);
+            } catch (IllegalStateException unreachable) {
+                noConnections = unreachable.getMessage();
             }
-        } else if (family == null) {
-            family = DatabaseDetection.fromText(String.valueOf(settings.factory.getProperties()));
-        }
-        this.database = family;
-        this.statements = switch (settings.statements) {
-            case NATIVE -> {
-                if (connections == null) {
-                    throw new IllegalStateException(LockStatements.KEY + "=native: " + noConnections);
+            String noStatements = null;
+            LockDatabase family = settings.database;
+            if (family == null && connections != null) {
+                try {
+                    family = DatabaseDetection.detect(settings.factory, connections);
+                } catch (IllegalStateException noNative) {
+                    if (noNative.getCause() instanceof SQLException) {
+                        throw noNative; // the database did not answer: it says nothing about its statements
+                    }
+                    noStatements = noNative.getMessage();
                 }
-                if (family == null) {
-                    throw new IllegalStateException(LockStatements.KEY + "=native: " + noStatements
-                            + ". Use " + LockStatements.KEY + "=auto or jpa, which lock through JPA itself");
-                }
-                yield LockStatements.NATIVE;
+            } else if (family == null) {
+                family = DatabaseDetection.fromText(String.valueOf(settings.factory.getProperties()));
             }
-            case JPA -> LockStatements.JPA;
-            case AUTO -> {
-                if (connections != null && family != null) {
+            LockStatements statements = switch (settings.statements) {
+                case NATIVE -> {
+                    if (connections == null) {
+                        throw new IllegalStateException(LockStatements.KEY + "=native: " + noConnections);
+                    }
+                    if (family == null) {
+                        throw new IllegalStateException(LockStatements.KEY + "=native: " + noStatements
+                                + ". Use " + LockStatements.KEY + "=auto or jpa, which lock through JPA itself");
+                    }
                     yield LockStatements.NATIVE;
                 }
-                String reason = connections == null ? noConnections : noStatements;
-                LOG.info(() -> "Locked locks through JPA (" + LockStatements.KEY + "=jpa): " + reason);
-                yield LockStatements.JPA;
+                case JPA -> LockStatements.JPA;
+                case AUTO -> {
+                    if (connections != null && family != null) {
+                        yield LockStatements.NATIVE;
+                    }
+                    String reason = connections == null ? noConnections : noStatements;
+                    LOG.info(() -> "Locked locks through JPA (" + LockStatements.KEY + "=jpa): " + reason);
+                    yield LockStatements.JPA;
+                }
+            };
+            if (statements == LockStatements.NATIVE) {
+                return new Paths(connections, family, statements,
+                        new NativeLockRepository(connections, family, settings.galeraSingleWriter), Optional.empty());
             }
-        };
-        if (statements == LockStatements.NATIVE) {
-            this.path = new NativeLockRepository(connections, family, settings.galeraSingleWriter);
-            this.galeraForJpa = Optional.empty();
-        } else {
             if (family == null) {
-                HsqldbSettingsCheck.requireRowLocks(settings.factory, connections);
+                HsqldbSettingsCheck.requireRowLocks(settings.factory, connections, transactions);
             } else if (connections != null) {
                 LockTableCheck.check(connections, family); // a table the provider generated may compare keys loosely
             }
-            EntityMappingCheck.verify(settings.factory, family);
-            this.path = new EntityLockRepository(settings.factory, DatabaseClock.of(family, settings.factory));
+            EntityMappingCheck.verify(settings.factory, family, transactions);
+            LockRepository path = new EntityLockRepository(settings.factory, DatabaseClock.of(family, settings.factory), transactions);
             // row locks are per Galera node on this path too; it has no per-lock node check, so only the
             // single-writer declaration makes pessimistic locks safe
-            this.galeraForJpa = family == LockDatabase.MARIADB && connections != null
+            Optional<GaleraNode> galera = family == LockDatabase.MARIADB && connections != null
                     ? Optional.ofNullable(GaleraNode.detect(connections, settings.galeraSingleWriter, CallBounds.brief()))
                     : Optional.empty();
+            return new Paths(connections, family, statements, path, galera);
         }
     }
 
@@ -137,6 +168,7 @@ public final class JpaLockRepository implements LockRepository {
         private final EntityManagerFactory factory;
         private LockDatabase database;
         private boolean galeraSingleWriter;
+        private TransactionManager transactionManager;
         private LockStatements statements = LockStatements.AUTO;
 
         private Builder(EntityManagerFactory factory) {
@@ -183,6 +215,22 @@ public final class JpaLockRepository implements LockRepository {
         }
 
         /**
+         * The transaction manager that sets a caller's JTA transaction aside while the lock works, and
+         * runs the lock's own transactions on a JTA unit. Without one, Locked asks the JPA provider
+         * (Hibernate's JTA platform, EclipseLink's target server) and the servers' JNDI names.
+         *
+         * @param transactions the server's or application's transaction manager
+         * @return this builder
+         */
+        public Builder transactionManager(TransactionManager transactions) {
+            if (transactions == null) {
+                throw new IllegalArgumentException("TransactionManager must not be null");
+            }
+            this.transactionManager = transactions;
+            return this;
+        }
+
+        /**
          * @return the repository
          * @throws IllegalStateException if the database cannot be detected, or the lock table is
          *                               there but would not compare keys exactly (the message names
@@ -221,10 +269,12 @@ public final class JpaLockRepository implements LockRepository {
                     + ": let the provider create the table from io.locked.jpa.LockRow"
                     + " (jakarta.persistence.schema-generation.database.action=create), or create it with your migrations");
         }
-        SchemaScript.createTablesIfMissing(connections, database);
-        if (statements == LockStatements.JPA) {
-            EntityMappingCheck.verify(factory, database);
-        }
+        caller.outside(() -> {
+            SchemaScript.createTablesIfMissing(connections, database);
+            if (statements == LockStatements.JPA) {
+                EntityMappingCheck.verify(factory, database, unitTransactions);
+            }
+        });
     }
 
     @Override
@@ -235,31 +285,56 @@ public final class JpaLockRepository implements LockRepository {
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        return path.lockPessimistic(key, owner, holder, dbWait);
+        PessimisticHold hold = caller.outside(() -> path.lockPessimistic(key, owner, holder, dbWait), PessimisticHold::release);
+        return hold == null || caller == CallerTransaction.NONE ? hold : new HoldOutsideCaller(hold);
     }
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        return path.takeLease(key, owner, holder, lease, dbWait);
+        return caller.outside(() -> path.takeLease(key, owner, holder, lease, dbWait), path::releaseLease);
     }
 
     @Override
     public Lease renewLease(Lease lease, Duration duration) {
-        return path.renewLease(lease, duration);
+        return caller.outside(() -> path.renewLease(lease, duration));
     }
 
     @Override
     public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
-        return path.handOverLease(lease, newOwner, holder, duration);
+        return caller.outside(() -> path.handOverLease(lease, newOwner, holder, duration), path::releaseLease);
     }
 
     @Override
     public boolean releaseLease(Lease lease) {
-        return path.releaseLease(lease);
+        return caller.outside(() -> path.releaseLease(lease));
     }
 
     @Override
     public int deleteIdleRows(Duration idleFor) {
-        return path.deleteIdleRows(idleFor);
+        return caller.outside(() -> path.deleteIdleRows(idleFor));
+    }
+
+    /** A pessimistic hold whose check and release also run outside the caller's transaction. */
+    private final class HoldOutsideCaller implements PessimisticHold {
+        private final PessimisticHold hold;
+
+        HoldOutsideCaller(PessimisticHold hold) {
+            this.hold = hold;
+        }
+
+        @Override
+        public long token() {
+            return hold.token();
+        }
+
+        @Override
+        public boolean isAlive(Duration timeout) {
+            return caller.outside(() -> hold.isAlive(timeout));
+        }
+
+        @Override
+        public boolean release() {
+            return caller.outside(hold::release);
+        }
     }
 }

@@ -6,6 +6,8 @@ import io.locked.jpa.LockStatements;
 import io.locked.spi.LockRepository;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Default;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.persistence.EntityManagerFactory;
@@ -15,8 +17,10 @@ import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Supplies the lock store to {@code @Locked}: the application's {@code @LockStore EntityManagerFactory}
- * if it produces one, otherwise the persistence unit named by {@code locked.persistence-unit}
- * (created here and closed at shutdown). With {@code locked.create-table=true} the lock table is
+ * if it produces one, otherwise the persistence unit named by {@code locked.persistence-unit} (the
+ * container's unit of that name, as Quarkus has them, or one created here and closed at shutdown),
+ * otherwise the container's default unit (Quarkus'). A JTA unit works as well as a resource-local one:
+ * the container's {@code TransactionManager} bean, if it has one, is handed to the store. With {@code locked.create-table=true} the lock table is
  * created if missing (for demos and tests; use your migrations in production). {@code locked.statements}
  * ({@code auto}, {@code jpa} or {@code native}) picks the path that locks the rows. On a MariaDB Galera
  * cluster, {@code locked.galera.single-writer=true} says that every JVM's lock statements reach one
@@ -31,25 +35,53 @@ public class JpaLockStoreProducer {
 
     @Produces
     @ApplicationScoped
-    LockRepository lockRepository(@LockStore Instance<EntityManagerFactory> supplied) {
-        EntityManagerFactory factory;
-        if (supplied.isResolvable()) {
-            factory = supplied.get();
-        } else {
-            String unit = setting(PERSISTENCE_UNIT).orElseThrow(() -> new IllegalStateException(
-                    "Locked needs the EntityManagerFactory that holds the lock table: produce one qualified"
-                            + " @LockStore, or set " + PERSISTENCE_UNIT + " to a persistence unit that lists io.locked.jpa.LockRow"));
-            ownFactory = Persistence.createEntityManagerFactory(unit);
-            factory = ownFactory;
-        }
-        JpaLockRepository repository = JpaLockRepository.builder(factory)
+    LockRepository lockRepository(@LockStore Instance<EntityManagerFactory> supplied,
+                                  @Any Instance<EntityManagerFactory> units) {
+        JpaLockRepository.Builder builder = JpaLockRepository.builder(lockStore(supplied, units))
                 .statements(setting(LockStatements.KEY).map(LockStatements::parse).orElse(LockStatements.AUTO))
-                .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(JpaLockStoreProducer::parseBoolean).orElse(false))
-                .build();
+                .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(JpaLockStoreProducer::parseBoolean).orElse(false));
+        if (CdiTransactionManager.apiPresent()) {
+            CdiTransactionManager.handTo(builder);
+        }
+        JpaLockRepository repository = builder.build();
         if (setting(CREATE_TABLE).map(Boolean::parseBoolean).orElse(false)) {
             repository.createTableIfMissing();
         }
         return repository;
+    }
+
+    /**
+     * The unit of the lock table: the application's {@code @LockStore} factory; else the unit named by
+     * {@code locked.persistence-unit}, the container's (a Quarkus unit) or, where the container has none
+     * of that name, one bootstrapped here from persistence.xml; else the container's default unit.
+     */
+    private EntityManagerFactory lockStore(Instance<EntityManagerFactory> supplied, Instance<EntityManagerFactory> units) {
+        if (supplied.isResolvable()) {
+            return supplied.get();
+        }
+        Optional<String> named = setting(PERSISTENCE_UNIT);
+        if (named.isPresent()) {
+            String unit = named.get().trim();
+            Optional<EntityManagerFactory> bean = PersistenceUnits.beanNamed(units, unit);
+            if (bean.isPresent()) {
+                return bean.get();
+            }
+            try {
+                ownFactory = Persistence.createEntityManagerFactory(unit);
+            } catch (RuntimeException noUnit) {
+                throw new IllegalStateException(PERSISTENCE_UNIT + "=" + unit + ": no such persistence unit could be"
+                        + " started: no EntityManagerFactory bean carries that name, and persistence.xml gave: "
+                        + noUnit.getMessage(), noUnit);
+            }
+            return ownFactory;
+        }
+        Instance<EntityManagerFactory> defaultUnit = units.select(Default.Literal.INSTANCE);
+        if (defaultUnit.isResolvable()) {
+            return defaultUnit.get();
+        }
+        throw new IllegalStateException("Locked needs the EntityManagerFactory that holds the lock table: produce one qualified"
+                + " @LockStore (on WildFly or Payara: @Produces @LockStore @PersistenceUnit(unitName = \"...\")"
+                + " EntityManagerFactory), or set " + PERSISTENCE_UNIT + " to a persistence unit that lists io.locked.jpa.LockRow");
     }
 
     private static boolean parseBoolean(String value) {

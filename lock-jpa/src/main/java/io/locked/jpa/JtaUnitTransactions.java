@@ -1,0 +1,95 @@
+package io.locked.jpa;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
+import jakarta.transaction.Status;
+import jakarta.transaction.SystemException;
+import jakarta.transaction.Transaction;
+import jakarta.transaction.TransactionManager;
+
+/**
+ * The lock's own transactions on a container-managed (JTA) persistence unit, begun and ended through
+ * the {@code TransactionManager}. They begin only on a thread with no transaction: the lock store has
+ * set the caller's aside ({@link CallerTransaction}), and a nested begin would fail.
+ *
+ * <p>A pessimistic hold's transaction gets a timeout of {@value #HOLD_TIMEOUT_SECONDS} seconds instead
+ * of the server's default (60 s on Quarkus, 300 s on WildFly): a transaction manager that rolls it
+ * back frees the row lock while the method still runs. The watchdog's check of the hold then fails and
+ * the holder learns that it lost the lock, but another JVM may already have entered.
+ */
+final class JtaUnitTransactions implements UnitTransactions {
+    /** A day: longer than any critical section a pessimistic lock is meant for. */
+    static final int HOLD_TIMEOUT_SECONDS = 24 * 60 * 60;
+    private final TransactionManager transactions;
+
+    JtaUnitTransactions(TransactionManager transactions) {
+        this.transactions = transactions;
+    }
+
+    @Override
+    public void begin(EntityManager manager) {
+        try {
+            transactions.begin();
+        } catch (Exception refused) {
+            throw failure("beginning the lock's transaction", refused);
+        }
+        manager.joinTransaction();
+    }
+
+    @Override
+    public void beginHold(EntityManager manager) {
+        try {
+            transactions.setTransactionTimeout(HOLD_TIMEOUT_SECONDS);
+            try {
+                transactions.begin();
+            } finally {
+                transactions.setTransactionTimeout(0); // the thread's later transactions get the default again
+            }
+        } catch (Exception refused) {
+            throw failure("beginning the lock's transaction", refused);
+        }
+        manager.joinTransaction();
+    }
+
+    @Override
+    public void commit(EntityManager manager) {
+        try {
+            transactions.commit();
+        } catch (Exception refused) {
+            // a failed flush at commit (a lost version check, a lock wait) is the cause of the rollback
+            throw failure("committing the lock's transaction", refused);
+        }
+    }
+
+    @Override
+    public void rollbackIfActive(EntityManager manager) {
+        try {
+            if (transactions.getStatus() != Status.STATUS_NO_TRANSACTION) {
+                transactions.rollback();
+            }
+        } catch (Exception refused) {
+            throw failure("rolling back the lock's transaction", refused);
+        }
+    }
+
+    @Override
+    public Parked park() {
+        Transaction own;
+        try {
+            own = transactions.suspend();
+        } catch (SystemException refused) {
+            throw failure("setting the hold's transaction aside", refused);
+        }
+        return () -> {
+            try {
+                transactions.resume(own);
+            } catch (Exception refused) {
+                throw failure("taking the hold's transaction back", refused);
+            }
+        };
+    }
+
+    private static PersistenceException failure(String what, Exception cause) {
+        return new PersistenceException(what + " failed: " + cause, cause);
+    }
+}
