@@ -47,8 +47,8 @@ abstract class NativeLockContractSuite extends JpaLockContractSuite {
         // the application's own work has every connection of a small pool
         try (Store small = open(2);
              LockManager locks = LockManagerBuilder.on(small.repository()).build();
-             Connection first = small.pool().getConnection();
-             Connection second = small.pool().getConnection()) {
+             Connection first = small.pool().dataSource().getConnection();
+             Connection second = small.pool().dataSource().getConnection()) {
             assertNotAcquiredWithAWarning(locks, "jpa:drained:" + mode + ":" + UUID.randomUUID(), mode);
         }
     }
@@ -59,7 +59,7 @@ abstract class NativeLockContractSuite extends JpaLockContractSuite {
         try (Store small = open(2);
              LockManager locks = LockManagerBuilder.on(small.repository()).build();
              LockHandle holder = locks.acquire(LockRequest.of("jpa:holder:" + UUID.randomUUID()));
-             Connection holdersWork = small.pool().getConnection()) {
+             Connection holdersWork = small.pool().dataSource().getConnection()) {
             assertNotAcquiredWithAWarning(locks, "jpa:other-key:" + mode + ":" + UUID.randomUUID(), mode);
             assertTrue(holder.isValid());
         }
@@ -130,7 +130,7 @@ abstract class NativeLockContractSuite extends JpaLockContractSuite {
                 }
                 assertTrue(lease.isValid(), "a lease was lost while pessimistic waiters held the pool");
                 // the holder's own work (its @Transactional method) gets a connection too
-                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> small.pool().getConnection().close());
+                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> small.pool().dataSource().getConnection().close());
                 held.close();
                 for (Future<?> waiter : waiting) {
                     waiter.get(60, TimeUnit.SECONDS);

@@ -74,7 +74,7 @@ public final class LockWorker {
                 settings -> settings.galeraSingleWriter(options.galeraSingleWriter()).statements(options.statements()));
              LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
             ready();
-            runThreads(options.threads(), () -> new CycleLoop(options, store.pool(), locks, control, history, writes).run());
+            runThreads(options.threads(), () -> new CycleLoop(options, store.pool().dataSource(), locks, control, history, writes).run());
         }
         if (options.writes() != null) {
             writes.writeTo(options.writes());

@@ -1,6 +1,5 @@
 package io.locked.jpa.testing;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.locked.jpa.JpaLockRepository;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
@@ -12,16 +11,16 @@ import java.sql.SQLException;
  * A repository on a pooled test database, with the checks every suite makes at the end.
  *
  * @param database   which database
- * @param pool       its connection pool
+ * @param pool       its connection pool (Hikari's, or an enlisting one under a JTA unit)
  * @param factory    the EntityManagerFactory on that pool
  * @param repository the lock store
  */
-public record Store(TestDatabase database, HikariDataSource pool, EntityManagerFactory factory,
+public record Store(TestDatabase database, TestPool pool, EntityManagerFactory factory,
                     JpaLockRepository repository) implements AutoCloseable {
 
     /** @return connections borrowed from the pool right now */
     public int borrowedConnections() {
-        return pool.getHikariPoolMXBean().getActiveConnections();
+        return pool.borrowed();
     }
 
     /**
@@ -93,9 +92,7 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
                 }
             }
         }
-        // what a pool's validation would find out: an ended H2 session fails with a state Hikari
-        // does not take for a broken connection, and it would hand the dead connection out again
-        pool.getHikariPoolMXBean().softEvictConnections();
+        pool.evictIdle();
         return sessions.size();
     }
 
@@ -104,7 +101,7 @@ public record Store(TestDatabase database, HikariDataSource pool, EntityManagerF
      * @return whether the key has a row, read past the repository
      */
     public boolean rowExists(String key) {
-        try (Connection connection = pool.getConnection();
+        try (Connection connection = pool.dataSource().getConnection();
              PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM locked_lock WHERE lock_key = ?")) {
             statement.setString(1, key);
             try (ResultSet result = statement.executeQuery()) {

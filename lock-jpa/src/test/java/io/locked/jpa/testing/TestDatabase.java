@@ -223,7 +223,7 @@ public enum TestDatabase {
      * MariaDB script (a key column that pads trailing spaces, which the repository refuses) is
      * converted once per JVM, as an operator would.
      */
-    private void convertEarlierLockTable(DataSource dataSource) {
+    void convertEarlierLockTable(DataSource dataSource) {
         if (this != MARIADB || lockTableConverted) {
             return;
         }
@@ -290,6 +290,6 @@ public enum TestDatabase {
         if (hasSchemaScript()) {
             repository.createTableIfMissing();
         }
-        return new Store(this, pool, factory, repository);
+        return new Store(this, TestPool.of(pool), factory, repository);
     }
 }

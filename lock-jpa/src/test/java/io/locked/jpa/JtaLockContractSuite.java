@@ -1,0 +1,16 @@
+package io.locked.jpa;
+
+import io.locked.jpa.testing.JtaUnits;
+import io.locked.jpa.testing.Store;
+
+/**
+ * The lock contract on a container-managed (JTA) unit, as Quarkus and the servers build theirs: the
+ * unit's connections come from a pool that enlists them in the thread's transaction, and the lock's
+ * own transactions run through the transaction manager.
+ */
+abstract class JtaLockContractSuite extends JpaLockContractSuite {
+    @Override
+    Store open(int poolSize) {
+        return JtaUnits.open(database(), poolSize, settings -> settings.statements(statements()));
+    }
+}
