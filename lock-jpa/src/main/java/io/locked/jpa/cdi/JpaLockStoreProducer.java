@@ -80,8 +80,8 @@ public class JpaLockStoreProducer {
             return defaultUnit.get();
         }
         throw new IllegalStateException("Locked needs the EntityManagerFactory that holds the lock table: produce one qualified"
-                + " @LockStore (on WildFly or Payara: @Produces @LockStore @PersistenceUnit(unitName = \"...\")"
-                + " EntityManagerFactory), or set " + PERSISTENCE_UNIT + " to a persistence unit that lists io.locked.jpa.LockRow");
+                + " @LockStore, or set " + PERSISTENCE_UNIT + " to a persistence unit that lists io.locked.jpa.LockRow."
+                + " On WildFly or Payara: @Produces @LockStore @PersistenceUnit(unitName = \"...\") EntityManagerFactory locks;");
     }
 
     private static boolean parseBoolean(String value) {

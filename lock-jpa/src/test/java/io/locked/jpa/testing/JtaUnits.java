@@ -68,7 +68,7 @@ public final class JtaUnits {
 
     /**
      * @param dataSource the unit's JTA data source
-     * @param platform   Hibernate's JTA platform setting, or null to leave it unset
+     * @param platform   Hibernate's JTA platform setting
      * @return a Hibernate unit of transaction type JTA on the test database
      */
     public static EntityManagerFactory jtaUnit(TestDatabase database, DataSource dataSource, String platform) {
@@ -76,9 +76,7 @@ public final class JtaUnits {
         Map<String, Object> properties = new HashMap<>(TestProvider.HIBERNATE.properties(database));
         properties.put("jakarta.persistence.transactionType", "JTA");
         properties.put("jakarta.persistence.jtaDataSource", dataSource);
-        if (platform != null) {
-            properties.put("hibernate.transaction.jta.platform", platform);
-        }
+        properties.put("hibernate.transaction.jta.platform", platform);
         return Persistence.createEntityManagerFactory(TestDatabase.UNIT, properties);
     }
 

@@ -61,6 +61,29 @@ class PersistenceUnitWiringTest {
     }
 
     @Test
+    void theContainersDefaultUnitHoldsTheLocksWithoutAnySetting() {
+        TestConfig.set("locked.create-table", "true");
+        assertALockedMethodRunsUnderItsLock(withoutLockStoreProducer().addBeanClass(ContainerUnits.DefaultUnit.class));
+    }
+
+    @Test
+    void theUnitNamedByConfigurationIsTheContainersUnitOfThatName() {
+        // persistence.xml has no unit "locks": only the container's bean of that name can hold the locks
+        TestConfig.set("locked.persistence-unit", "locks");
+        TestConfig.set("locked.create-table", "true");
+        assertALockedMethodRunsUnderItsLock(withoutLockStoreProducer()
+                .addBeanClasses(ContainerUnits.NamedUnit.class, ContainerUnits.DefaultUnit.class));
+    }
+
+    @Test
+    void anUnknownUnitNameFailsTheDeploymentNamingTheKeyAndTheName() {
+        TestConfig.set("locked.persistence-unit", "no-such-unit");
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> withoutLockStoreProducer().initialize().close());
+        String messages = messages(failure);
+        assertTrue(messages.contains("locked.persistence-unit=no-such-unit: no such persistence unit could be started"), messages);
+    }
+
+    @Test
     void theJpaPathChosenByConfigurationHoldsTheLocks() {
         TestConfig.set("locked.persistence-unit", "locked-it-named");
         TestConfig.set("locked.create-table", "true");
