@@ -278,6 +278,14 @@ public final class DefaultLockManager implements LockManager {
         return UUID.randomUUID().toString();
     }
 
+    /**
+     * @return whether the lease watchdog runs, which renews optimistic leases and checks pessimistic
+     *         holds: false once this manager is closed, or when the watchdog's thread is stuck
+     */
+    public boolean watchdogAlive() {
+        return watchdog.isAlive();
+    }
+
     @Override
     public void close() {
         closed = true;

@@ -33,6 +33,18 @@ public interface LockRepository {
     }
 
     /**
+     * Reads the lock table once, for a readiness check: returns if the store answers and its lock
+     * table is there. Bounded by {@code timeout}, for the connection and the statement alike.
+     *
+     * @param timeout how long the check may take
+     * @throws io.locked.api.LockStoreUnavailableException if the store does not answer, or has no lock table
+     * @throws UnsupportedOperationException if this store cannot be checked
+     */
+    default void checkReachable(Duration timeout) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot be checked");
+    }
+
+    /**
      * Locks the key's row in a transaction of its own (creating the row if missing) and draws a new
      * fencing token in that transaction. Returns empty-handed (null) when the row stays locked by
      * another transaction for {@code dbWait}, or when the key is held under a live optimistic lease.

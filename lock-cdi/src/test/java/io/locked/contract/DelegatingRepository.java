@@ -16,6 +16,11 @@ public abstract class DelegatingRepository implements LockRepository {
     }
 
     @Override
+    public void checkReachable(Duration timeout) {
+        delegate.checkReachable(timeout);
+    }
+
+    @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
         return delegate.lockPessimistic(key, owner, holder, dbWait);
     }

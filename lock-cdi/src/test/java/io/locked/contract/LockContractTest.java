@@ -1,5 +1,6 @@
 package io.locked.contract;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -199,6 +200,11 @@ public abstract class LockContractTest {
         waiting.await();
         held.close();
         assertTrue(waiter.get(60, TimeUnit.SECONDS) > held.token());
+    }
+
+    @Test
+    void theReadinessReadAnswersOnAReachableStore() {
+        assertDoesNotThrow(() -> repository().checkReachable(Duration.ofSeconds(10)));
     }
 
     @Test

@@ -42,13 +42,14 @@ record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrow
         return within(STATEMENT_ALLOWANCE);
     }
 
+    /** A check that must answer within its own bound, for the connection and the statement together. */
+    static CallBounds within(Duration bound) {
+        return new CallBounds(System.nanoTime() + bound.toNanos(), millis(bound), bound);
+    }
+
     /** Cleanup and schema creation. */
     static CallBounds maintenance() {
         return within(MAINTENANCE);
-    }
-
-    private static CallBounds within(Duration bound) {
-        return new CallBounds(System.nanoTime() + bound.toNanos(), millis(bound), bound);
     }
 
     /** @return how long a connection may still be waited for, never negative */

@@ -398,6 +398,14 @@ final class EntityLockRepository implements LockRepository {
     }
 
     @Override
+    public void checkReachable(Duration timeout) {
+        CallBounds bounds = CallBounds.within(timeout);
+        inTransaction("(readiness)", "reading the lock table", bounds, manager ->
+                manager.createQuery("SELECT COUNT(r) FROM LockRow r WHERE r.key = :none")
+                        .setParameter("none", "").setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult(), false);
+    }
+
+    @Override
     public int deleteIdleRows(Duration idleFor) {
         if (idleFor == null || idleFor.isNegative() || idleFor.isZero()) {
             throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);

@@ -284,6 +284,11 @@ public final class JpaLockRepository implements LockRepository {
     }
 
     @Override
+    public void checkReachable(Duration timeout) {
+        caller.outside(() -> path.checkReachable(timeout));
+    }
+
+    @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
         PessimisticHold hold = caller.outside(() -> path.lockPessimistic(key, owner, holder, dbWait), PessimisticHold::release);
         return hold == null || caller == CallerTransaction.NONE ? hold : new HoldOutsideCaller(hold);

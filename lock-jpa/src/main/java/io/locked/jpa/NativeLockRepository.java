@@ -462,6 +462,19 @@ final class NativeLockRepository implements LockRepository {
     }
 
     @Override
+    public void checkReachable(Duration timeout) {
+        // the empty key is never locked: a read that waits for no row lock
+        storeCall("(readiness)", "reading the lock table", CallBounds.within(timeout), connection -> {
+            try (PreparedStatement read = connection.prepareStatement(
+                    "SELECT COUNT(*) FROM " + LockRow.TABLE + " WHERE lock_key = ''")) {
+                try (ResultSet answer = read.executeQuery()) {
+                    return answer.next();
+                }
+            }
+        });
+    }
+
+    @Override
     public int deleteIdleRows(Duration idleFor) {
         if (idleFor == null || idleFor.isNegative() || idleFor.isZero()) {
             throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);

@@ -2,6 +2,9 @@ package io.locked.internal.cdi;
 
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
+import io.locked.internal.DefaultLockManager;
+import io.locked.internal.StoreReadiness;
+import io.locked.internal.definition.HealthSettings;
 import io.locked.internal.metrics.MicrometerPresence;
 import io.locked.spi.LockRepository;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,6 +19,7 @@ import jakarta.enterprise.inject.Produces;
  */
 @ApplicationScoped
 public class LockManagerProducer {
+    private volatile DefaultLockManager built;
 
     // Instance<Object>, not Instance<MeterRegistry>: the injection point must not name a Micrometer type
     @Produces
@@ -25,7 +29,22 @@ public class LockManagerProducer {
         if (MicrometerPresence.onClassPath()) {
             builder.meterRegistry(MeterRegistryLookup.registry(beans));
         }
-        return builder.build();
+        LockManager manager = builder.build();
+        built = (DefaultLockManager) manager;
+        return manager;
+    }
+
+    /** The readiness of the store and of the manager's watchdog, for the MicroProfile Health check. */
+    @Produces
+    StoreReadiness readiness(LockRepository repository, LockManager manager) {
+        manager.current(); // creates the manager behind its client proxy, whose watchdog the check watches
+        DefaultLockManager watched = built;
+        return new StoreReadiness(repository, watched::watchdogAlive,
+                HealthSettings.from(MicroProfileSettings.current()).timeout());
+    }
+
+    void close(@Disposes StoreReadiness readiness) {
+        readiness.close();
     }
 
     void close(@Disposes LockManager manager) {

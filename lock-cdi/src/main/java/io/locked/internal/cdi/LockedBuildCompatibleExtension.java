@@ -2,6 +2,10 @@ package io.locked.internal.cdi;
 
 import io.locked.api.Locked;
 import io.locked.internal.definition.CleanupSettings;
+import io.locked.internal.definition.HealthSettings;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.build.compatible.spi.Discovery;
+import jakarta.enterprise.inject.build.compatible.spi.ScannedClasses;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
 import jakarta.enterprise.inject.build.compatible.spi.ClassConfig;
@@ -26,6 +30,21 @@ public class LockedBuildCompatibleExtension implements BuildCompatibleExtension 
     public void collect(ClassInfo type) {
         if (!type.name().equals(LockedInterceptor.class.getName())) {
             lockedClasses.add(type.name());
+        }
+    }
+
+    // the readiness check, only where MicroProfile Health is there to call it (SmallRye Health on Quarkus)
+    @Discovery
+    public void healthCheck(ScannedClasses classes) {
+        if (HealthCheckPresence.apiPresent()) {
+            classes.add(HealthCheckPresence.CHECK_CLASS);
+        }
+    }
+
+    @Enhancement(types = Object.class, withSubtypes = true)
+    public void healthCheckScope(ClassConfig type) {
+        if (type.info().name().equals(HealthCheckPresence.CHECK_CLASS)) {
+            type.addAnnotation(ApplicationScoped.class);
         }
     }
 
@@ -58,6 +77,7 @@ public class LockedBuildCompatibleExtension implements BuildCompatibleExtension 
     public void cleanupSettings(Messages messages) {
         try {
             CleanupSettings.from(MicroProfileSettings.current());
+            HealthSettings.from(MicroProfileSettings.current());
         } catch (IllegalArgumentException invalid) {
             messages.error(invalid.getMessage());
         }

@@ -3,6 +3,7 @@ package io.locked.internal.cdi;
 import io.locked.api.LockMode;
 import io.locked.api.Locked;
 import io.locked.internal.definition.CleanupSettings;
+import io.locked.internal.definition.HealthSettings;
 import io.locked.internal.definition.LockedSettings;
 import io.locked.internal.definition.Resolution;
 import jakarta.annotation.Priority;
@@ -11,6 +12,7 @@ import io.locked.spi.LockRepository;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.DefinitionException;
 import jakarta.enterprise.inject.spi.Extension;
@@ -42,6 +44,14 @@ public class LockedExtension implements Extension {
             if (resolution.isValid()) {
                 lockedMethods.add(resolution.settings());
             }
+        }
+    }
+
+    // The readiness check is a bean only where MicroProfile Health is there to call it; its class names
+    // the Health API, so the name is only loaded then.
+    void healthCheck(@Observes BeforeBeanDiscovery event) {
+        if (HealthCheckPresence.apiPresent()) {
+            HealthCheckPresence.add(event);
         }
     }
 
@@ -84,6 +94,7 @@ public class LockedExtension implements Extension {
     void cleanupSettings(@Observes AfterDeploymentValidation event) {
         try {
             CleanupSettings.from(MicroProfileSettings.current());
+            HealthSettings.from(MicroProfileSettings.current());
         } catch (IllegalArgumentException invalid) {
             event.addDeploymentProblem(new DeploymentException(invalid.getMessage()));
         }

@@ -1,0 +1,108 @@
+package io.locked.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.contract.DelegatingRepository;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The readiness check's verdicts, and its bound when the store hangs, on a scripted store. */
+class StoreReadinessTest {
+    private static final Duration TIMEOUT = Duration.ofMillis(200);
+
+    /** A store whose readiness read can be made to fail or to hang, counting the reads. */
+    private static final class ScriptedStore extends DelegatingRepository {
+        final AtomicInteger reads = new AtomicInteger();
+        final AtomicBoolean failing = new AtomicBoolean();
+        volatile CountDownLatch hang = new CountDownLatch(0);
+
+        ScriptedStore() {
+            super(new InMemoryLockRepository());
+        }
+
+        @Override
+        public void checkReachable(Duration timeout) {
+            reads.incrementAndGet();
+            try {
+                hang.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (failing.get()) {
+                throw new LockStoreUnavailableException("(readiness)", "reading the lock table failed", null);
+            }
+        }
+    }
+
+    @Test
+    void upWhenTheStoreAnswersAndTheWatchdogRuns() {
+        ScriptedStore store = new ScriptedStore();
+        try (StoreReadiness readiness = new StoreReadiness(store, () -> true, TIMEOUT)) {
+            StoreReadiness.Report report = readiness.check();
+            assertTrue(report.up(), report.toString());
+            assertEquals("answering", report.data().get("store"));
+            assertEquals("running", report.data().get("watchdog"));
+        }
+    }
+
+    @Test
+    void downNamingTheFailureWhenTheStoreFails() {
+        ScriptedStore store = new ScriptedStore();
+        store.failing.set(true);
+        try (StoreReadiness readiness = new StoreReadiness(store, () -> true, TIMEOUT)) {
+            StoreReadiness.Report report = readiness.check();
+            assertFalse(report.up());
+            assertTrue(report.data().get("store").contains("reading the lock table failed"), report.toString());
+        }
+    }
+
+    @Test
+    void downWithinItsTimeoutWhenTheStoreHangsAndUpAgainOnceItAnswers() throws Exception {
+        ScriptedStore store = new ScriptedStore();
+        store.hang = new CountDownLatch(1);
+        try (StoreReadiness readiness = new StoreReadiness(store, () -> true, TIMEOUT)) {
+            // the verdict comes while the read still hangs: bounded by the check, not by the store
+            StoreReadiness.Report hung = CompletableFuture.supplyAsync(readiness::check).get(30, TimeUnit.SECONDS);
+            assertFalse(hung.up());
+            assertEquals("not answering within 200 ms", hung.data().get("store"));
+            assertEquals(1, store.reads.get());
+
+            StoreReadiness.Report stillHung = readiness.check();
+            assertFalse(stillHung.up());
+            assertTrue(stillHung.data().get("store").startsWith("not answering: the check started"), stillHung.toString());
+            assertEquals(1, store.reads.get(), "no second read piled up behind the hung one");
+
+            store.hang.countDown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            StoreReadiness.Report again = readiness.check();
+            while (!again.up() && System.nanoTime() < deadline) {
+                again = readiness.check();
+            }
+            assertTrue(again.up(), again.toString());
+        }
+    }
+
+    @Test
+    void downWhenTheWatchdogHasStopped() throws Exception {
+        ScriptedStore store = new ScriptedStore();
+        LockManager manager = LockManagerBuilder.on(store).build();
+        DefaultLockManager watched = (DefaultLockManager) manager;
+        try (StoreReadiness readiness = new StoreReadiness(store, watched::watchdogAlive, TIMEOUT)) {
+            assertTrue(readiness.check().up());
+            manager.close();
+            StoreReadiness.Report report = readiness.check();
+            assertFalse(report.up());
+            assertEquals("stopped", report.data().get("watchdog"));
+        }
+    }
+}
