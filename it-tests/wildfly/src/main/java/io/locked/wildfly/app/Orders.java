@@ -1,0 +1,57 @@
+package io.locked.wildfly.app;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transaction;
+import jakarta.transaction.TransactionManager;
+import jakarta.transaction.Transactional;
+import java.util.concurrent.CompletableFuture;
+import javax.naming.InitialContext;
+
+/** A caller with a container transaction of its own (CDI @Transactional), around a @Locked call. */
+@ApplicationScoped
+public class Orders {
+    @PersistenceContext(unitName = "app")
+    EntityManager entityManager;
+    @Inject
+    Counter counter;
+
+    /**
+     * Writes an order in the caller's transaction, counts it under the lock, and reports what it saw of
+     * its own transaction and of the committed count before it ends.
+     *
+     * @param rollBack whether the caller then rolls back (by throwing)
+     */
+    @Transactional(rollbackOn = CallerRolledBack.class)
+    public String place(String orderId, String counterName, boolean rollBack) throws Exception {
+        TransactionManager transactions = (TransactionManager) new InitialContext().lookup("java:jboss/TransactionManager");
+        Transaction caller = transactions.getTransaction();
+        OrderRow order = new OrderRow();
+        order.id = orderId;
+        entityManager.persist(order);
+        long counted = counter.incrementPessimistic(counterName);
+        // what another transaction sees now, while the caller's is still open
+        long committed = CompletableFuture.supplyAsync(() -> counter.value(counterName)).get();
+        String seen = "same=" + (transactions.getTransaction() == caller) + " status=" + transactions.getStatus()
+                + " counted=" + counted + " committed=" + committed;
+        if (rollBack) {
+            throw new CallerRolledBack(seen);
+        }
+        return seen;
+    }
+
+    @Transactional
+    public boolean exists(String orderId) {
+        return entityManager.find(OrderRow.class, orderId) != null;
+    }
+
+    /** The caller's decision to roll back, carrying what it saw. */
+    public static final class CallerRolledBack extends Exception {
+        public CallerRolledBack(String seen) {
+            super(seen, null, false, false);
+        }
+    }
+
+}

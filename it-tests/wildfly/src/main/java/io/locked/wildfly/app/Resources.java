@@ -1,0 +1,81 @@
+package io.locked.wildfly.app;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockRequest;
+import io.locked.api.event.LockNotAcquired;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import java.util.concurrent.CompletableFuture;
+
+/** What the tests drive over HTTP. */
+@Path("/")
+@Produces(MediaType.TEXT_PLAIN)
+public class Resources {
+    @Inject
+    Counter counter;
+    @Inject
+    Orders orders;
+    @Inject
+    Reports reports;
+    @Inject
+    LockManager locks;
+    @Inject
+    LockEventLog events;
+
+    @POST
+    @Path("counter/{name}/{mode}")
+    public long increment(@PathParam("name") String name, @PathParam("mode") String mode) {
+        return switch (mode) {
+            case "pessimistic" -> counter.incrementPessimistic(name);
+            case "optimistic" -> counter.incrementOptimistic(name);
+            default -> throw new NotFoundException("no mode " + mode);
+        };
+    }
+
+    @GET
+    @Path("counter/{name}")
+    public long value(@PathParam("name") String name) {
+        return counter.value(name);
+    }
+
+    @GET
+    @Path("history")
+    public String history() {
+        return String.join("\n", counter.sections());
+    }
+
+    /** A caller's container transaction around a locked call: what it saw, or what it saw before rolling back. */
+    @POST
+    @Path("orders/{id}")
+    public String place(@PathParam("id") String id, @QueryParam("counter") String counterName,
+                        @QueryParam("rollBack") boolean rollBack) throws Exception {
+        try {
+            return orders.place(id, counterName, rollBack) + " kept=" + orders.exists(id);
+        } catch (Orders.CallerRolledBack rolledBack) {
+            return rolledBack.getMessage() + " kept=" + orders.exists(id);
+        }
+    }
+
+    /** Reports#daily called while another thread holds its key: its configured wait and on-timeout show in the event. */
+    @POST
+    @Path("reports/daily-while-held")
+    public String dailyWhileHeld() throws Exception {
+        LockHandle held = CompletableFuture.supplyAsync(() -> locks.acquire(LockRequest.of("report:daily"))).get();
+        try {
+            reports.daily();
+        } finally {
+            CompletableFuture.runAsync(held::close).get();
+        }
+        LockNotAcquired refused = events.notAcquired().stream().filter(e -> e.key().equals("report:daily"))
+                .reduce((first, second) -> second).orElseThrow();
+        return "runs=" + reports.runs() + " wait=" + refused.maxWait() + " outcome=" + refused.outcome();
+    }
+}

@@ -1,0 +1,9 @@
+package io.locked.wildfly.app;
+
+import jakarta.ws.rs.ApplicationPath;
+import jakarta.ws.rs.core.Application;
+
+/** The JAX-RS resources at the WAR's root. */
+@ApplicationPath("/")
+public class TestApplication extends Application {
+}
