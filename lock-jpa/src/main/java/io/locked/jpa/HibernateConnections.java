@@ -13,7 +13,7 @@ import org.hibernate.engine.spi.SessionImplementor;
 
 /**
  * The connections of a Hibernate persistence unit that was configured with a JDBC URL (Hibernate's
- * own pool, or the pool it was told to use). Only loaded when Hibernate is present. A provider
+ * own pool, or the pool it was told to use). Only loaded when Hibernate is present ({@link HibernatePresence}). A provider
  * backed by a data source (HikariCP's, Agroal's) is used through that data source.
  *
  * <p>Hibernate's providers fail with HibernateException as well as SQLException: an exhausted
@@ -32,16 +32,6 @@ final class HibernateConnections implements LockConnections, LendingThreads.Pool
     private HibernateConnections(ConnectionProvider provider) {
         this.provider = provider;
         this.neverWaits = provider.getClass().getName().equals(BUILT_IN_POOL);
-    }
-
-    static boolean available() {
-        try {
-            Class.forName("org.hibernate.engine.spi.SessionFactoryImplementor", false,
-                    HibernateConnections.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError absent) {
-            return false;
-        }
     }
 
     static LockConnections of(EntityManagerFactory factory) {

@@ -48,7 +48,7 @@ interface LockConnections {
                 return of(dataSource);
             }
         }
-        if (HibernateConnections.available()) {
+        if (HibernatePresence.onClassPath()) {
             return HibernateConnections.of(factory);
         }
         throw new IllegalStateException("Locked cannot find the connections of this persistence unit: hand it its"

@@ -64,7 +64,7 @@ final class TransactionManagerLookup {
      *         resource-local ones
      */
     static boolean isJta(EntityManagerFactory factory) {
-        if (HibernateConnections.available()) {
+        if (HibernatePresence.onClassPath()) {
             Optional<Boolean> hibernate = HibernateTransactions.isJta(factory);
             if (hibernate.isPresent()) {
                 return hibernate.get();
@@ -86,7 +86,7 @@ final class TransactionManagerLookup {
         if (given != null) {
             return Optional.of(given);
         }
-        if (HibernateConnections.available()) {
+        if (HibernatePresence.onClassPath()) {
             Optional<TransactionManager> hibernate = HibernateTransactions.transactionManager(factory);
             if (hibernate.isPresent()) {
                 return hibernate;

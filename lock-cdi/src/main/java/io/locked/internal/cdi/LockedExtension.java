@@ -2,16 +2,20 @@ package io.locked.internal.cdi;
 
 import io.locked.api.LockMode;
 import io.locked.api.Locked;
+import io.locked.internal.StoreReadiness;
 import io.locked.internal.definition.CleanupSettings;
 import io.locked.internal.definition.HealthSettings;
 import io.locked.internal.definition.LockedSettings;
 import io.locked.internal.definition.Resolution;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import io.locked.spi.LockRepository;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.ProcessBean;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import jakarta.enterprise.inject.spi.DefinitionException;
@@ -32,6 +36,8 @@ public class LockedExtension implements Extension {
     private final List<String> errors = new ArrayList<>();
     private final List<LockedSettings> lockedMethods = new ArrayList<>();
     private boolean lockedBeansSeen;
+    private final List<Bean<?>> lockStoreBeans = new ArrayList<>();
+    private final List<Bean<?>> readinessBeans = new ArrayList<>();
 
     void check(@Observes @WithAnnotations(Locked.class) ProcessAnnotatedType<?> event) {
         Class<?> beanClass = event.getAnnotatedType().getJavaClass();
@@ -68,26 +74,87 @@ public class LockedExtension implements Extension {
     }
 
     // A deployment that uses @Locked but has no usable lock store, or uses a mode its store cannot make
-    // safe, should not boot and fail at the first call.
-    void storeReachable(@Observes AfterDeploymentValidation event, BeanManager beans) {
+    // safe, should not boot and fail at the first call. Without a lock store bean that is known here;
+    // the store itself is created once the application starts (LockStoreStartupCheck): servers inject
+    // the application's resources (its @PersistenceUnit) only then, Payara not yet during validation.
+    void storeDeclared(@Observes AfterDeploymentValidation event, BeanManager beans) {
+        if (!lockedBeansSeen || !lockStoreBeans.isEmpty()) {
+            return;
+        }
+        try {
+            beans.createInstance().select(LockRepository.class).get().toString();
+        } catch (RuntimeException noStore) {
+            event.addDeploymentProblem(new DeploymentException(
+                    "@Locked is used but its lock store cannot be created: " + noStore.getMessage(), noStore));
+        }
+    }
+
+    // the startup check, added here so that it runs wherever this extension does
+    void startupCheck(@Observes BeforeBeanDiscovery event) {
+        event.addAnnotatedType(LockStoreStartupCheck.class, LockStoreStartupCheck.class.getName())
+                .add(ApplicationScoped.Literal.INSTANCE);
+    }
+
+    /**
+     * Creates the lock store and checks that it can make every mode the {@code @Locked} methods use
+     * safe; called once the application starts.
+     *
+     * @throws DeploymentException naming the store's failure or the methods of a refused mode
+     */
+    void verifyLockStore(BeanManager beans) {
         if (!lockedBeansSeen) {
             return;
         }
         LockRepository store;
         try {
-            store = beans.createInstance().select(LockRepository.class).get();
+            store = lockStore(beans);
             store.toString();
         } catch (RuntimeException noStore) {
-            event.addDeploymentProblem(new DeploymentException(
-                    "@Locked is used but its lock store cannot be created: " + noStore.getMessage(), noStore));
-            return;
+            throw new DeploymentException("@Locked is used but its lock store cannot be created: " + noStore.getMessage(), noStore);
         }
         Map<LockMode, List<String>> methodsByMode = new EnumMap<>(LockMode.class);
         for (LockedSettings method : lockedMethods) {
             methodsByMode.computeIfAbsent(method.mode(), mode -> new ArrayList<>()).add(method.method());
         }
-        methodsByMode.forEach((mode, methods) -> store.refusal(mode).ifPresent(reason -> event.addDeploymentProblem(
-                new DeploymentException("@Locked " + mode + " on " + String.join(", ", methods) + ": " + reason))));
+        List<String> refusals = new ArrayList<>();
+        methodsByMode.forEach((mode, methods) -> store.refusal(mode).ifPresent(reason ->
+                refusals.add("@Locked " + mode + " on " + String.join(", ", methods) + ": " + reason)));
+        if (!refusals.isEmpty()) {
+            throw new DeploymentException(String.join("; ", refusals));
+        }
+    }
+
+    // Payara gives each jar of WEB-INF/lib a bean manager of its own, and the extension's does not see
+    // the lock store in lock-jpa's jar, though the beans that inject it do. So the store's bean is
+    // noted while beans are discovered, and reached through that bean rather than by resolution.
+    void noteLockStore(@Observes ProcessBean<?> event) {
+        if (event.getBean().getTypes().contains(LockRepository.class)) {
+            lockStoreBeans.add(event.getBean());
+        }
+        if (event.getBean().getTypes().contains(StoreReadiness.class)) {
+            readinessBeans.add(event.getBean());
+        }
+    }
+
+    /**
+     * The store's readiness for the health check, which Payara puts in an archive that cannot resolve it.
+     *
+     * @throws IllegalStateException if there is not exactly one
+     */
+    public StoreReadiness storeReadiness(BeanManager beans) {
+        if (readinessBeans.size() != 1) {
+            throw new IllegalStateException("expected one StoreReadiness bean, found " + readinessBeans);
+        }
+        Bean<?> bean = readinessBeans.get(0);
+        return (StoreReadiness) beans.getReference(bean, StoreReadiness.class, beans.createCreationalContext(bean));
+    }
+
+    private LockRepository lockStore(BeanManager beans) {
+        if (lockStoreBeans.size() != 1) {
+            return beans.createInstance().select(LockRepository.class).get(); // none, or the container resolves
+        }
+        Bean<?> bean = lockStoreBeans.get(0);
+        return (LockRepository) beans.getReference(bean, LockRepository.class, beans.createCreationalContext(bean));
     }
 
     // A bad locked.cleanup.* value fails the deployment, not the first run a period later.

@@ -1,7 +1,9 @@
 package io.locked.internal.cdi.health;
 
 import io.locked.internal.StoreReadiness;
+import io.locked.internal.cdi.LockedExtension;
 import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -18,11 +20,24 @@ import org.eclipse.microprofile.health.Readiness;
 @Readiness
 public class LockStoreReadinessCheck implements HealthCheck {
     public static final String NAME = "locked";
-    private final Instance<StoreReadiness> readiness;
+    private final BeanManager beans;
+    private volatile StoreReadiness readiness;
 
     @Inject
-    public LockStoreReadinessCheck(Instance<StoreReadiness> readiness) {
-        this.readiness = readiness;
+    public LockStoreReadinessCheck(BeanManager beans) {
+        this.beans = beans;
+    }
+
+    // Looked up at the first call rather than injected: Payara puts a bean added by an extension in an
+    // archive of its own, which does not see lock-cdi's producers; the extension noted the bean.
+    private StoreReadiness readiness() {
+        StoreReadiness known = readiness;
+        if (known == null) {
+            Instance<StoreReadiness> resolved = beans.createInstance().select(StoreReadiness.class);
+            known = resolved.isResolvable() ? resolved.get() : beans.getExtension(LockedExtension.class).storeReadiness(beans);
+            readiness = known;
+        }
+        return known;
     }
 
     @Override
@@ -30,7 +45,7 @@ public class LockStoreReadinessCheck implements HealthCheck {
         HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME);
         StoreReadiness.Report report;
         try {
-            report = readiness.get().check();
+            report = readiness().check();
         } catch (RuntimeException noStore) {
             // the lock store could not be created (its unit, its settings): no lock can be taken
             return response.down().withData("store", "cannot be created: " + noStore.getMessage()).build();
