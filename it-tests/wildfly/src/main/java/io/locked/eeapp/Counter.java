@@ -1,4 +1,4 @@
-package io.locked.wildfly.app;
+package io.locked.eeapp;
 
 import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
@@ -23,7 +23,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 @ApplicationScoped
 public class Counter {
-    static final String INSTANCE = System.getProperty("locked-app.instance", "wildfly");
+    static final String INSTANCE = System.getProperty("locked-app.instance", "server");
     private final Queue<String> sections = new ConcurrentLinkedQueue<>();
     @PersistenceContext(unitName = "app")
     EntityManager entityManager;
@@ -48,22 +48,21 @@ public class Counter {
         long token = locks.current().map(LockHandle::token).orElse(-1L);
         CounterRow row = entityManager.find(CounterRow.class, name);
         if (row == null) {
-            row = new CounterRow();
-            row.name = name;
+            row = new CounterRow(name);
             entityManager.persist(row);
         }
-        long before = row.value;
+        long before = row.value();
         Thread.yield();
-        row.value = before + 1;
+        row.value(before + 1);
         entityManager.flush();
         sections.add(name + " " + INSTANCE + " " + token + " " + enter + " " + System.nanoTime());
-        return row.value;
+        return before + 1;
     }
 
     @Transactional
     public long value(String name) {
         CounterRow row = entityManager.find(CounterRow.class, name);
-        return row == null ? 0 : row.value;
+        return row == null ? 0 : row.value();
     }
 
     /** @return one line per section: counter, instance, token, entered, left */

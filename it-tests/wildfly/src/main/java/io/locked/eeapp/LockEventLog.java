@@ -1,4 +1,4 @@
-package io.locked.wildfly.app;
+package io.locked.eeapp;
 
 import io.locked.api.event.LockNotAcquired;
 import jakarta.enterprise.context.ApplicationScoped;

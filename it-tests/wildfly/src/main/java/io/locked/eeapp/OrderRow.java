@@ -1,4 +1,4 @@
-package io.locked.wildfly.app;
+package io.locked.eeapp;
 
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
@@ -9,5 +9,12 @@ import jakarta.persistence.Table;
 @Table(name = "app_order")
 public class OrderRow {
     @Id
-    public String id;
+    private String id;
+
+    protected OrderRow() {
+    }
+
+    OrderRow(String id) {
+        this.id = id;
+    }
 }

@@ -1,14 +1,13 @@
-package io.locked.wildfly.app;
+package io.locked.eeapp;
 
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
-import jakarta.transaction.Transaction;
-import jakarta.transaction.TransactionManager;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import java.util.concurrent.CompletableFuture;
-import javax.naming.InitialContext;
 
 /** A caller with a container transaction of its own (CDI @Transactional), around a @Locked call. */
 @ApplicationScoped
@@ -17,6 +16,9 @@ public class Orders {
     EntityManager entityManager;
     @Inject
     Counter counter;
+    // the standard view of the thread's transaction, the same on every server
+    @Resource
+    TransactionSynchronizationRegistry transactions;
 
     /**
      * Writes an order in the caller's transaction, counts it under the lock, and reports what it saw of
@@ -26,15 +28,12 @@ public class Orders {
      */
     @Transactional(rollbackOn = CallerRolledBack.class)
     public String place(String orderId, String counterName, boolean rollBack) throws Exception {
-        TransactionManager transactions = (TransactionManager) new InitialContext().lookup("java:jboss/TransactionManager");
-        Transaction caller = transactions.getTransaction();
-        OrderRow order = new OrderRow();
-        order.id = orderId;
-        entityManager.persist(order);
+        Object caller = transactions.getTransactionKey();
+        entityManager.persist(new OrderRow(orderId));
         long counted = counter.incrementPessimistic(counterName);
         // what another transaction sees now, while the caller's is still open
         long committed = CompletableFuture.supplyAsync(() -> counter.value(counterName)).get();
-        String seen = "same=" + (transactions.getTransaction() == caller) + " status=" + transactions.getStatus()
+        String seen = "same=" + caller.equals(transactions.getTransactionKey()) + " status=" + transactions.getTransactionStatus()
                 + " counted=" + counted + " committed=" + committed;
         if (rollBack) {
             throw new CallerRolledBack(seen);

@@ -1,4 +1,4 @@
-package io.locked.wildfly.app;
+package io.locked.eeapp;
 
 import io.locked.api.LockHandle;
 import io.locked.api.LockManager;

@@ -1,4 +1,4 @@
-package io.locked.wildfly.app;
+package io.locked.eeapp;
 
 import jakarta.ws.rs.ApplicationPath;
 import jakarta.ws.rs.core.Application;

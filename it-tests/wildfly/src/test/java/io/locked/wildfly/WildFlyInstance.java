@@ -1,5 +1,6 @@
 package io.locked.wildfly;
 
+import io.locked.eeapp.EeApplicationTests;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -21,7 +22,7 @@ import java.util.stream.Stream;
  * as {@code bin/standalone.sh} starts it. Deployments go in through the deployment scanner: the JDBC
  * driver, the datasource ({@code app-ds.xml}) and the WAR, as files in {@code deployments/}.
  */
-final class WildFlyInstance implements AutoCloseable {
+final class WildFlyInstance implements EeApplicationTests.Server, AutoCloseable {
     static final Path HOME = Path.of(System.getProperty("wildfly.home", "target/wildfly"));
     private static final Duration BOOT = Duration.ofSeconds(180);
     private final String name;
@@ -70,7 +71,8 @@ final class WildFlyInstance implements AutoCloseable {
         return this;
     }
 
-    String name() {
+    @Override
+    public String name() {
         return name;
     }
 
@@ -78,11 +80,13 @@ final class WildFlyInstance implements AutoCloseable {
         return bootMillis;
     }
 
-    URI http() {
+    @Override
+    public URI http() {
         return URI.create("http://127.0.0.1:" + (8080 + portOffset) + "/app/");
     }
 
-    URI readiness() {
+    @Override
+    public URI readiness() {
         return URI.create("http://127.0.0.1:" + (9990 + portOffset) + "/health/ready");
     }
 
