@@ -59,6 +59,10 @@ public class JpaLockStoreProducer {
         if (supplied.isResolvable()) {
             return supplied.get();
         }
+        if (supplied.isAmbiguous()) {
+            throw new IllegalStateException("More than one @LockStore EntityManagerFactory is produced: "
+                    + supplied.handlesStream().map(handle -> handle.getBean().toString()).toList() + ". Produce one");
+        }
         Optional<String> named = setting(PERSISTENCE_UNIT);
         if (named.isPresent()) {
             String unit = named.get().trim();
