@@ -3,6 +3,7 @@ package io.locked.internal.cdi;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Vetoed;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import java.util.logging.Logger;
@@ -11,9 +12,11 @@ import javax.naming.NamingException;
 /**
  * Creates the lock store when the application starts, so that a store that cannot be created, or a
  * mode it refuses, fails the deployment rather than the first call. Added by {@link LockedExtension}
- * (Weld, WildFly, Payara), which makes it application-scoped: not a bean by itself, so that Quarkus,
- * which runs no portable extension, never sees it; there the store is created at its first use.
+ * (Weld, WildFly, Payara), which lifts the veto and makes it application-scoped. Vetoed by itself, so
+ * that Quarkus, which runs no portable extension and would take any class with an observer method for
+ * a bean, never sees it; there the store is created at its first use.
  */
+@Vetoed
 public class LockStoreStartupCheck {
     private static final Logger LOG = Logger.getLogger(LockStoreStartupCheck.class.getName());
 

@@ -9,6 +9,7 @@ import io.locked.internal.definition.LockedSettings;
 import io.locked.internal.definition.Resolution;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Vetoed;
 import jakarta.enterprise.event.Observes;
 import io.locked.spi.LockRepository;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
@@ -92,6 +93,7 @@ public class LockedExtension implements Extension {
     // the startup check, added here so that it runs wherever this extension does
     void startupCheck(@Observes BeforeBeanDiscovery event) {
         event.addAnnotatedType(LockStoreStartupCheck.class, LockStoreStartupCheck.class.getName())
+                .remove(annotation -> annotation.annotationType() == Vetoed.class)
                 .add(ApplicationScoped.Literal.INSTANCE);
     }
 
