@@ -28,18 +28,18 @@ final class JtaUnitTransactions implements UnitTransactions {
 
     @Override
     public void begin(EntityManager manager) {
-        try {
-            transactions.begin();
-        } catch (Exception refused) {
-            throw failure("beginning the lock's transaction", refused);
-        }
-        manager.joinTransaction();
+        begin(manager, 0);
     }
 
     @Override
     public void beginHold(EntityManager manager) {
+        begin(manager, HOLD_TIMEOUT_SECONDS);
+    }
+
+    /** @param timeoutSeconds the transaction's timeout, 0 for the manager's default */
+    private void begin(EntityManager manager, int timeoutSeconds) {
         try {
-            transactions.setTransactionTimeout(HOLD_TIMEOUT_SECONDS);
+            transactions.setTransactionTimeout(timeoutSeconds);
             try {
                 transactions.begin();
             } finally {
