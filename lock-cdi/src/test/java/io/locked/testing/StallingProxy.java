@@ -1,4 +1,4 @@
-package io.locked.it.weld.health;
+package io.locked.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +15,7 @@ import java.util.List;
  * server or a silent network does: while stalled it passes no byte either way and connects no new
  * client, without closing anything, so clients wait on their reads. Resumed, it passes everything on.
  */
-final class StallingProxy implements AutoCloseable {
+public final class StallingProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final InetSocketAddress target;
     private final List<Socket> sockets = new ArrayList<>();
@@ -28,24 +28,24 @@ final class StallingProxy implements AutoCloseable {
         this.target = target;
     }
 
-    static StallingProxy start(String host, int port) throws IOException {
+    public static StallingProxy start(String host, int port) throws IOException {
         StallingProxy proxy = new StallingProxy(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()),
                 new InetSocketAddress(host, port));
         daemon(proxy::accept).start();
         return proxy;
     }
 
-    int port() {
+    public int port() {
         return listener.getLocalPort();
     }
 
-    void stall() {
+    public void stall() {
         synchronized (gate) {
             stalled = true;
         }
     }
 
-    void resume() {
+    public void resume() {
         synchronized (gate) {
             stalled = false;
             gate.notifyAll();

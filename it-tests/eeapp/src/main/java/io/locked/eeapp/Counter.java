@@ -7,7 +7,6 @@ import io.locked.api.Locked;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.util.List;
 import java.util.Queue;
@@ -23,9 +22,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 @ApplicationScoped
 public class Counter {
+    /** Which instance this is, from the system property the tests start it with. */
     static final String INSTANCE = System.getProperty("locked-app.instance", "server");
     private final Queue<String> sections = new ConcurrentLinkedQueue<>();
-    @PersistenceContext(unitName = "app")
+    @Inject
     EntityManager entityManager;
     @Inject
     LockManager locks;

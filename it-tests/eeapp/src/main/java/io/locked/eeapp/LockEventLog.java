@@ -1,21 +1,31 @@
 package io.locked.eeapp;
 
+import io.locked.api.event.LockAcquired;
 import io.locked.api.event.LockNotAcquired;
+import io.locked.api.event.LockReleased;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
-/** The lock events the configuration test reads. */
+/** Observes the lock events. */
 @ApplicationScoped
 public class LockEventLog {
-    private final List<LockNotAcquired> notAcquired = new CopyOnWriteArrayList<>();
+    private final List<Object> events = new ArrayList<>();
 
-    void notAcquired(@Observes LockNotAcquired event) {
-        notAcquired.add(event);
+    synchronized void acquired(@Observes LockAcquired event) {
+        events.add(event);
     }
 
-    public List<LockNotAcquired> notAcquired() {
-        return List.copyOf(notAcquired);
+    synchronized void released(@Observes LockReleased event) {
+        events.add(event);
+    }
+
+    synchronized void notAcquired(@Observes LockNotAcquired event) {
+        events.add(event);
+    }
+
+    public synchronized <T> List<T> of(Class<T> type) {
+        return events.stream().filter(type::isInstance).map(type::cast).toList();
     }
 }

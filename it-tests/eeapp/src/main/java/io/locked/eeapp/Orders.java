@@ -1,24 +1,24 @@
 package io.locked.eeapp;
 
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import java.util.concurrent.CompletableFuture;
+import javax.naming.InitialContext;
 
 /** A caller with a container transaction of its own (CDI @Transactional), around a @Locked call. */
 @ApplicationScoped
 public class Orders {
-    @PersistenceContext(unitName = "app")
+    @Inject
     EntityManager entityManager;
     @Inject
     Counter counter;
-    // the standard view of the thread's transaction, the same on every server
-    @Resource
-    TransactionSynchronizationRegistry transactions;
+    // the standard view of the thread's transaction: a bean on Quarkus and WildFly, else its standard name
+    @Inject
+    Instance<TransactionSynchronizationRegistry> registryBean;
 
     /**
      * Writes an order in the caller's transaction, counts it under the lock, and reports what it saw of
@@ -28,6 +28,8 @@ public class Orders {
      */
     @Transactional(rollbackOn = CallerRolledBack.class)
     public String place(String orderId, String counterName, boolean rollBack) throws Exception {
+        TransactionSynchronizationRegistry transactions = registryBean.isResolvable() ? registryBean.get()
+                : (TransactionSynchronizationRegistry) new InitialContext().lookup("java:comp/TransactionSynchronizationRegistry");
         Object caller = transactions.getTransactionKey();
         entityManager.persist(new OrderRow(orderId));
         long counted = counter.incrementPessimistic(counterName);

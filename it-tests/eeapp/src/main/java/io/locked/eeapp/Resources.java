@@ -74,7 +74,7 @@ public class Resources {
         } finally {
             CompletableFuture.runAsync(held::close).get();
         }
-        LockNotAcquired refused = events.notAcquired().stream().filter(e -> e.key().equals("report:daily"))
+        LockNotAcquired refused = events.of(LockNotAcquired.class).stream().filter(e -> e.key().equals("report:daily"))
                 .reduce((first, second) -> second).orElseThrow();
         return "runs=" + reports.runs() + " wait=" + refused.maxWait() + " outcome=" + refused.outcome();
     }

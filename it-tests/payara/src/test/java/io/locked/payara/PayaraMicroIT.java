@@ -3,15 +3,13 @@ package io.locked.payara;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.eeapp.EeApplicationTests;
-import java.io.IOException;
+import io.locked.eeapp.MisusedWar;
+import io.locked.payara.misuse.BadKeyBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
-import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,7 +55,8 @@ class PayaraMicroIT extends EeApplicationTests {
     @Test
     void aBadKeyTemplateFailsTheDeploymentNamingClassMethodAndMember() throws Exception {
         Path war = Path.of(System.getProperty("payara.test-classes")).getParent().resolve("bad-key.war");
-        writeMisusedWar(war);
+        MisusedWar.write(war, Path.of(System.getProperty("payara.test-classes")), BadKeyBean.class,
+                Path.of(System.getProperty("payara.app")));
         try (PayaraMicroInstance misused = new PayaraMicroInstance("misused")) {
             misused.start(war, false);
             String expected = "Invalid @Locked.key on io.locked.payara.misuse.BadKeyBean#ship()";
@@ -70,22 +69,4 @@ class PayaraMicroIT extends EeApplicationTests {
         }
     }
 
-    /** A WAR of the misused bean with the lock jars of the application's WAR. */
-    private static void writeMisusedWar(Path war) throws IOException {
-        Path bean = Path.of(System.getProperty("payara.test-classes")).resolve("io/locked/payara/misuse/BadKeyBean.class");
-        try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(war));
-             ZipFile app = new ZipFile(System.getProperty("payara.app"))) {
-            entry(out, "WEB-INF/classes/io/locked/payara/misuse/BadKeyBean.class", Files.readAllBytes(bean));
-            entry(out, "WEB-INF/beans.xml", app.getInputStream(app.getEntry("WEB-INF/beans.xml")).readAllBytes());
-            for (ZipEntry library : app.stream().filter(e -> e.getName().startsWith("WEB-INF/lib/lock-") && !e.isDirectory()).toList()) {
-                entry(out, library.getName(), app.getInputStream(library).readAllBytes());
-            }
-        }
-    }
-
-    private static void entry(ZipOutputStream out, String name, byte[] content) throws IOException {
-        out.putNextEntry(new ZipEntry(name));
-        out.write(content);
-        out.closeEntry();
-    }
 }

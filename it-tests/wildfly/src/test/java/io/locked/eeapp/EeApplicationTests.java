@@ -117,7 +117,7 @@ public abstract class EeApplicationTests {
     void theReadinessCheckLockedIsUpOnTheServersHealthEndpoint() throws Exception {
         for (Server server : servers()) {
             // Locked's own check; the server's overall status also counts its deployments
-            String body = get(server.readiness()).body();
+            String body = get(server.readiness()).body().replaceAll("\\s", ""); // Quarkus indents its JSON
             assertTrue(body.matches("(?s).*\\{\"name\":\"locked\",\"status\":\"UP\",\"data\":\\{[^}]*\"store\":\"answering\".*"), body);
         }
     }

@@ -3,15 +3,13 @@ package io.locked.wildfly;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.eeapp.EeApplicationTests;
-import java.io.IOException;
+import io.locked.eeapp.MisusedWar;
+import io.locked.wildfly.misuse.BadKeyBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
-import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,7 +60,8 @@ class WildFlyIT extends EeApplicationTests {
     void aBadKeyTemplateFailsTheDeploymentNamingClassMethodAndMember() throws Exception {
         WildFlyInstance server = servers.get(0);
         Path war = server.deployments().resolve("bad-key.war");
-        writeMisusedWar(war);
+        MisusedWar.write(war, Path.of(System.getProperty("wildfly.test-classes")), BadKeyBean.class,
+                Path.of(System.getProperty("wildfly.app")));
         Path failed = server.deployments().resolve("bad-key.war.failed");
         Path deployed = server.deployments().resolve("bad-key.war.deployed");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -74,28 +73,6 @@ class WildFlyIT extends EeApplicationTests {
         Files.delete(war); // undeployed again, so that the server's own readiness stays about the application
         assertTrue(failure.contains("io.locked.wildfly.misuse.BadKeyBean") && failure.contains("ship")
                 && failure.contains("nope"), failure);
-    }
-
-    /** A WAR of the misused bean with the lock jars of the application's WAR. */
-    private static void writeMisusedWar(Path war) throws IOException {
-        Path classes = Path.of(System.getProperty("wildfly.test-classes"));
-        Path bean = classes.resolve("io/locked/wildfly/misuse/BadKeyBean.class");
-        Path part = war.resolveSibling("bad-key.war.part");
-        try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(part));
-             ZipFile app = new ZipFile(System.getProperty("wildfly.app"))) {
-            entry(out, "WEB-INF/classes/io/locked/wildfly/misuse/BadKeyBean.class", Files.readAllBytes(bean));
-            entry(out, "WEB-INF/beans.xml", app.getInputStream(app.getEntry("WEB-INF/beans.xml")).readAllBytes());
-            for (ZipEntry library : app.stream().filter(e -> e.getName().startsWith("WEB-INF/lib/") && !e.isDirectory()).toList()) {
-                entry(out, library.getName(), app.getInputStream(library).readAllBytes());
-            }
-        }
-        Files.move(part, war); // whole, so that the scanner never sees half a WAR
-    }
-
-    private static void entry(ZipOutputStream out, String name, byte[] content) throws IOException {
-        out.putNextEntry(new ZipEntry(name));
-        out.write(content);
-        out.closeEntry();
     }
 
 }

@@ -11,6 +11,7 @@ import io.locked.internal.cdi.LockedInterceptor;
 import io.locked.internal.cdi.LockedMethods;
 import io.locked.it.weld.TestConfig;
 import io.locked.jpa.cdi.JpaLockStoreProducer;
+import io.locked.testing.StallingProxy;
 import io.locked.jpa.testing.TestDatabase;
 import java.net.URI;
 import java.util.Optional;

@@ -1,9 +1,6 @@
 package io.locked.quarkus.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
@@ -12,14 +9,11 @@ import io.locked.api.OnTimeout;
 import io.locked.api.event.LockAcquired;
 import io.locked.api.event.LockNotAcquired;
 import io.locked.api.event.LockReleased;
-import io.quarkus.test.common.http.TestHTTPResource;
+import io.locked.eeapp.Counter;
+import io.locked.eeapp.LockEventLog;
+import io.locked.eeapp.Reports;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import jakarta.transaction.Status;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,8 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The library jars, unchanged, in a Quarkus application the Quarkus way: the lock table in the
- * application's own Hibernate ORM unit (JTA) on its own datasource, nothing wired by hand. The
- * interceptor, its events, config overrides, a caller's container transaction and the readiness check.
+ * application's own Hibernate ORM unit (JTA) on its own datasource, nothing wired by hand: the
+ * interceptor and its events in process. Over HTTP, on two packaged instances: {@link QuarkusInstancesIT}.
  */
 @QuarkusTest
 class LockedOnQuarkusTest {
@@ -46,10 +40,6 @@ class LockedOnQuarkusTest {
     LockManager locks;
     @Inject
     LockEventLog log;
-    @Inject
-    Orders orders;
-    @TestHTTPResource("/q/health/ready")
-    URI readiness;
 
     @Test
     void lockedMethodIsExclusiveInBothModes() throws Exception {
@@ -86,43 +76,5 @@ class LockedOnQuarkusTest {
         assertEquals(OnTimeout.SKIP, refused.outcome(), "on-timeout from application.properties");
         reports.daily();
         assertEquals(1, reports.runs(), "with the key free the call runs");
-    }
-
-    @Test
-    void aLockedCallInsideTheCallersTransactionLeavesItIntactAndCommitsItsOwnWriteFirst() throws Exception {
-        String name = "orders-" + UUID.randomUUID();
-        String kept = UUID.randomUUID().toString();
-        Orders.Seen seen = orders.place(kept, name, false, () -> committedValue(name));
-        assertTrue(seen.sameTransactionAfter(), "the caller's transaction is the thread's again");
-        assertEquals(Status.STATUS_ACTIVE, seen.statusAfter(), "active, not marked rollback-only");
-        assertEquals(1, seen.counted());
-        assertEquals(1, seen.committedBeforeCallerEnds(), "the holder's write committed before the caller's transaction ended");
-        assertTrue(orders.exists(kept), "the caller's own write committed with the caller");
-
-        String rolledBack = UUID.randomUUID().toString();
-        Orders.CallerRolledBack failure = assertThrows(Orders.CallerRolledBack.class,
-                () -> orders.place(rolledBack, name, true, () -> committedValue(name)));
-        assertEquals(Status.STATUS_ACTIVE, failure.seen.statusAfter());
-        assertEquals(2, failure.seen.committedBeforeCallerEnds());
-        assertFalse(orders.exists(rolledBack), "the caller's rollback took its own write only");
-        assertEquals(3, counter.incrementOptimistic(name), "the next holder sees both holders' committed writes");
-    }
-
-    @Test
-    void theReadinessCheckIsUpThroughTheHealthEndpoint() throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(readiness).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, response.statusCode(), response.body());
-        assertTrue(response.body().contains("\"name\": \"locked\"") || response.body().contains("\"name\":\"locked\""), response.body());
-        assertTrue(response.body().contains("answering"), response.body());
-    }
-
-    /** The counter as another transaction sees it: what was committed. */
-    private long committedValue(String name) {
-        try {
-            return CompletableFuture.supplyAsync(() -> counter.value(name)).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

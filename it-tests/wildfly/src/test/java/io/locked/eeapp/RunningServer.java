@@ -1,0 +1,134 @@
+package io.locked.eeapp;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A server process of a test, started from the build: its output in a log file, its boot timed up to
+ * the moment its readiness endpoint answers UP with Locked's check in it, and the process, with any
+ * it started, ended at close.
+ */
+public abstract class RunningServer implements EeApplicationTests.Server, AutoCloseable {
+    private static final Duration BOOT = Duration.ofSeconds(180);
+    private final String name;
+    private final Path log;
+    private Process process;
+    private long bootMillis;
+
+    protected RunningServer(String name, Path log) {
+        this.name = name;
+        this.log = log;
+    }
+
+    /**
+     * Starts the process and, if asked, waits until it is ready.
+     *
+     * @param command    the command line
+     * @param awaitReady false for a deployment that is expected to fail
+     */
+    protected final void launch(ProcessBuilder command, boolean awaitReady) throws Exception {
+        long started = System.nanoTime();
+        process = command.redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (awaitReady) {
+            awaitReady();
+            bootMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        }
+    }
+
+    /** Fails at once if the server already reports what will keep it from becoming ready. */
+    protected void checkStarting() throws IOException {
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** @return from the process's start to readiness UP */
+    public long bootMillis() {
+        return bootMillis;
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    public String log() {
+        try {
+            return Files.exists(log) ? Files.readString(log) : "(no log)";
+        } catch (IOException e) {
+            return "(log unreadable: " + e + ")";
+        }
+    }
+
+    private void awaitReady() throws Exception {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + BOOT.toNanos();
+        String last = "no answer";
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new AssertionError(name + " exited with " + process.exitValue() + ":\n" + log());
+            }
+            checkStarting();
+            try {
+                HttpResponse<String> ready = http.send(HttpRequest.newBuilder(readiness()).timeout(Duration.ofSeconds(5)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (ready.statusCode() == 200 && ready.body().contains("\"locked\"")) {
+                    return;
+                }
+                last = ready.statusCode() + " " + ready.body();
+            } catch (IOException notYet) {
+                last = notYet.toString();
+            }
+            Thread.sleep(200); // polling interval of the readiness endpoint
+        }
+        throw new AssertionError(name + " was not ready within " + BOOT + " (last: " + last + "):\n" + log());
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process == null) {
+            return;
+        }
+        List<ProcessHandle> started = process.descendants().toList();
+        process.destroy();
+        started.forEach(ProcessHandle::destroy);
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+        }
+        for (ProcessHandle child : started) {
+            try {
+                child.onExit().get(60, TimeUnit.SECONDS);
+            } catch (Exception stillThere) {
+                child.destroyForcibly();
+            }
+        }
+    }
+
+    protected static void deleteTree(Path tree) throws IOException {
+        if (!Files.exists(tree)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(tree)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+
+    protected static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
