@@ -34,6 +34,14 @@ interface LockConnections {
 
     void close(Connection connection) throws SQLException;
 
+    /**
+     * Gives back a connection that must not be lent again (its session was ended or it could not
+     * be rolled back), after its driver connection was aborted: by default the pool finds it closed.
+     */
+    default void discard(Connection connection) throws SQLException {
+        close(connection);
+    }
+
     /** @return the pool's maximum size, or 0 where Locked cannot know it */
     default int maximumSize() {
         return 0;

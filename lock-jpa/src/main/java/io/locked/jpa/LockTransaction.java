@@ -166,7 +166,7 @@ final class LockTransaction implements AutoCloseable {
             // already gone
         }
         try {
-            connections.close(connection);
+            connections.discard(connection);
         } catch (SQLException | RuntimeException ignored) {
             // the pool drops a connection it finds closed
         }
