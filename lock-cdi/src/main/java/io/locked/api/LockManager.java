@@ -1,5 +1,6 @@
 package io.locked.api;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -84,6 +85,57 @@ public interface LockManager extends AutoCloseable {
      * @return the innermost current lock, or empty when this thread is inside none
      */
     Optional<LockHandle> current();
+
+    /**
+     * Who holds a key right now, as the lock table says, for operators: across every JVM that shares
+     * the table and in both modes (see {@link LockInfo} for what each database can show of a
+     * pessimistic holder in another JVM). Reads the table; never waits for the lock.
+     *
+     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters
+     * @return the key's state; a key that has no row is free
+     * @throws IllegalArgumentException      if the key is null, blank or too long
+     * @throws LockStoreUnavailableException if the table cannot be read
+     * @throws UnsupportedOperationException if the lock store cannot be inspected
+     */
+    LockInfo inspect(String key);
+
+    /**
+     * One page of the keys that start with a prefix, in key order, each as {@link #inspect} reads it,
+     * held and free alike. For the next page pass the last key of this one as {@code afterKey}; a
+     * page shorter than {@code limit} is the last.
+     *
+     * @param prefix   what the keys start with, not null; empty for every key
+     * @param afterKey the last key of the previous page, or null for the first page
+     * @param limit    the most keys to return, 1 to {@value #MAX_PAGE}
+     * @return up to {@code limit} keys in key order
+     * @throws IllegalArgumentException      if the prefix is null or the limit out of range
+     * @throws LockStoreUnavailableException if the table cannot be read
+     * @throws UnsupportedOperationException if the lock store cannot be inspected
+     */
+    List<LockInfo> list(String prefix, String afterKey, int limit);
+
+    /** The most keys one {@link #list} page returns. */
+    int MAX_PAGE = 1000;
+
+    /**
+     * Ends whatever hold a key has, for operators: a stuck job, a holder that will never finish.
+     * An optimistic lease is freed; a pessimistic holder's database session is ended, which rolls
+     * its transaction back (the native statements on MariaDB, MySQL, PostgreSQL and H2; the
+     * database user needs the right to end that session). Either way the key's token is raised and
+     * so is its fence row: the old holder's {@link LockHandle#isValid()} turns false at its next
+     * renewal or session check, its {@code close()} throws {@link LockLostException}, a
+     * {@code LockLost} event is fired, and its fenced writes are refused. Logged at WARNING, naming
+     * the key and the old holder.
+     *
+     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters
+     * @return the hold that was ended, empty if the key was free
+     * @throws IllegalArgumentException      if the key is null, blank or too long
+     * @throws IllegalStateException         if the holder's session cannot be ended on this store
+     *                                       (a pessimistic hold on the JPA path)
+     * @throws LockStoreUnavailableException if the database failed or refused to end the session
+     * @throws UnsupportedOperationException if the lock store has no forced release
+     */
+    Optional<LockInfo> forceRelease(String key);
 
     /**
      * Stops the lease watchdog. Locks still held are not released: pessimistic ones stay held until

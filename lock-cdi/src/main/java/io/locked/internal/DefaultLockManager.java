@@ -2,6 +2,7 @@ package io.locked.internal;
 
 import io.locked.api.LockException;
 import io.locked.api.LockHandle;
+import io.locked.api.LockInfo;
 import io.locked.api.LockInterruptedException;
 import io.locked.api.LockManager;
 import io.locked.api.LockMode;
@@ -10,8 +11,10 @@ import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -98,6 +101,38 @@ public final class DefaultLockManager implements LockManager {
     @Override
     public Optional<LockHandle> current() {
         return view(scopes.get().innermost());
+    }
+
+    @Override
+    public LockInfo inspect(String key) {
+        String checked = LockRequest.of(key).key();
+        return repository.inspect(checked).map(DefaultLockManager::info)
+                .orElseGet(() -> new LockInfo(checked, null, null, null, null, null, null, false));
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix, String afterKey, int limit) {
+        if (prefix == null) {
+            throw new IllegalArgumentException("Key prefix must not be null; use \"\" for every key");
+        }
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("Page limit must be 1 to " + MAX_PAGE + ", was " + limit);
+        }
+        return repository.list(prefix, afterKey, limit).stream().map(DefaultLockManager::info).toList();
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(String key) {
+        String checked = LockRequest.of(key).key();
+        Optional<LockInfo> ended = repository.forceRelease(checked).map(DefaultLockManager::info);
+        ended.ifPresent(hold -> LockLog.forcedRelease(checked, hold.mode(), hold.token(), hold.holder(),
+                hold.databaseSession()));
+        return ended;
+    }
+
+    private static LockInfo info(LockRowState row) {
+        return new LockInfo(row.key(), row.mode(), row.holder(), row.token(), row.since(), row.until(),
+                row.databaseSession(), row.held() && Holder.isThisJvm(row.holder()));
     }
 
     private static Optional<LockHandle> view(Acquisition acquisition) {

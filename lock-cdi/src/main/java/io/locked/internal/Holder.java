@@ -15,6 +15,11 @@ final class Holder {
         return text.length() <= 255 ? text : text.substring(0, 255);
     }
 
+    /** Whether a holder text was written by this JVM: its host and process id come first. */
+    static boolean isThisJvm(String holder) {
+        return holder != null && holder.startsWith(HOST_AND_PID + "/");
+    }
+
     private static String hostName() {
         try {
             return InetAddress.getLocalHost().getHostName();

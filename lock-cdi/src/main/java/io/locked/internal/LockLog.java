@@ -35,6 +35,12 @@ final class LockLog {
         LOG.warning("Lock '" + key + "' " + mode + " with token " + token + ", held by " + holder + ", was lost: " + reason);
     }
 
+    static void forcedRelease(String key, LockMode mode, Long token, String holder, String session) {
+        LOG.warning("Forced release of '" + key + "' " + mode + " with token " + (token == null ? "unknown" : token)
+                + ", held by " + (holder == null ? "an unknown holder" : holder)
+                + (session == null ? "" : " in database session " + session) + ": the holder loses it");
+    }
+
     /** One line at WARNING with the chain of causes (an outage repeats it often); the stack trace at FINE. */
     static void storeFailed(String key, String holder, String what, RuntimeException failure) {
         if (!LOG.isLoggable(Level.WARNING)) {

@@ -2,6 +2,7 @@ package io.locked.spi;
 
 import io.locked.api.LockMode;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -110,6 +111,52 @@ public interface LockRepository {
      *         or expired before this call; an expired row still owned by this owner is freed too)
      */
     boolean releaseLease(Lease lease);
+
+    /**
+     * Reads one key's row for an operator: whether it is held, in which mode, by whom, as seen from
+     * any JVM (a pessimistic holder's uncommitted row change included, where the database can show
+     * it). A snapshot, bounded by a short fixed time.
+     *
+     * @param key the lock key
+     * @return the row's state, empty when the key has no row (it is free)
+     * @throws io.locked.api.LockStoreUnavailableException if the store cannot be read
+     * @throws UnsupportedOperationException if this store cannot be inspected
+     */
+    default Optional<LockRowState> inspect(String key) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot be inspected");
+    }
+
+    /**
+     * Reads a page of rows whose keys start with {@code prefix}, in key order, as {@link #inspect}.
+     *
+     * @param prefix   what the keys start with, not null; empty for every key
+     * @param afterKey the last key of the previous page (exclusive), or null for the first page
+     * @param limit    the most rows to return, 1 to 1000
+     * @return up to {@code limit} rows, in key order; fewer means the last page
+     * @throws io.locked.api.LockStoreUnavailableException if the store cannot be read
+     * @throws UnsupportedOperationException if this store cannot be inspected
+     */
+    default List<LockRowState> list(String prefix, String afterKey, int limit) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot be inspected");
+    }
+
+    /**
+     * Ends the key's current hold, for an operator: an optimistic lease is freed; a pessimistic
+     * holder's database session is ended, where the database allows it, which frees its row lock.
+     * Either way the row's token is raised as a new acquisition would raise it, and so is the key's
+     * fence row where the fence table exists: the old holder's renewals, release and fenced writes
+     * fail, and the next holder's token is higher.
+     *
+     * @param key the lock key
+     * @return the hold that was ended, empty if the key was free
+     * @throws io.locked.api.LockStoreUnavailableException if the store failed, or refused to end the
+     *                                                     holder's session (the message names the privilege)
+     * @throws IllegalStateException if the holder's session cannot be told or ended on this store
+     * @throws UnsupportedOperationException if this store has no forced release
+     */
+    default Optional<LockRowState> forceRelease(String key) {
+        throw new UnsupportedOperationException(getClass().getName() + " has no forced release");
+    }
 
     /**
      * Deletes free rows not acquired for at least {@code idleFor}. Tokens of keys whose row is

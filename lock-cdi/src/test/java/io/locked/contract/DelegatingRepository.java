@@ -2,8 +2,11 @@ package io.locked.contract;
 
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 /** A repository that passes every call to a real one: test wrappers override only what they disturb. */
 public abstract class DelegatingRepository implements LockRepository {
@@ -48,5 +51,20 @@ public abstract class DelegatingRepository implements LockRepository {
     @Override
     public int deleteIdleRows(Duration idleFor) {
         return delegate.deleteIdleRows(idleFor);
+    }
+
+    @Override
+    public Optional<LockRowState> inspect(String key) {
+        return delegate.inspect(key);
+    }
+
+    @Override
+    public List<LockRowState> list(String prefix, String afterKey, int limit) {
+        return delegate.list(prefix, afterKey, limit);
+    }
+
+    @Override
+    public Optional<LockRowState> forceRelease(String key) {
+        return delegate.forceRelease(key);
     }
 }

@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The contract every lock store must keep, through the lock manager, on a real database. Each
  * database runs it by extending this class and providing {@link #repository()}.
  */
-public abstract class LockContractTest {
+public abstract class LockContractTest implements InspectionContract {
     private static final Duration LONG_WAIT = Duration.ofSeconds(30);
     private final List<LockManager> managers = new ArrayList<>();
     // A new thread per task: a reused pool thread would still hold the keys it acquired (reentrancy).
@@ -75,6 +75,11 @@ public abstract class LockContractTest {
      * @return the row lock; closing it ends that transaction
      */
     protected abstract AutoCloseable lockRowFromOutside(String key) throws Exception;
+
+    @Override
+    public LockRepository inspectedStore() {
+        return repository();
+    }
 
     @BeforeEach
     void newManager() {

@@ -1,0 +1,199 @@
+package io.locked.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockInfo;
+import io.locked.api.LockLostException;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.spi.LockRepository;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operators' view of the lock table, on every store of the contract suite: inspection of one
+ * key and of a prefix, and forced release. Two managers on one store stand for two JVMs: each has
+ * its own scopes and queues, and the inspecting one holds nothing.
+ */
+public interface InspectionContract {
+    Duration PATIENCE = Duration.ofSeconds(20);
+
+    /** @return the store under test, its table in place */
+    LockRepository inspectedStore();
+
+    /**
+     * @return whether a pessimistic holder's holder, token and database session can be read from
+     *         another session (the native statements; the JPA path sees only that the row is locked)
+     */
+    default boolean showsPessimisticHolders() {
+        return true;
+    }
+
+    private LockManager manager() {
+        // frequent session checks: a pessimistic holder whose session was ended learns it soon
+        return LockManagerBuilder.on(inspectedStore()).sessionCheckEvery(Duration.ofMillis(200)).build();
+    }
+
+    private static String key(String name) {
+        return "inspect:" + name + ":" + UUID.randomUUID();
+    }
+
+    @Test
+    default void inspectionShowsAnOptimisticHolderOfAnotherManagerAndAReleasedKeyAsFree() {
+        showsTheHolderThenFree(LockMode.OPTIMISTIC);
+    }
+
+    @Test
+    default void inspectionShowsAPessimisticHolderOfAnotherManagerAndAReleasedKeyAsFree() {
+        showsTheHolderThenFree(LockMode.PESSIMISTIC);
+    }
+
+    private void showsTheHolderThenFree(LockMode mode) {
+        String key = key("holder");
+        try (LockManager holders = manager(); LockManager operator = manager()) {
+            LockInfo never = operator.inspect(key);
+            assertFalse(never.held(), "a key never locked is free");
+            assertNull(never.token());
+            long token;
+            try (LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofSeconds(30)))) {
+                token = held.token();
+                LockInfo info = operator.inspect(key);
+                assertTrue(info.held(), "the held key shows as held: " + info);
+                assertEquals(mode, info.mode());
+                if (mode == LockMode.OPTIMISTIC || showsPessimisticHolders()) {
+                    assertTrue(info.heldByThisJvm(), "the holder is this JVM: " + info);
+                    assertEquals(token, info.token(), "the holder's token");
+                    assertNotNull(info.holder());
+                    assertTrue(info.holder().contains("/" + ProcessHandle.current().pid() + "/"),
+                            "the holder names this process: " + info.holder());
+                    assertNotNull(info.since(), "since when");
+                }
+                if (mode == LockMode.OPTIMISTIC) {
+                    assertTrue(info.until().isAfter(info.since()), "the lease ends after it began: " + info);
+                    assertNull(info.databaseSession());
+                } else {
+                    assertNull(info.until(), "a pessimistic hold has no end");
+                    if (showsPessimisticHolders()) {
+                        assertNotNull(info.databaseSession(), "the holder's database session");
+                    }
+                }
+            }
+            LockInfo released = operator.inspect(key);
+            assertFalse(released.held(), "the released key is free: " + released);
+            assertFalse(released.heldByThisJvm());
+            assertEquals(token, released.token(), "a free key shows the last token drawn");
+        }
+    }
+
+    @Test
+    default void listingPagesThroughAPrefixInKeyOrderAndTakesItsWildcardsLiterally() {
+        String prefix = "inspect:list:" + UUID.randomUUID() + ":a_%";
+        List<String> keys = List.of(prefix + "1", prefix + "2", prefix + "3", prefix + "4", prefix + "5");
+        String lookAlike = prefix.replace("a_%", "ab%") + "1";
+        try (LockManager holders = manager(); LockManager operator = manager()) {
+            for (String key : keys) {
+                holders.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC)).close();
+            }
+            holders.acquire(LockRequest.of(lookAlike).mode(LockMode.OPTIMISTIC)).close();
+            try (LockHandle third = holders.acquire(LockRequest.of(keys.get(2)).mode(LockMode.OPTIMISTIC))) {
+                List<LockInfo> seen = new ArrayList<>();
+                String after = null;
+                List<LockInfo> page;
+                int pages = 0;
+                do {
+                    page = operator.list(prefix, after, 2);
+                    assertTrue(page.size() <= 2, "a page holds at most its limit");
+                    seen.addAll(page);
+                    after = page.isEmpty() ? after : page.get(page.size() - 1).key();
+                    pages++;
+                } while (page.size() == 2 && pages < 10);
+                assertEquals(keys, seen.stream().map(LockInfo::key).toList(), "every key once, in order, no look-alike");
+                for (LockInfo info : seen) {
+                    assertEquals(info.key().equals(keys.get(2)), info.held(), "held is the third only: " + info);
+                }
+                assertEquals(third.token(), seen.get(2).token());
+            }
+        }
+    }
+
+    @Test
+    default void badInspectionArgumentsAreRefusedWithAClearMessage() {
+        try (LockManager operator = manager()) {
+            assertThrows(IllegalArgumentException.class, () -> operator.inspect(null));
+            assertThrows(IllegalArgumentException.class, () -> operator.inspect(" "));
+            assertThrows(IllegalArgumentException.class, () -> operator.forceRelease("k".repeat(256)));
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> operator.list(null, null, 10))
+                    .getMessage().contains("prefix"));
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> operator.list("", null, 0))
+                    .getMessage().contains("was 0"));
+            assertThrows(IllegalArgumentException.class, () -> operator.list("", null, LockManager.MAX_PAGE + 1));
+        }
+    }
+
+    @Test
+    default void forcingTheReleaseOfAFreeKeyEndsNothing() {
+        String key = key("free");
+        try (LockManager holders = manager(); LockManager operator = manager()) {
+            assertEquals(Optional.empty(), operator.forceRelease(key), "never locked");
+            holders.acquire(LockRequest.of(key)).close();
+            assertEquals(Optional.empty(), operator.forceRelease(key), "released");
+        }
+    }
+
+    @Test
+    default void aForcedReleaseFreesAnOptimisticLeaseAndTheOldHolderLearnsItLostIt() throws InterruptedException {
+        forceRelease(LockMode.OPTIMISTIC);
+    }
+
+    @Test
+    default void aForcedReleaseEndsAPessimisticHoldersSessionAndTheOldHolderLearnsItLostIt() throws InterruptedException {
+        forceRelease(LockMode.PESSIMISTIC);
+    }
+
+    private void forceRelease(LockMode mode) throws InterruptedException {
+        String key = key("forced");
+        try (LockManager holders = manager(); LockManager operator = manager()) {
+            LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofSeconds(2)));
+            try {
+                if (mode == LockMode.PESSIMISTIC && !showsPessimisticHolders()) {
+                    IllegalStateException refused = assertThrows(IllegalStateException.class, () -> operator.forceRelease(key));
+                    assertTrue(refused.getMessage().contains(key), refused.getMessage());
+                    assertTrue(held.isValid(), "a refused forced release leaves the holder alone");
+                    return;
+                }
+                Optional<LockInfo> ended = operator.forceRelease(key);
+                assertTrue(ended.isPresent(), "a held key's hold is ended");
+                assertEquals(held.token(), ended.get().token(), "the hold ended is the holder's");
+                assertEquals(mode, ended.get().mode());
+                try (LockHandle next = operator.acquire(LockRequest.of(key).mode(mode).waitFor(PATIENCE))) {
+                    assertTrue(next.token() > held.token(), "the next holder's token is higher");
+                }
+                Await.invalid(held, PATIENCE, "the forced release");
+                assertThrows(LockLostException.class, held::close);
+            } finally {
+                closeQuietly(held);
+            }
+        }
+    }
+
+    // a failed assertion must not leave the hold's connection borrowed for the next test
+    private static void closeQuietly(LockHandle held) {
+        try {
+            held.close();
+        } catch (RuntimeException alreadyLostOrClosed) {
+            // what the test asserts about close() was asserted above
+        }
+    }
+}
