@@ -1,20 +1,26 @@
 package io.locked.jpa;
 
+import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.LockTimeoutException;
+import jakarta.persistence.PersistenceException;
 import jakarta.persistence.PessimisticLockException;
 import jakarta.persistence.QueryTimeoutException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The JPA path: the lock rows ({@link LockRow}) through the {@code EntityManager} only, on any JPA
@@ -37,6 +43,8 @@ final class EntityLockRepository implements LockRepository {
     static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
     // a cleanup never waits behind a holder: it skips a row that is locked right now
     private static final int NO_WAIT = 0;
+    /** How long reading a page of rows, or a forced release, may take. */
+    private static final Duration INSPECTION_BOUND = Duration.ofSeconds(10);
     /** The answer of a take whose key has no row. */
     private static final Lease MISSING = new Lease("", "", 0, 0);
     // rows created but never acquired have no acquired_at yet
@@ -197,6 +205,127 @@ final class EntityLockRepository implements LockRepository {
     }
 
     // ---- optimistic
+
+    // ---- inspection
+
+    @Override
+    public Optional<LockRowState> inspect(String key) {
+        return states(key, "r.key = :key", Map.of("key", key), 1).stream().findFirst();
+    }
+
+    @Override
+    public List<LockRowState> list(String prefix, String afterKey, int limit) {
+        return states(prefix + "*", "r.key LIKE :prefix ESCAPE '!' AND r.key > :after",
+                Map.of("prefix", NativeInspection.likePrefix(prefix), "after", afterKey == null ? "" : afterKey), limit);
+    }
+
+    /**
+     * The committed rows, each free one tried with a lock that does not wait, in a transaction of
+     * its own: a row that stays locked is held PESSIMISTIC, by a holder whose row change (holder,
+     * token) JPA cannot read before it commits.
+     */
+    private List<LockRowState> states(String about, String filter, Map<String, Object> parameters, int limit) {
+        CallBounds bounds = CallBounds.within(INSPECTION_BOUND);
+        List<Object[]> rows = inTransaction(about, "reading the lock rows", bounds, manager -> {
+            var query = manager.createQuery("SELECT r.key, r.owner, r.holder, r.token, r.acquiredAt, r.expiresAt, "
+                    + clock.jpql() + " FROM LockRow r WHERE " + filter + " ORDER BY r.key", Object[].class);
+            parameters.forEach(query::setParameter);
+            return query.setMaxResults(limit).setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList();
+        }, false);
+        List<LockRowState> states = new ArrayList<>(rows.size());
+        for (Object[] row : rows) {
+            String key = (String) row[0];
+            String owner = (String) row[1];
+            Instant expiresAt = (Instant) row[5];
+            if (owner != null && expiresAt != null && expiresAt.isAfter(clock.instant(row[6]))) {
+                states.add(new LockRowState(key, LockMode.OPTIMISTIC, (String) row[2], ((Number) row[3]).longValue(),
+                        (Instant) row[4], expiresAt, owner, null));
+            } else if (rowLockedNow(key)) {
+                states.add(new LockRowState(key, LockMode.PESSIMISTIC, null, null, null, null, null, null));
+            } else {
+                states.add(new LockRowState(key, null, (String) row[2], ((Number) row[3]).longValue(), (Instant) row[4],
+                        null, null, null));
+            }
+        }
+        return states;
+    }
+
+    /** Tries the row's lock without waiting, in a transaction of its own that is rolled back. */
+    private boolean rowLockedNow(String key) {
+        CallBounds bounds = CallBounds.within(INSPECTION_BOUND);
+        EntityManager manager = factory.createEntityManager();
+        try {
+            transactions.begin(manager);
+            if (lockRow(manager, key, NO_WAIT) != null) {
+                // an MVCC database that locks rows by writes only (HSQLDB) lets that read through: a
+                // write that changes nothing meets a holder's write
+                manager.createQuery("UPDATE LockRow r SET r.token = r.token WHERE r.key = :key")
+                        .setParameter("key", key).setHint(QUERY_TIMEOUT, bounds.statementMillis()).executeUpdate();
+            }
+            return false;
+        } catch (RuntimeException failure) {
+            if (isBusy(failure)) {
+                return true;
+            }
+            throw new LockStoreUnavailableException(key, "trying the row lock failed", failure);
+        } finally {
+            end(manager);
+        }
+    }
+
+    /**
+     * Frees a live optimistic lease with a new token, and raises the key's fence to it where the
+     * fence table exists. The JPA path cannot end another session: a pessimistic hold is refused.
+     */
+    @Override
+    public Optional<LockRowState> forceRelease(String key) {
+        Optional<LockRowState> held = inspect(key).filter(LockRowState::held);
+        if (held.isEmpty()) {
+            return held;
+        }
+        LockRowState lease = held.get();
+        if (lease.mode() == LockMode.PESSIMISTIC) {
+            throw new IllegalStateException("Cannot force the release of '" + key + "': it is held PESSIMISTIC, and the"
+                    + " JPA path cannot end another database session. End the holder's process or transaction, or"
+                    + " use the native statements (" + LockStatements.KEY + "=auto on MariaDB, MySQL, PostgreSQL or H2)");
+        }
+        boolean fenced = fenceTableExists(key);
+        CallBounds bounds = CallBounds.within(INSPECTION_BOUND);
+        Boolean freed = inTransaction(key, "forcing the release", bounds, manager -> {
+            LockRow row = lockRow(manager, key, (int) INSPECTION_BOUND.toMillis());
+            if (row == null || !lease.owner().equals(row.getOwner())) {
+                return false; // released or taken over meanwhile
+            }
+            long token = DatabaseClock.nextToken(row.getToken(), now(manager, key, bounds));
+            row.forcedFreeWith(token);
+            manager.flush();
+            if (fenced) {
+                try {
+                    FenceDetection.of(factory).raise(new JpaFenceTransaction(manager), key, token);
+                } catch (SQLException failure) {
+                    throw new PersistenceException("raising the fence of '" + key + "' failed", failure);
+                }
+            }
+            return true;
+        }, false);
+        return freed ? held : Optional.empty();
+    }
+
+    private boolean fenceTableExists(String key) {
+        try {
+            inTransaction(key, "looking for the fence table", CallBounds.within(INSPECTION_BOUND), manager ->
+                    manager.createNativeQuery("SELECT COUNT(*) FROM " + FenceStatements.TABLE + " WHERE 1 = 0")
+                            .getSingleResult(), false);
+            return true;
+        } catch (LockStoreUnavailableException failure) {
+            for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof SQLException sql && LockConflicts.isMissingTable(sql)) {
+                    return false;
+                }
+            }
+            throw failure;
+        }
+    }
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {

@@ -3,11 +3,13 @@ package io.locked.jpa;
 import io.locked.api.LockMode;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.transaction.TransactionManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.logging.Logger;
 
@@ -317,6 +319,21 @@ public final class JpaLockRepository implements LockRepository {
     @Override
     public int deleteIdleRows(Duration idleFor) {
         return caller.outside(() -> path.deleteIdleRows(idleFor));
+    }
+
+    @Override
+    public Optional<LockRowState> inspect(String key) {
+        return caller.outside(() -> path.inspect(key));
+    }
+
+    @Override
+    public List<LockRowState> list(String prefix, String afterKey, int limit) {
+        return caller.outside(() -> path.list(prefix, afterKey, limit));
+    }
+
+    @Override
+    public Optional<LockRowState> forceRelease(String key) {
+        return caller.outside(() -> path.forceRelease(key));
     }
 
     /** A pessimistic hold whose check and release also run outside the caller's transaction. */

@@ -57,6 +57,15 @@ final class LockConflicts {
         return false;
     }
 
+    /**
+     * @return whether the statement named a table that is not there: 42S02 (MariaDB, MySQL, H2),
+     *         42P01 (PostgreSQL), 42X05 (Derby), 42501 (HSQLDB, also for missing privileges)
+     */
+    static boolean isMissingTable(SQLException failure) {
+        return Set.of("42S02", "42P01", "42X05", "42501").contains(failure.getSQLState())
+                || failure.getErrorCode() == 1146 || failure.getErrorCode() == 42102;
+    }
+
     /** @return whether the statement broke a unique key: another transaction created the same row */
     static boolean isDuplicate(SQLException failure) {
         return failure.getSQLState() != null && failure.getSQLState().startsWith("23");

@@ -114,6 +114,10 @@ public enum LockDatabase {
     /** key. */
     private final String insertIfAbsent;
     final String schemaResource;
+    /** The database's clock, for judging leases. */
+    final String now;
+    /** The clock in microseconds, read when the expression is computed: see {@link #LockDatabase}. */
+    final String tokenMicros;
     /** key. Row-locks the key's row without waiting (H2: in a {@link SessionLockTimeout} of 0); no row if missing. */
     final String lockWithoutWaiting;
     /**
@@ -171,6 +175,8 @@ public enum LockDatabase {
         String table = LockRow.TABLE;
         this.insertIfAbsent = insertIfAbsent;
         this.schemaResource = "META-INF/locked/" + schemaFile;
+        this.now = now;
+        this.tokenMicros = tokenMicros;
         // by the constant's name: a switch on the constant itself is not possible while the enum is built
         this.lockWithoutWaiting = "SELECT 1 FROM " + table + " WHERE lock_key = ? FOR UPDATE"
                 + (name().equals("H2") ? "" : " NOWAIT");
@@ -195,7 +201,8 @@ public enum LockDatabase {
             // parsed once, and row-locks like the UPDATE it is. It returns no row when the key has
             // no row or a live lease holds it.
             default -> "SELECT token, 1 FROM FINAL TABLE (UPDATE " + table + " SET token = GREATEST(token + 1, "
-                    + tokenMicros + "), version = version + 1, acquired_at = " + now + ", holder = ? WHERE lock_key = ? AND "
+                    + tokenMicros + "), version = version + 1, acquired_at = " + now + ", holder = "
+                    + HolderSession.H2.holderValue() + " WHERE lock_key = ? AND "
                     + free + ")";
         };
         this.inlinedLockRow = mySqlFamily ? new InlinedStatement(lockRow) : null;
@@ -287,7 +294,8 @@ public enum LockDatabase {
      * lock: it row-locks the key and writes the next token, which counts only if no live lease holds the
      * key (PostgreSQL writes it either way; a busy answer is rolled back by the caller).
      * Parameters: the lock wait as text where {@link #settingsFirst()} says so, then holder, key.
-     * Returns the token and 1 if the key was free (0: a live lease holds it). MariaDB and PostgreSQL create a
+     * Returns the token and 1 if the key was free (0: a live lease holds it); PostgreSQL then whether it
+     * created the row (see {@link #createsRowUnseen()}). MariaDB and PostgreSQL create a
      * missing row in the same statement; H2 returns no row for a missing row or a held lease, and
      * runs it within a {@link SessionLockTimeout}. On a Galera node a third column names the node
      * ({@code host:port}) that holds the row lock. Prepared on PostgreSQL and H2; MariaDB and MySQL
@@ -315,6 +323,15 @@ public enum LockDatabase {
             case MYSQL -> inlinedLockRow.with(holder, key, key /* the row lock's */);
             case POSTGRESQL, H2 -> throw new IllegalStateException(this + " prepares its lock statement: lockRow");
         };
+    }
+
+    /**
+     * Whether a pessimistic lock statement that created the key's row leaves it invisible to other
+     * sessions until it commits (PostgreSQL, which reads nothing uncommitted): the row is committed
+     * and locked again, once per key, so that inspection from another session sees the hold.
+     */
+    boolean createsRowUnseen() {
+        return this == POSTGRESQL;
     }
 
     /** Whether {@link #handOverLease} gives its token as the last insert id rather than as a row. */
@@ -393,7 +410,7 @@ public enum LockDatabase {
     // either assignment order (see upsertTake).
     private static String upsertLockRow(String table, String now, String tokenMicros, String free) {
         return "INSERT INTO " + table + " (holder, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, 1, " + tokenMicros + ", " + now + ")"
+                + " VALUES (" + HolderSession.MYSQL_FAMILY.holderValue() + ", ?, 1, " + tokenMicros + ", " + now + ")"
                 + " ON DUPLICATE KEY UPDATE token = IF(" + free + ", GREATEST(token + 1, " + tokenMicros + "), token),"
                 + " version = IF(" + free + ", version + 1, version),"
                 + " acquired_at = IF(" + free + ", " + now + ", acquired_at),"
@@ -421,7 +438,8 @@ public enum LockDatabase {
     private static String mySqlLockRow(String table, String now, String tokenMicros, String free) {
         return "UPDATE " + table + " SET token = IF(" + free + ", LAST_INSERT_ID(GREATEST(token + 1, " + tokenMicros
                 + ")), token), version = IF(" + free + ", version + 1, version),"
-                + " acquired_at = IF(" + free + ", " + now + ", acquired_at), holder = IF(" + free + ", ?, holder)"
+                + " acquired_at = IF(" + free + ", " + now + ", acquired_at),"
+                + " holder = IF(" + free + ", " + HolderSession.MYSQL_FAMILY.holderValue() + ", holder)"
                 + " WHERE lock_key = ? AND " + mySqlRowLockedAtOnce(table);
     }
 
@@ -452,6 +470,10 @@ public enum LockDatabase {
                 + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
     }
 
+    // The holder's row change is not visible to other sessions until it commits, so the statement
+    // also publishes token and holder as its session's application_name until then (HolderSession),
+    // and says whether it created the row (a new row's xmax is 0; a row updated on conflict has the
+    // updater's): the caller commits a row it created and locks it again, so that others see it.
     // clock_timestamp() moves within a statement, so the row is judged once, in RETURNING (which
     // sees the owner and expiry as they were: the statement does not write them). Judging in each
     // SET and again there could answer "free" over a token left unchanged, when a lease ran out in
@@ -462,6 +484,7 @@ public enum LockDatabase {
                 + " VALUES (?, ?, 1, " + tokenMicros + ", " + now + ")"
                 + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + tokenMicros + "),"
                 + " version = l.version + 1, acquired_at = " + now + ", holder = EXCLUDED.holder"
-                + " RETURNING l.token, CASE WHEN l.owner IS NULL OR l.expires_at <= " + now + " THEN 1 ELSE 0 END";
+                + " RETURNING l.token, CASE WHEN l.owner IS NULL OR l.expires_at <= " + now + " THEN 1 ELSE 0 END,"
+                + " l.xmax = 0, " + HolderSession.POSTGRESQL.publishedAfterLock("l.token", "l.holder");
     }
 }

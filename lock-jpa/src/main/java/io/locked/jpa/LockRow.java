@@ -87,6 +87,16 @@ public class LockRow {
         this.holder = holder;
     }
 
+    /**
+     * Frees the managed, row-locked entity with a new token, as an operator's forced release does:
+     * the old holder's owner and token no longer match; the provider bumps the version.
+     */
+    void forcedFreeWith(long token) {
+        this.owner = null;
+        this.expiresAt = null;
+        this.token = token;
+    }
+
     /** @return the lock key */
     public String getKey() {
         return key;

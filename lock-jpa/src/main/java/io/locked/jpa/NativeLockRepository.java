@@ -5,6 +5,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,6 +40,7 @@ final class NativeLockRepository implements LockRepository {
     private final LockDatabase database;
     private final ConnectionBudget budget;
     private final PoolShortage shortage;
+    private final NativeInspection inspection;
     private final boolean galeraSingleWriter;
     /**
      * The Galera node behind the unit, empty on any other server; null while not known (the
@@ -66,6 +68,7 @@ final class NativeLockRepository implements LockRepository {
         LockTableCheck.check(connections, database);
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.shortage = new PoolShortage(connections);
+        this.inspection = new NativeInspection(connections, database);
     }
 
     @Override
@@ -188,6 +191,12 @@ final class NativeLockRepository implements LockRepository {
             transaction.beginAgain();
             drawn = drawToken(connection, key, holder, waitMillis, galera);
         }
+        if (drawn != null && drawn.createdUnseen()) {
+            // PostgreSQL: other sessions would see no row, and so no hold, until this one ends
+            transaction.commit();
+            transaction.beginAgain();
+            drawn = drawToken(connection, key, holder, waitMillis, galera);
+        }
         return drawn != null && drawn.free() ? drawn : null;
     }
 
@@ -227,12 +236,22 @@ final class NativeLockRepository implements LockRepository {
         }
     }
 
-    private static DrawnToken drawnToken(ResultSet row, boolean galera) throws SQLException {
-        return row.next() ? new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(3) : null) : null;
+    private DrawnToken drawnToken(ResultSet row, boolean galera) throws SQLException {
+        if (!row.next()) {
+            return null;
+        }
+        return new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(3) : null,
+                database.createsRowUnseen() && row.getBoolean(3));
     }
 
-    /** @param node the Galera node holding the row lock, null on other servers */
-    private record DrawnToken(long token, boolean free, String node) {
+    /**
+     * @param node          the Galera node holding the row lock, null on other servers
+     * @param createdUnseen whether the statement created the row, which others cannot see until it commits
+     */
+    private record DrawnToken(long token, boolean free, String node, boolean createdUnseen) {
+        DrawnToken(long token, boolean free, String node) {
+            this(token, free, node, false);
+        }
     }
 
     /** Runs a statement that returns rows, past the result of its settings where they come first. */
@@ -472,6 +491,21 @@ final class NativeLockRepository implements LockRepository {
                 }
             }
         });
+    }
+
+    @Override
+    public Optional<LockRowState> inspect(String key) {
+        return inspection.inspect(key);
+    }
+
+    @Override
+    public List<LockRowState> list(String prefix, String afterKey, int limit) {
+        return inspection.list(prefix, afterKey, limit);
+    }
+
+    @Override
+    public Optional<LockRowState> forceRelease(String key) {
+        return inspection.forceRelease(key);
     }
 
     @Override

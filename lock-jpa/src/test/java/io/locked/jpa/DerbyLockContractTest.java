@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * The lock contract on embedded Apache Derby, which has no native statements: the default
  * ({@code locked.statements=auto}) locks through JPA, on a table the provider generated from
  * {@link LockRow}. Derby bounds lock waits by {@code derby.locks.waitTimeout} (set to a second here).
- * Three tests cannot run on Derby, each for a reason of Derby's own ({@link DerbyLimits}); the
+ * Five tests cannot run on Derby, each for a reason of Derby's own ({@link DerbyLimits}); the
  * other databases run them.
  */
 @ExtendWith(DerbyLockContractTest.DerbyLimits.class)
@@ -34,7 +34,13 @@ class DerbyLockContractTest extends JpaLockContractSuite {
                 "keysThatDifferOnlyByTrailingSpacesOrCaseAreSeparateLocks",
                 "Derby compares VARCHAR keys padded with spaces (the SQL standard's PAD SPACE): 'k' and 'k ' are one lock there",
                 "cleanupDeletesIdleFreeRowsOnlyAndTokensKeepIncreasing",
-                "Derby's reads wait for row locks, so a cleanup's scan waits behind a held row and gives up");
+                "Derby's reads wait for row locks, so a cleanup's scan waits behind a held row and gives up",
+                "inspectionShowsAPessimisticHolderOfAnotherManagerAndAReleasedKeyAsFree",
+                "Derby's reads wait for row locks, so reading a row held PESSIMISTIC waits out derby.locks.waitTimeout"
+                        + " and fails as store unavailable",
+                "aForcedReleaseEndsAPessimisticHoldersSessionAndTheOldHolderLearnsItLostIt",
+                "Derby's reads wait for row locks, so the forced release cannot read a row held PESSIMISTIC (and the"
+                        + " JPA path could not end its session anyway)");
 
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {

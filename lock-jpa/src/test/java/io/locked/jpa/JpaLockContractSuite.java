@@ -108,6 +108,12 @@ abstract class JpaLockContractSuite extends LockContractTest {
         return store.repository();
     }
 
+    /** The native statements show a pessimistic holder to other sessions; the JPA path only that the row is locked. */
+    @Override
+    public boolean showsPessimisticHolders() {
+        return store.repository().statements() == LockStatements.NATIVE;
+    }
+
     @Override
     protected boolean rowExists(String key) {
         return store.rowExists(key);

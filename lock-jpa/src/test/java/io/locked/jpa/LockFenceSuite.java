@@ -188,6 +188,29 @@ abstract class LockFenceSuite {
         assertThrows(LockLostException.class, holder::close);
     }
 
+    /**
+     * An operator's forced release raises the key's fence: the old holder's next fenced write is
+     * refused even before it learns of the release (no renewal or session check is due yet).
+     */
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void aForcedReleaseRefusesTheOldHoldersFencedWrite(LockMode mode) throws Exception {
+        String key = freshKey("forced");
+        String item = freshItem();
+        LockManager unaware = LockManagerBuilder.on(store.repository()).sessionCheckEvery(Duration.ofMinutes(10)).build();
+        managers.add(unaware);
+        LockHandle holder = held(unaware.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofMinutes(10))));
+        int readBeforeRelease = stock.quantity(item);
+
+        assertTrue(manager(store.repository()).forceRelease(key).isPresent(), "the hold was ended");
+
+        assertTrue(holder.isValid(), "the old holder has not learnt of it yet: only the fence can refuse it");
+        for (Access access : Access.values()) {
+            assertThrows(LockLostException.class, () -> writeStale(access, item, holder, readBeforeRelease - 1), access.name());
+        }
+        assertEquals(INITIAL_STOCK, stock.quantity(item), "a refused write changed the stock");
+    }
+
     /** The negative control: the same scenario without the fence loses an update, and the ledger shows it. */
     @ParameterizedTest
     @EnumSource(Access.class)
