@@ -1,21 +1,29 @@
 package io.locked.it.process;
 
 import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.contract.Await;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryRecorder;
 import io.locked.internal.cdi.IdleRowCleanupBean;
 import io.locked.it.weld.LockedDeployment;
 import io.locked.it.weld.TestConfig;
+import io.locked.jpa.LockFence;
 import io.locked.jpa.LockStatements;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -40,6 +48,11 @@ import org.jboss.weld.environment.se.WeldContainer;
  *   of idle rows set by MicroProfile Config, that prints each round as {@link CleanupReport} does,
  *   and closes the container (releasing the cleanup's lock) on {@code stop} or the end of its input,
  *   then prints {@code STOPPED}.</li>
+ *   <li>{@code hold-until-forced DATABASE MODE KEY}: takes the lock, prints {@code HELD token}, and on
+ *   {@code write} from its input (the test has forced the release meanwhile) tries a fenced write and
+ *   prints {@code FENCE refused} or {@code FENCE allowed}; then waits for its handle to learn of the
+ *   loss ({@code LOST}), closes it ({@code CLOSE lost} or {@code CLOSE ok}), takes the lock again
+ *   ({@code HELD-AGAIN token}), releases it and prints {@code RELEASED}.</li>
  *   <li>{@code hold DATABASE MODE KEY LEASE_MILLIS [STATEMENTS]}: takes the lock (through the given
  *   lock path, default auto), prints {@code HELD token}, and holds it until the process is killed.</li>
  * </ul>
@@ -59,6 +72,7 @@ public final class LockWorker {
             case "locked-bean" -> runLockedBean(TestDatabase.valueOf(args[1]), args[2], args[3],
                     Integer.parseInt(args[4]), Integer.parseInt(args[5]), Path.of(args[6]));
             case "cleanup" -> runCleanup(TestDatabase.valueOf(args[1]), args[2], args[3]);
+            case "hold-until-forced" -> holdUntilForced(TestDatabase.valueOf(args[1]), LockMode.valueOf(args[2]), args[3]);
             case "hold" -> hold(TestDatabase.valueOf(args[1]), LockMode.valueOf(args[2]), args[3],
                     Duration.ofMillis(Long.parseLong(args[4])),
                     args.length > 5 ? LockStatements.valueOf(args[5]) : LockStatements.AUTO);
@@ -150,6 +164,48 @@ public final class LockWorker {
         List<String> lines = history.sections().stream().map(CriticalSection::toLine).toList();
         Files.write(historyFile, lines);
         WorkerEvents.print("DONE " + lines.size());
+    }
+
+    private static void holdUntilForced(TestDatabase database, LockMode mode, String key) throws Exception {
+        BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        LockRequest request = LockRequest.of(key).mode(mode).leaseFor(Duration.ofSeconds(4)).waitFor(PATIENT);
+        try (Store store = database.open(4, Map.of());
+             LockManager locks = LockManagerBuilder.on(store.repository()).sessionCheckEvery(Duration.ofSeconds(1)).build()) {
+            ready();
+            LockHandle lock = locks.acquire(request);
+            WorkerEvents.print("HELD " + lock.token());
+            if (!"write".equals(commands.readLine())) {
+                throw new IllegalStateException("expected the command 'write'");
+            }
+            WorkerEvents.print("FENCE " + fencedWrite(store, lock));
+            Await.invalid(lock, PATIENT, "the forced release");
+            WorkerEvents.print("LOST");
+            try {
+                lock.close();
+                WorkerEvents.print("CLOSE ok");
+            } catch (LockLostException lost) {
+                WorkerEvents.print("CLOSE lost");
+            }
+            try (LockHandle again = locks.acquire(request)) {
+                WorkerEvents.print("HELD-AGAIN " + again.token());
+            }
+            WorkerEvents.print("RELEASED");
+        }
+    }
+
+    /** A transaction fenced with the handle, rolled back either way: whether the fence admitted it. */
+    private static String fencedWrite(Store store, LockHandle lock) throws SQLException {
+        try (Connection connection = store.pool().dataSource().getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                LockFence.check(connection, lock);
+                return "allowed";
+            } catch (LockLostException refused) {
+                return "refused";
+            } finally {
+                connection.rollback();
+            }
+        }
     }
 
     private static void hold(TestDatabase database, LockMode mode, String key, Duration lease, LockStatements statements)
