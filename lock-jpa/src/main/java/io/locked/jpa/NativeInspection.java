@@ -239,6 +239,15 @@ final class NativeInspection {
             throw new IllegalStateException("Cannot force the release of '" + key + "': the holder column names no"
                     + " database session it can end: " + hold.databaseSession(), garbled);
         }
+        if (database != LockDatabase.POSTGRESQL) {
+            // the session's hold is read again, before a connection is taken for the kill (a small pool
+            // may have only one to spare): a session that released the key meanwhile is left alone
+            Optional<LockRowState> now = inspect(key);
+            if (now.isEmpty() || now.get().mode() != LockMode.PESSIMISTIC
+                    || !hold.databaseSession().equals(now.get().databaseSession())) {
+                return;
+            }
+        }
         call(key, "ending the holder's database session " + session, connection -> {
             if (database == LockDatabase.POSTGRESQL) {
                 // in one statement with the check that this session still row-locks the key
@@ -253,12 +262,6 @@ final class NativeInspection {
                         }
                     }
                 }
-                return null;
-            }
-            // the session's hold is read again: a session that released the key meanwhile is left alone
-            Optional<LockRowState> now = inspect(key);
-            if (now.isEmpty() || now.get().mode() != LockMode.PESSIMISTIC
-                    || !hold.databaseSession().equals(now.get().databaseSession())) {
                 return null;
             }
             try (Statement end = connection.createStatement()) {
