@@ -122,13 +122,35 @@ enum BenchDatabase {
     }
 
     HikariDataSource pool(int connections) {
+        return pool(connections, url(), "bench-");
+    }
+
+    /**
+     * A pool on the cleanup measurement's database ({@link CleanupMeasurement}), its own because it
+     * fills its lock table with a million idle rows: {@code locked_cleanup_bench} (override with
+     * LOCKED_CLEANUP_BENCH_MARIADB_URL, LOCKED_CLEANUP_BENCH_POSTGRESQL_URL; user and password are the
+     * benchmark's), an H2 database of its own, or MySQL 8's private server, which nothing else uses
+     * while the benchmark runs.
+     */
+    HikariDataSource cleanupPool(int connections) {
+        String cleanupUrl = switch (this) {
+            case H2 -> "jdbc:h2:mem:locked-cleanup-bench;DB_CLOSE_DELAY=-1";
+            case MARIADB -> env("LOCKED_CLEANUP_BENCH_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/locked_cleanup_bench"
+                    + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&useLocalSessionState=true");
+            case POSTGRESQL -> env("LOCKED_CLEANUP_BENCH_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/locked_cleanup_bench");
+            case MYSQL8 -> url();
+        };
+        return pool(connections, cleanupUrl, "cleanup-bench-");
+    }
+
+    private HikariDataSource pool(int connections, String jdbcUrl, String poolPrefix) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url());
+        config.setJdbcUrl(jdbcUrl);
         config.setUsername(user());
         config.setPassword(password());
         config.setMaximumPoolSize(connections);
         config.setMinimumIdle(connections);
-        config.setPoolName("bench-" + name().toLowerCase());
+        config.setPoolName(poolPrefix + name().toLowerCase());
         return new HikariDataSource(config);
     }
 

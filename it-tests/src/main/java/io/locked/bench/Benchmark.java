@@ -42,7 +42,8 @@ import org.jboss.weld.environment.se.WeldContainer;
  * {@code bench.heap-cycles} (1000000), {@code bench.heap-database} (h2, or none),
  * {@code bench.table-size} (true: the 1 k / 1 M rows runs), {@code bench.out} (target/benchmark.md),
  * {@code bench.cases} (the names of the cases to run, separated by ";", as for a profile of one case;
- * all of them if unset).
+ * all of them if unset), {@code bench.cleanup} (false: true adds the cleanup of a million idle rows
+ * per database, {@link CleanupBenchmark}, with its own properties).
  */
 public final class Benchmark {
     private static final int POOL_SIZE = 24;
@@ -88,6 +89,11 @@ public final class Benchmark {
         for (BenchDatabase database : databases) {
             report.append(benchmark.run(database, database == heapDatabase));
         }
+        if (Boolean.parseBoolean(property("bench.cleanup", "false"))) {
+            for (BenchDatabase database : databases) {
+                report.append(CleanupBenchmark.section(database));
+            }
+        }
         Path out = Path.of(property("bench.out", "target/benchmark.md"));
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, report);
@@ -95,7 +101,7 @@ public final class Benchmark {
         System.out.println("Written to " + out.toAbsolutePath());
     }
 
-    private static String property(String name, String fallback) {
+    static String property(String name, String fallback) {
         String value = System.getProperty(name);
         return value == null || value.isBlank() ? fallback : value;
     }

@@ -13,6 +13,7 @@ import jakarta.persistence.LockTimeoutException;
 import jakarta.persistence.PersistenceException;
 import jakarta.persistence.PessimisticLockException;
 import jakarta.persistence.QueryTimeoutException;
+import jakarta.persistence.TypedQuery;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -540,31 +541,70 @@ final class EntityLockRepository implements LockRepository {
             throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);
         }
         CallBounds bounds = CallBounds.maintenance();
-        IdleRows idle = inTransaction("(cleanup)", "finding idle rows", bounds, manager -> {
+        Instant idleSince = inTransaction("(cleanup)", "reading the database clock", bounds, manager -> {
             // a count always answers one row, and the empty key is never locked: no row lock to wait for
             Object[] answer = (Object[]) manager.createQuery("SELECT COUNT(r), " + clock.jpql()
                             + " FROM LockRow r WHERE r.key = :none")
                     .setParameter("none", "").setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult();
-            Instant idleSince = clock.instant(answer[1]).minus(idleFor);
-            // a driver that drops the fraction of a bound time must not make a row look busy: the query
-            // may find too many, and each row is judged again, exactly, once locked
-            return new IdleRows(idleSince, manager.createQuery("SELECT r.key FROM LockRow r WHERE " + IDLE, String.class)
-                    .setParameter("idleSince", expiry(idleSince, Duration.ZERO))
-                    .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList());
+            return clock.instant(answer[1]).minus(idleFor);
         }, false);
-        int deleted = 0;
-        for (String key : idle.candidates()) {
-            deleted += deleteIfStillIdle(key, idle.since());
+        return IdleRowBatches.run(after -> deleteIdleBatch(after, idleSince));
+    }
+
+    // A batch reads the next idle keys, then locks them all at once without waiting, judges each row
+    // again exactly and removes the idle ones, each step a short transaction. JPA has no SKIP LOCKED:
+    // where a row of the batch is locked right now (a pessimistic holder's), the lock fails at once and
+    // the batch is done again key by key, each key in a transaction of its own that skips the held
+    // one. So a cleanup never makes an acquirer wait and never waits behind a holder.
+    private IdleRowBatches.Batch deleteIdleBatch(String after, Instant idleSince) {
+        CallBounds bounds = CallBounds.maintenance();
+        List<String> candidates = inTransaction("(cleanup)", "finding idle rows", bounds,
+                manager -> idleKeys(manager, after, idleSince, bounds), false);
+        if (candidates.isEmpty()) {
+            return IdleRowBatches.Batch.END;
         }
-        return deleted;
+        Integer deleted = inTransaction("(cleanup)", "deleting idle rows", bounds, manager -> {
+            int removed = 0;
+            for (LockRow row : manager.createQuery("SELECT r FROM LockRow r WHERE r.key IN :keys", LockRow.class)
+                    .setParameter("keys", candidates)
+                    .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                    .setHint(LOCK_TIMEOUT, NO_WAIT)
+                    .setHint(QUERY_TIMEOUT, statementMillis(NO_WAIT))
+                    .getResultList()) {
+                if (row.idleSince(idleSince)) {
+                    manager.remove(row);
+                    removed++;
+                }
+            }
+            // here rather than at commit: a delete that meets another transaction's write is busy
+            manager.flush();
+            return removed;
+        }, true);
+        if (deleted == null) {
+            deleted = 0;
+            for (String key : candidates) {
+                deleted += deleteIfStillIdle(key, idleSince);
+            }
+        }
+        return new IdleRowBatches.Batch(candidates, deleted);
     }
 
-    /** The rows that may be idle since a time of the database's clock, each to be judged again once locked. */
-    private record IdleRows(Instant since, List<String> candidates) {
+    // A driver that drops the fraction of a bound time must not make a row look busy: the query may
+    // find too many (the time is rounded up), and each row is judged again, exactly, once locked.
+    private static List<String> idleKeys(EntityManager manager, String after, Instant idleSince, CallBounds bounds) {
+        TypedQuery<String> read = manager.createQuery("SELECT r.key FROM LockRow r WHERE " + IDLE
+                        + (after == null ? "" : " AND r.key > :after") + " ORDER BY r.key", String.class)
+                .setParameter("idleSince", expiry(idleSince, Duration.ZERO))
+                .setMaxResults(IdleRowBatches.SIZE)
+                .setHint(QUERY_TIMEOUT, bounds.statementMillis());
+        if (after != null) {
+            read.setParameter("after", after);
+        }
+        return read.getResultList();
     }
 
-    // One short transaction per row that skips a row locked right now, so a cleanup never makes an
-    // acquirer wait and never waits behind a holder; the removal is guarded by the version it locked.
+    // One short transaction for a row that skips it if locked right now; the removal is guarded by
+    // the version it locked.
     private int deleteIfStillIdle(String key, Instant idleSince) {
         CallBounds bounds = CallBounds.maintenance();
         Integer deleted = inTransaction(key, "deleting an idle row", bounds, manager -> {

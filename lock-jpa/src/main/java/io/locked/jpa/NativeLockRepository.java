@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -264,17 +263,6 @@ final class NativeLockRepository implements LockRepository {
         return statement.getResultSet();
     }
 
-    /** Row-locks the key without waiting; false when there is no row. */
-    private boolean lockWithoutWaiting(Connection connection, String key) throws SQLException {
-        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, 0);
-             PreparedStatement read = connection.prepareStatement(database.lockWithoutWaiting)) {
-            read.setString(1, key);
-            try (ResultSet row = read.executeQuery()) {
-                return row.next();
-            }
-        }
-    }
-
     private void ensureRow(String key, CallBounds bounds) {
         storeCall(key, "creating the lock row", bounds, connection -> {
             insertIfAbsent(connection, key, bounds.remainingWaitMillis());
@@ -513,50 +501,7 @@ final class NativeLockRepository implements LockRepository {
         if (idleFor == null || idleFor.isNegative() || idleFor.isZero()) {
             throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);
         }
-        long minusIdle = -micros(idleFor);
-        List<String> candidates = storeCall("(cleanup)", "finding idle rows", CallBounds.maintenance(), connection -> {
-            try (PreparedStatement find = connection.prepareStatement(database.idleKeys)) {
-                find.setLong(1, minusIdle);
-                find.setLong(2, minusIdle);
-                List<String> keys = new ArrayList<>();
-                try (ResultSet rows = find.executeQuery()) {
-                    while (rows.next()) {
-                        keys.add(rows.getString(1));
-                    }
-                }
-                return keys;
-            }
-        });
-        int deleted = 0;
-        for (String key : candidates) {
-            deleted += deleteIfStillIdle(key, minusIdle);
-        }
-        return deleted;
-    }
-
-    // One short transaction per row that skips rows locked right now, so a cleanup never makes an
-    // acquirer wait and never waits behind a holder.
-    private int deleteIfStillIdle(String key, long minusIdle) {
-        try (LockTransaction transaction = LockTransaction.begin(connections, database, CallBounds.maintenance())) {
-            Connection connection = transaction.connection();
-            if (!lockWithoutWaiting(connection, key)) {
-                return 0;
-            }
-            int deleted;
-            try (PreparedStatement delete = connection.prepareStatement(database.deleteIdle)) {
-                delete.setLong(1, minusIdle);
-                delete.setLong(2, minusIdle);
-                delete.setString(3, key);
-                deleted = delete.executeUpdate();
-            }
-            transaction.commit();
-            return deleted;
-        } catch (SQLException failure) {
-            if (LockConflicts.isBusy(failure)) {
-                return 0;
-            }
-            throw new LockStoreUnavailableException(key, "deleting an idle row failed", failure);
-        }
+        return new NativeIdleRows(connections, database).delete(idleFor);
     }
 
     private <T> T storeCall(String key, String what, CallBounds bounds, LockTransaction.Work<T> work) {
