@@ -119,8 +119,6 @@ public enum LockDatabase {
     final String now;
     /** The clock in microseconds, read when the expression is computed: see {@link #LockDatabase}. */
     final String tokenMicros;
-    /** key. Row-locks the key's row without waiting (H2: in a {@link SessionLockTimeout} of 0); no row if missing. */
-    final String lockWithoutWaiting;
     /**
      * owner, holder, lease micros, key (PostgreSQL: lock wait, key, owner, holder, lease micros,
      * key): one compare-and-set that succeeds only on a free or expired row, returning token, version and owner: the lease was
@@ -188,9 +186,7 @@ public enum LockDatabase {
         this.schemaResource = "META-INF/locked/" + schemaFile;
         this.now = now;
         this.tokenMicros = tokenMicros;
-        // by the constant's name: a switch on the constant itself is not possible while the enum is built
-        this.lockWithoutWaiting = "SELECT 1 FROM " + table + " WHERE lock_key = ? FOR UPDATE"
-                + (name().equals("H2") ? "" : " NOWAIT");
+        // by the constant's name below: a switch on the constant itself is not possible while the enum is built
         String free = FREE_OR_EXPIRED.formatted(now);
         this.takeLease = switch (name()) {
             case "MARIADB" -> upsertTake(table, now, tokenMicros, nowPlusMicros.apply("?"), free);
