@@ -27,7 +27,8 @@ import java.util.function.UnaryOperator;
  * hand-over or release is one autocommit statement (a release of a lease that had expired: two);
  * a pessimistic acquisition is one statement in the lock's own transaction, which MariaDB and
  * MySQL start with {@code START TRANSACTION} and end with {@code COMMIT} (so a pessimistic cycle is
- * three round trips, an optimistic one two). Creating a missing row adds statements on H2 and MySQL,
+ * three round trips, an optimistic one two). Creating a missing row adds statements on H2, MySQL and
+ * PostgreSQL (which commits a row its lock statement created, so that other sessions see the hold),
  * once per key.
  */
 public enum LockDatabase {
