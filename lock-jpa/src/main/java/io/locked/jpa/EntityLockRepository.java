@@ -205,8 +205,6 @@ final class EntityLockRepository implements LockRepository {
         }
     }
 
-    // ---- optimistic
-
     // ---- inspection
 
     @Override
@@ -315,18 +313,17 @@ final class EntityLockRepository implements LockRepository {
     private boolean fenceTableExists(String key) {
         try {
             inTransaction(key, "looking for the fence table", CallBounds.within(INSPECTION_BOUND), manager ->
-                    manager.createNativeQuery("SELECT COUNT(*) FROM " + FenceStatements.TABLE + " WHERE 1 = 0")
-                            .getSingleResult(), false);
+                    manager.createNativeQuery(FenceStatements.PROBE).getSingleResult(), false);
             return true;
         } catch (LockStoreUnavailableException failure) {
-            for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-                if (t instanceof SQLException sql && LockConflicts.isMissingTable(sql)) {
-                    return false;
-                }
+            if (LockConflicts.isMissingTable(failure)) {
+                return false;
             }
             throw failure;
         }
     }
+
+    // ---- optimistic
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {

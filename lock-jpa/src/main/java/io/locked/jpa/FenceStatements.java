@@ -100,6 +100,8 @@ enum FenceStatements {
     /** The fence table: a row per key that was written through the fence, holding the highest token that did. */
     static final String TABLE = "locked_fence";
     private static final String READ_TOKEN = "SELECT token FROM " + TABLE + " WHERE lock_key = ?";
+    /** Reads nothing, and fails where the fence table is missing: whether a forced release raises a fence. */
+    static final String PROBE = "SELECT COUNT(*) FROM " + TABLE + " WHERE 1 = 0";
 
     /**
      * Raises the key's fence row to the token unless a higher one is there, in the caller's

@@ -20,6 +20,8 @@ final class LockConflicts {
     private static final List<String> FAILURE_STATE_CLASSES =
             List.of("08", "0A", "22", "28", "3D", "3F", "42", "57P");
 
+    private static final Set<String> MISSING_TABLE_STATES = Set.of("42S02", "42P01", "42X05", "42501");
+
     private LockConflicts() {
     }
 
@@ -58,12 +60,12 @@ final class LockConflicts {
     }
 
     /**
-     * @return whether the statement named a table that is not there: 42S02 (MariaDB, MySQL, H2),
+     * @return whether a failure's chain of causes says a statement named a table that is not there: 42S02 (MariaDB, MySQL, H2),
      *         42P01 (PostgreSQL), 42X05 (Derby), 42501 (HSQLDB, also for missing privileges)
      */
-    static boolean isMissingTable(SQLException failure) {
-        return Set.of("42S02", "42P01", "42X05", "42501").contains(failure.getSQLState())
-                || failure.getErrorCode() == 1146 || failure.getErrorCode() == 42102;
+    static boolean isMissingTable(Throwable failure) {
+        return anySqlException(failure, sql -> MISSING_TABLE_STATES.contains(sql.getSQLState())
+                || sql.getErrorCode() == 1146 || sql.getErrorCode() == 42102);
     }
 
     /** @return whether the statement broke a unique key: another transaction created the same row */

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -334,7 +335,7 @@ final class NativeInspection {
     private boolean fenceTableExists(String key) {
         return call(key, "looking for the fence table", connection -> {
             try (Statement look = connection.createStatement();
-                 ResultSet none = look.executeQuery("SELECT COUNT(*) FROM " + FenceStatements.TABLE + " WHERE 1 = 0")) {
+                 ResultSet none = look.executeQuery(FenceStatements.PROBE)) {
                 return none.next();
             } catch (SQLException failure) {
                 if (LockConflicts.isMissingTable(failure)) {
@@ -376,6 +377,6 @@ final class NativeInspection {
     }
 
     private static Instant instant(Long micros) {
-        return micros == null ? null : Instant.ofEpochSecond(0, 0).plusNanos(Math.multiplyExact(micros, 1000L));
+        return micros == null ? null : Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
     }
 }
