@@ -149,6 +149,11 @@ abstract class Acquisition {
                 LockLog.released(key, mode(), token);
             } catch (LockLostException lostAtRelease) {
                 logLossOnce(lostAtRelease.getMessage());
+                for (Throwable releaseFailure : lostAtRelease.getSuppressed()) {
+                    if (releaseFailure instanceof LockStoreUnavailableException) {
+                        meter.storeFailed(LockMeter.StoreOperation.RELEASE);
+                    }
+                }
                 throw lostAtRelease;
             } catch (LockStoreUnavailableException storeDown) {
                 meter.storeFailed(LockMeter.StoreOperation.RELEASE);

@@ -134,17 +134,33 @@ final class OptimisticAcquisition extends Acquisition {
             }
             return;
         }
-        boolean released = repository.releaseLease(last);
-        if (reason != null || !released) {
+        if (reason != null) {
+            throw lostAtRelease(last, reason);
+        }
+        if (!repository.releaseLease(last)) {
             synchronized (this) {
                 lost = true;
             }
-            throw new LockLostException(key, token,
-                    reason != null ? reason : "at release the lease had expired or was taken over");
+            throw new LockLostException(key, token, "at release the lease had expired or was taken over");
         }
         synchronized (this) {
             validUntilNanos = time.nanoTime();
         }
+    }
+
+    /**
+     * The loss is already known, so that is what the holder is told. The release only frees the row
+     * early where the lease may still stand in the database; a store that cannot be reached does not
+     * change the answer (the lease runs out there on its own), and its failure rides along.
+     */
+    private LockLostException lostAtRelease(Lease last, String reason) {
+        LockLostException lostException = new LockLostException(key, token, reason);
+        try {
+            repository.releaseLease(last);
+        } catch (RuntimeException releaseFailure) {
+            lostException.addSuppressed(releaseFailure);
+        }
+        return lostException;
     }
 
     /**
