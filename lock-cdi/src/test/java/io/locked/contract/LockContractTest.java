@@ -207,6 +207,29 @@ public abstract class LockContractTest implements InspectionContract {
         assertTrue(waiter.get(60, TimeUnit.SECONDS) > held.token());
     }
 
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void aWaitOfMonthsTakesAFreeKeyAndWaitsForAHeldOne(LockMode mode) throws Exception {
+        // PostgreSQL refuses a lock_timeout above 2^31-1 ms (24.9 days), H2 and MariaDB have limits of their own
+        Duration months = Duration.ofDays(90);
+        try (LockHandle free = locks.acquire(LockRequest.of(freshKey("months-free")).mode(mode).waitFor(months))) {
+            assertTrue(free.isValid());
+        }
+        String key = freshKey("months-held");
+        LockHandle held = locks.acquire(LockRequest.of(key).mode(mode));
+        LockManager elsewhere = manager(repository(), Clock.systemUTC());
+        CountDownLatch waiting = new CountDownLatch(1);
+        Future<Long> waiter = threads.submit(() -> {
+            waiting.countDown();
+            try (LockHandle next = elsewhere.acquire(LockRequest.of(key).mode(mode).waitFor(months))) {
+                return next.token();
+            }
+        });
+        waiting.await();
+        held.close();
+        assertTrue(waiter.get(60, TimeUnit.SECONDS) > held.token());
+    }
+
     @Test
     void theReadinessReadAnswersOnAReachableStore() {
         assertDoesNotThrow(() -> repository().checkReachable(Duration.ofSeconds(10)));

@@ -57,9 +57,16 @@ record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrow
         return Math.max(0, borrowDeadlineNanos - System.nanoTime());
     }
 
-    /** @return what is left of an acquisition's wait, for its statement's lock wait */
+    /**
+     * The longest one statement waits for a row lock. Databases bound the setting (PostgreSQL's
+     * {@code lock_timeout} refuses more than 2^31-1 ms, about 24.9 days), so a longer wait is made of
+     * several statements: the lock manager asks again while the caller's wait lasts.
+     */
+    static final long LONGEST_STATEMENT_LOCK_WAIT_MILLIS = Duration.ofDays(1).toMillis();
+
+    /** @return what is left of an acquisition's wait, for its statement's lock wait, at most a day */
     long remainingWaitMillis() {
-        return borrowNanos() / 1_000_000;
+        return Math.min(LONGEST_STATEMENT_LOCK_WAIT_MILLIS, borrowNanos() / 1_000_000);
     }
 
     private static int millis(Duration duration) {
