@@ -11,12 +11,14 @@ import java.util.Objects;
  *         .name("order");
  * }</pre>
  *
- * @param key   the lock key: not blank, at most {@link #MAX_KEY_LENGTH} characters
+ * @param key   the lock key: not blank, at most {@link #MAX_KEY_LENGTH} characters, with neither U+0000
+ *              nor a lone surrogate (neither can be stored as written: two keys would share a row, or
+ *              the database would refuse every call)
  * @param mode  the lock mode; default {@link LockMode#PESSIMISTIC}
  * @param maxWait how long to wait for the lock, the wait for a pooled database connection included:
  *                zero tries once; default {@link #DEFAULT_WAIT}
  * @param lease how long an optimistic lease lasts between renewals (ignored by pessimistic locks):
- *              positive; default {@link #DEFAULT_LEASE}
+ *              at least 1 ms and at most {@link #MAX_LEASE}; default {@link #DEFAULT_LEASE}
  * @param name  what the lock's metrics are tagged with: a fixed name for a kind of lock ({@code "order"}),
  *              never the key itself, since every distinct name makes meters of its own; not blank;
  *              default {@link #DEFAULT_NAME}. {@code @Locked} methods use their key template.
@@ -25,6 +27,11 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
 
     /** The longest key the lock table holds (its primary key column is {@code VARCHAR(255)}). */
     public static final int MAX_KEY_LENGTH = 255;
+    /**
+     * The longest lease: 365 days. The watchdog renews a lease while it is held, so a longer one only
+     * keeps a crashed holder's key taken for longer.
+     */
+    public static final Duration MAX_LEASE = Duration.ofDays(365);
     /** Default wait: 10 seconds. */
     public static final Duration DEFAULT_WAIT = Duration.ofSeconds(10);
     /** Default lease: 30 seconds, renewed every 10 seconds while held. */
@@ -35,8 +42,9 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
     /**
      * Checks every component.
      *
-     * @throws IllegalArgumentException for a null, blank or too long key, a null mode, a negative wait,
-     *                                  a zero or negative lease, or a null or blank name; the message names the value
+     * @throws IllegalArgumentException for a null, blank or too long key, a key with U+0000 or a lone
+     *                                  surrogate, a null mode, a negative wait, a lease under 1 ms or over
+     *                                  {@link #MAX_LEASE}, or a null or blank name; the message names the value
      */
     public LockRequest {
         if (key == null) {
@@ -49,6 +57,11 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
             throw new IllegalArgumentException("Lock key must be at most " + MAX_KEY_LENGTH
                     + " characters, was " + key.length() + ": '" + key.substring(0, 40) + "...'");
         }
+        String unstorable = unstorableCharacter(key);
+        if (unstorable != null) {
+            throw new IllegalArgumentException("Lock key must not contain " + unstorable + ", was '"
+                    + key.replace("\0", "\\0") + "'");
+        }
         if (mode == null) {
             throw new IllegalArgumentException("Lock mode must not be null for key '" + key + "'");
         }
@@ -58,12 +71,35 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
         if (lease == null || lease.isNegative() || lease.isZero()) {
             throw new IllegalArgumentException("Lock lease must be positive for key '" + key + "', was " + lease);
         }
+        if (lease.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("Lock lease must be at most " + MAX_LEASE.toDays() + " days for key '" + key
+                    + "', was " + lease);
+        }
         if (lease.toMillis() < 1) {
             throw new IllegalArgumentException("Lock lease must be at least 1ms for key '" + key + "', was " + lease);
         }
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("Lock name must not be null or blank for key '" + key + "', was '" + name + "'");
         }
+    }
+
+    /**
+     * @return what in the key cannot be stored as written, or null: U+0000, which PostgreSQL refuses in
+     *         text, and a lone surrogate, which UTF-8 encodes as '?' so that two keys would share a row
+     */
+    private static String unstorableCharacter(String key) {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c == 0) {
+                return "U+0000 (at index " + i + ")";
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return String.format("a lone surrogate U+%04X (at index %d)", (int) c, i);
+            }
+        }
+        return null;
     }
 
     /**

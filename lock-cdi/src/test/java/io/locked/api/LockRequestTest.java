@@ -39,6 +39,22 @@ class LockRequestTest {
     }
 
     @Test
+    void leaseOverAYearOrTooLargeToCount() {
+        assertMessage(() -> LockRequest.of("order:1").leaseFor(Duration.ofDays(366)), "at most 365 days for key 'order:1'");
+        assertMessage(() -> LockRequest.of("order:1").leaseFor(Duration.ofSeconds(Long.MAX_VALUE)), "at most 365 days");
+        assertEquals(Duration.ofDays(365), LockRequest.of("order:1").leaseFor(Duration.ofDays(365)).lease());
+    }
+
+    @Test
+    void keyWithNulOrALoneSurrogateCannotBeStoredAsWritten() {
+        assertMessage(() -> LockRequest.of("order:\0"), "must not contain U+0000 (at index 6)");
+        assertMessage(() -> LockRequest.of("order:\uD83D"), "lone surrogate U+D83D (at index 6)");
+        assertMessage(() -> LockRequest.of("order:\uDE00x"), "lone surrogate U+DE00 (at index 6)");
+        assertMessage(() -> LockRequest.of("\uDE00\uD83D"), "lone surrogate U+DE00 (at index 0)");
+        assertEquals("order:\uD83D\uDE00", LockRequest.of("order:\uD83D\uDE00").key(), "a surrogate pair is one character");
+    }
+
+    @Test
     void nullMode() {
         assertMessage(() -> LockRequest.of("order:1").mode(null), "Lock mode must not be null for key 'order:1'");
     }

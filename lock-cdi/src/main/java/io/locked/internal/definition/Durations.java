@@ -41,7 +41,15 @@ public final class Durations {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("'" + text + "' is too large a duration");
         }
-        return switch (matcher.group(2)) {
+        try {
+            return ofUnit(amount, matcher.group(2));
+        } catch (ArithmeticException overflow) {
+            throw new IllegalArgumentException("'" + text + "' is too large a duration");
+        }
+    }
+
+    private static Duration ofUnit(long amount, String unit) {
+        return switch (unit) {
             case "ns" -> Duration.ofNanos(amount);
             case "us" -> Duration.ofNanos(Math.multiplyExact(amount, 1000L));
             case "ms" -> Duration.ofMillis(amount);

@@ -141,6 +141,9 @@ public final class LockedDefinitions {
 
     private static Duration lease(String text) {
         Duration lease = Durations.parse(text);
+        if (lease.compareTo(LockRequest.MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("must be at most " + LockRequest.MAX_LEASE.toDays() + " days, was " + lease);
+        }
         if (lease.toMillis() < 1) {
             throw new IllegalArgumentException("must be at least 1ms, was " + lease);
         }

@@ -25,7 +25,8 @@ class DurationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"5", "five seconds", "5 parsecs", "PT", "-5s", "1.5s", "99999999999999999999s"})
+    @ValueSource(strings = {"5", "five seconds", "5 parsecs", "PT", "-5s", "1.5s", "99999999999999999999s",
+            "9999999999999999d", "99999999999999999us", "9223372036854775807m", "PT9999999999999999999H"})
     void refusesAnythingElseNamingTheText(String text) {
         IllegalArgumentException error = assertThrows(IllegalArgumentException.class, () -> Durations.parse(text));
         assertTrue(error.getMessage().contains("'" + text + "'"), error.getMessage());

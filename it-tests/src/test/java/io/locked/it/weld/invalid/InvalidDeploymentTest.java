@@ -30,6 +30,15 @@ class InvalidDeploymentTest {
     }
 
     @Test
+    void durationsTooLargeToRepresentAndALeaseOverAYear() {
+        String bean = OverflowingDurationBean.class.getName();
+        refused(OverflowingDurationBean.class,
+                "Invalid @Locked.wait on " + bean + "#report(): '9999999999999999d' is too large a duration",
+                "Invalid @Locked.lease on " + bean + "#job(): '99999999999999999us' is too large a duration",
+                "Invalid @Locked.lease on " + bean + "#forever(): must be at most 365 days, was PT9600H");
+    }
+
+    @Test
     void zeroLease() {
         refused(ZeroLeaseBean.class, "Invalid @Locked.lease on " + ZeroLeaseBean.class.getName() + "#job()",
                 "must be at least 1ms, was PT0S");
