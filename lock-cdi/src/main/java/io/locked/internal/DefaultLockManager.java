@@ -202,13 +202,27 @@ public final class DefaultLockManager implements LockManager {
             meter.notAcquired(time.nanoTime() - started);
             return null;
         }
-        meter.acquired(time.nanoTime() - started);
-        if (LockLog.fine()) {
-            LockLog.acquired(key, request.mode(), acquisition.token, holder, time.nanoTime() - started);
-        }
         Handle first = acquisition.firstHandle();
         scope.enter(acquisition);
+        try {
+            meter.acquired(time.nanoTime() - started);
+            if (LockLog.fine()) {
+                LockLog.acquired(key, request.mode(), acquisition.token, holder, time.nanoTime() - started);
+            }
+        } catch (RuntimeException | Error reportFailed) {
+            // the caller never sees the handle: release the row, the connection and the turn now
+            closeUnseen(first, reportFailed);
+            throw reportFailed;
+        }
         return first;
+    }
+
+    private static void closeUnseen(Handle handle, Throwable cause) {
+        try {
+            handle.close();
+        } catch (RuntimeException | Error releaseFailed) {
+            cause.addSuppressed(releaseFailed);
+        }
     }
 
     private KeyTurns.Turn awaitTurn(String key, long waitNanos, KeyTurns.LeaseWish wish) {

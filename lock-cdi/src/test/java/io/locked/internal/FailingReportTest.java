@@ -1,0 +1,58 @@
+package io.locked.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A meter (or a log handler) that throws right after the lock was taken fails the call, and the lock
+ * the caller never saw is released at once: the row, its connection and the key's turn in this JVM.
+ */
+class FailingReportTest {
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void aMeterThatThrowsAfterTheAcquisitionLeavesNothingHeld(LockMode mode) throws Exception {
+        InMemoryLockRepository store = new InMemoryLockRepository();
+        AtomicBoolean failing = new AtomicBoolean(true);
+        LockMeter throwing = new LockMeter() {
+            @Override
+            public void acquired(long waitedNanos) {
+                if (failing.get()) {
+                    throw new IllegalStateException("meter registry broken");
+                }
+            }
+        };
+        try (LockManager locks = new DefaultLockManager(store, TimeSource.system(java.time.Clock.systemUTC()), 1, Duration.ofSeconds(30),
+                (name, lockMode) -> throwing)) {
+            LockRequest request = LockRequest.of("reported").mode(mode).waitFor(Duration.ZERO);
+            IllegalStateException failure = assertThrows(IllegalStateException.class, () -> locks.acquire(request));
+            assertEquals("meter registry broken", failure.getMessage());
+            assertEquals(Optional.empty(), locks.current("reported"), "the failed call left the key in the thread's scope");
+
+            failing.set(false);
+            // another thread of this JVM, and another manager, get the key at once
+            Optional<LockHandle> local = CompletableFuture.supplyAsync(() -> locks.tryAcquire(request)).get(10, TimeUnit.SECONDS);
+            assertTrue(local.isPresent(), "the key's turn in this JVM was never ended");
+            local.get().close();
+            try (LockManager other = new DefaultLockManager(store, TimeSource.system(java.time.Clock.systemUTC()), 1, Duration.ofSeconds(30),
+                    LockMetrics.NONE)) {
+                Optional<LockHandle> elsewhere = other.tryAcquire(request);
+                assertTrue(elsewhere.isPresent(), "the row is still held");
+                elsewhere.get().close();
+            }
+        }
+    }
+}
