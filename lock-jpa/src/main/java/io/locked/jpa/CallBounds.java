@@ -18,6 +18,14 @@ record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrow
      * server or client. Only a statement that hangs reaches it.
      */
     static final Duration STATEMENT_ALLOWANCE = Duration.ofSeconds(2);
+    /**
+     * The longest one statement waits for a row lock. Databases bound the setting (PostgreSQL's
+     * {@code lock_timeout} refuses more than 2^31-1 ms, about 24.9 days), so a longer wait is made of
+     * several statements: the lock manager asks again while the caller's wait lasts. Drivers bound a
+     * statement's timeout too (Connector/J counts it in int milliseconds).
+     */
+    static final long LONGEST_STATEMENT_LOCK_WAIT_MILLIS = Duration.ofDays(1).toMillis();
+
     /** Cleanup scans and the schema script may read many rows. */
     private static final Duration MAINTENANCE = Duration.ofSeconds(30);
 
@@ -26,7 +34,8 @@ record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrow
      * within that wait (their own lock wait) and the allowance.
      */
     static CallBounds forWait(Duration wait) {
-        return new CallBounds(System.nanoTime() + wait.toNanos(), millis(wait.plus(STATEMENT_ALLOWANCE)), wait);
+        Duration longestLockWait = Duration.ofMillis(Math.min(LONGEST_STATEMENT_LOCK_WAIT_MILLIS, wait.toMillis()));
+        return new CallBounds(System.nanoTime() + wait.toNanos(), millis(longestLockWait.plus(STATEMENT_ALLOWANCE)), wait);
     }
 
     /**
@@ -56,13 +65,6 @@ record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrow
     long borrowNanos() {
         return Math.max(0, borrowDeadlineNanos - System.nanoTime());
     }
-
-    /**
-     * The longest one statement waits for a row lock. Databases bound the setting (PostgreSQL's
-     * {@code lock_timeout} refuses more than 2^31-1 ms, about 24.9 days), so a longer wait is made of
-     * several statements: the lock manager asks again while the caller's wait lasts.
-     */
-    static final long LONGEST_STATEMENT_LOCK_WAIT_MILLIS = Duration.ofDays(1).toMillis();
 
     /** @return what is left of an acquisition's wait, for its statement's lock wait, at most a day */
     long remainingWaitMillis() {
