@@ -21,9 +21,11 @@ final class JtaUnitTransactions implements UnitTransactions {
     /** A day: longer than any critical section a pessimistic lock is meant for. */
     static final int HOLD_TIMEOUT_SECONDS = 24 * 60 * 60;
     private final TransactionManager transactions;
+    private final ThreadTransactionTimeout threadTimeout;
 
     JtaUnitTransactions(TransactionManager transactions) {
         this.transactions = transactions;
+        this.threadTimeout = ThreadTransactionTimeout.of(transactions);
     }
 
     @Override
@@ -39,11 +41,13 @@ final class JtaUnitTransactions implements UnitTransactions {
     /** @param timeoutSeconds the transaction's timeout, 0 for the manager's default */
     private void begin(EntityManager manager, int timeoutSeconds) {
         try {
+            int applications = threadTimeout.read(transactions);
             transactions.setTransactionTimeout(timeoutSeconds);
             try {
                 transactions.begin();
             } finally {
-                transactions.setTransactionTimeout(0); // the thread's later transactions get the default again
+                // the thread's later transactions get the application's timeout again, or the default where it cannot be read
+                transactions.setTransactionTimeout(applications);
             }
         } catch (Exception refused) {
             throw failure("beginning the lock's transaction", refused);

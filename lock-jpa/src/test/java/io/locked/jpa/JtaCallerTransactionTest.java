@@ -121,6 +121,24 @@ class JtaCallerTransactionTest {
 
     @ParameterizedTest(name = "{0} path, {1}")
     @MethodSource("pathsAndModes")
+    void theTimeoutTheApplicationSetForItsThreadSurvivesTheLocksOwnTransactions(LockStatements path, LockMode mode)
+            throws Exception {
+        Store store = stores.get(path);
+        String key = "jta:timeout:" + UUID.randomUUID();
+        var narayana = (com.arjuna.ats.internal.jta.transaction.arjunacore.BaseTransaction) transactions;
+        try (LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
+            transactions.setTransactionTimeout(7);
+            try {
+                locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT)).close();
+                assertEquals(7, narayana.getTimeout(), "the application's timeout for its next transaction was reset");
+            } finally {
+                transactions.setTransactionTimeout(0);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} path, {1}")
+    @MethodSource("pathsAndModes")
     void aReleaseInsideTheCallersTransactionLeavesItsWorkToItsCommit(LockStatements path, LockMode mode) throws Exception {
         Store store = stores.get(path);
         String key = "jta:release:" + UUID.randomUUID();
