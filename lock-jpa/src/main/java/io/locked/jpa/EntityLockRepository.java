@@ -377,6 +377,31 @@ final class EntityLockRepository implements LockRepository {
 
     @Override
     public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        try {
+            return handOver(lease, newOwner, holder, duration);
+        } catch (LockStoreUnavailableException replyLost) {
+            // applied or not: a lost commit reply must not leave the row in the successor's name unknown to both
+            return successorsLeaseAfter(replyLost, lease.key(), newOwner);
+        }
+    }
+
+    /** A hand-over's commit reply was lost: the row is the successor's if it was applied. */
+    private Lease successorsLeaseAfter(LockStoreUnavailableException replyLost, String key, String newOwner) {
+        CallBounds bounds = CallBounds.brief();
+        Row row;
+        try {
+            row = inTransaction(key, "checking a hand-over", bounds, manager -> read(manager, key, bounds), false);
+        } catch (LockStoreUnavailableException stillDown) {
+            replyLost.addSuppressed(stillDown);
+            throw replyLost;
+        }
+        if (row == null || !newOwner.equals(row.owner())) {
+            throw replyLost;
+        }
+        return new Lease(key, newOwner, row.token(), row.version());
+    }
+
+    private Lease handOver(Lease lease, String newOwner, String holder, Duration duration) {
         CallBounds bounds = CallBounds.brief();
         return untilSettled(lease.key(), "handing the lease over", bounds, manager -> {
             Row row = read(manager, lease.key(), bounds);

@@ -397,7 +397,39 @@ final class NativeLockRepository implements LockRepository {
 
     @Override
     public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
-        Long token = storeCall(lease.key(), "handing the lease over", CallBounds.brief(), connection -> {
+        Long token;
+        try {
+            token = handOver(lease, newOwner, holder, duration);
+        } catch (LockStoreUnavailableException replyLost) {
+            // applied or not: a lost reply must not leave the row in the successor's name unknown to both
+            token = ownersTokenAfter(replyLost, lease.key(), newOwner);
+        }
+        return token == null ? null : new Lease(lease.key(), newOwner, token, lease.version() + 1);
+    }
+
+    /**
+     * A hand-over's reply was lost: the row is the successor's if the statement was applied. Read once
+     * more; if that fails too, the first failure stands.
+     */
+    private Long ownersTokenAfter(LockStoreUnavailableException replyLost, String key, String newOwner) {
+        if (replyLost.getCause() instanceof NoFreeConnection) {
+            throw replyLost; // never sent
+        }
+        try {
+            Long token = storeCall(key, "checking a hand-over", CallBounds.brief(),
+                    connection -> ownersToken(connection, key, newOwner));
+            if (token == null) {
+                throw replyLost;
+            }
+            return token;
+        } catch (LockStoreUnavailableException stillDown) {
+            replyLost.addSuppressed(stillDown);
+            throw replyLost;
+        }
+    }
+
+    private Long handOver(Lease lease, String newOwner, String holder, Duration duration) {
+        return storeCall(lease.key(), "handing the lease over", CallBounds.brief(), connection -> {
             boolean asInsertId = database.handOverTokenAsInsertId();
             try (PreparedStatement handOver = asInsertId
                     ? connection.prepareStatement(database.handOverLease, Statement.RETURN_GENERATED_KEYS)
@@ -433,7 +465,6 @@ final class NativeLockRepository implements LockRepository {
                 }
             }
         });
-        return token == null ? null : new Lease(lease.key(), newOwner, token, lease.version() + 1);
     }
 
     private Long ownersToken(Connection connection, String key, String owner) throws SQLException {

@@ -85,7 +85,7 @@ public enum TestDatabase {
     }
 
     /** @return Hibernate's dialect for this database */
-    String dialect() {
+    public String dialect() {
         return dialect;
     }
 
