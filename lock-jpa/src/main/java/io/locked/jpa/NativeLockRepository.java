@@ -127,7 +127,7 @@ final class NativeLockRepository implements LockRepository {
         boolean handedOver = false;
         try {
             transaction = LockTransaction.begin(connections, database, bounds);
-            DrawnToken drawn = lockRow(transaction, key, holder, bounds.remainingWaitMillis(), galera != null);
+            DrawnToken drawn = lockRow(transaction, key, holder, bounds, galera != null);
             if (drawn == null) {
                 // busy: closing rolls back, undoing any token the statement wrote
                 return null;
@@ -175,26 +175,27 @@ final class NativeLockRepository implements LockRepository {
      * Row-locks the key and draws its token in one statement; null if a live lease holds the key
      * (or a cleanup deleted the row in between: the caller tries again).
      */
-    private DrawnToken lockRow(LockTransaction transaction, String key, String holder, long waitMillis, boolean galera)
+    private DrawnToken lockRow(LockTransaction transaction, String key, String holder, CallBounds bounds, boolean galera)
             throws SQLException {
+        // each statement waits for what is left of the caller's wait, never the whole wait again
         Connection connection = transaction.connection();
-        DrawnToken drawn = drawToken(connection, key, holder, waitMillis, galera);
+        DrawnToken drawn = drawToken(connection, key, holder, bounds.remainingWaitMillis(), galera);
         if (drawn == null && (database.answersByInsertId() || !rowExists(connection, key))) {
             // H2 and MySQL only: create the row in a short transaction of its own on this connection (a
             // second connection could wait forever on a pool that holders have drained), then lock it.
             // The rollback first also ends the gap lock that MySQL's look at the missing row took
             transaction.rollback();
             transaction.beginAgain();
-            insertIfAbsent(connection, key, waitMillis);
+            insertIfAbsent(connection, key, bounds.remainingWaitMillis());
             transaction.commit();
             transaction.beginAgain();
-            drawn = drawToken(connection, key, holder, waitMillis, galera);
+            drawn = drawToken(connection, key, holder, bounds.remainingWaitMillis(), galera);
         }
         if (drawn != null && drawn.createdUnseen()) {
             // PostgreSQL: other sessions would see no row, and so no hold, until this one ends
             transaction.commit();
             transaction.beginAgain();
-            drawn = drawToken(connection, key, holder, waitMillis, galera);
+            drawn = drawToken(connection, key, holder, bounds.remainingWaitMillis(), galera);
         }
         return drawn != null && drawn.free() ? drawn : null;
     }
