@@ -38,8 +38,8 @@ record DatabaseClock(String jpql) {
     static final DatabaseClock MYSQL_FAMILY =
             new DatabaseClock("FUNCTION('concat', '', FUNCTION('utc_timestamp', 6))");
     /**
-     * {@link #MYSQL_FAMILY} as Hibernate (6.3+) renders it: through its {@code sql} function, which
-     * writes its text into the SQL as it is. Every other clock of Hibernate's on MySQL is local time
+     * {@link #MYSQL_FAMILY} as Hibernate renders it: through its {@code sql} function (ORM 6.6 is
+     * tested), which writes its text into the SQL as it is. Every other clock of Hibernate's on MySQL is local time
      * ({@code SYSDATE}, {@code CURRENT_TIMESTAMP}), which a zone with daylight saving reads an hour
      * ahead for the first hour after its autumn change, and then steps back.
      */
