@@ -2,8 +2,6 @@ package io.locked.jpa;
 
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.sql.Timestamp;
 import java.util.Arrays;
 import java.time.Instant;
@@ -15,7 +13,6 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.temporal.ChronoField;
 import java.time.temporal.TemporalAccessor;
-import java.time.temporal.ChronoUnit;
 import java.time.ZonedDateTime;
 import java.util.Date;
 import java.util.UUID;
@@ -41,11 +38,13 @@ record DatabaseClock(String jpql) {
     static final DatabaseClock MYSQL_FAMILY =
             new DatabaseClock("FUNCTION('concat', '', FUNCTION('utc_timestamp', 6))");
     /**
-     * MySQL and MariaDB as Hibernate renders them: seconds since the epoch, with microseconds, of
-     * {@code SYSDATE(6)} (Hibernate adds the precision), read when called.
+     * {@link #MYSQL_FAMILY} as Hibernate renders it: through its {@code sql} function (ORM 6.6 is
+     * tested), which writes its text into the SQL as it is. Every other clock of Hibernate's on MySQL is local time
+     * ({@code SYSDATE}, {@code CURRENT_TIMESTAMP}), which a zone with daylight saving reads an hour
+     * ahead for the first hour after its autumn change, and then steps back.
      */
     static final DatabaseClock MYSQL_FAMILY_HIBERNATE =
-            new DatabaseClock("FUNCTION('concat', '', FUNCTION('unix_timestamp', FUNCTION('sysdate')))");
+            new DatabaseClock("FUNCTION('concat', '', FUNCTION('sql', 'UTC_TIMESTAMP(6)'))");
     private static final DateTimeFormatter UTC_TEXT = new DateTimeFormatterBuilder()
             .appendPattern("yyyy-MM-dd HH:mm:ss").optionalStart()
             .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
@@ -115,11 +114,6 @@ record DatabaseClock(String jpql) {
         }
         if (value instanceof String text && !text.isBlank()) {
             String time = text.trim();
-            if (time.indexOf('-') < 0) {
-                // seconds since the epoch
-                long micros = new BigDecimal(time).movePointRight(6).setScale(0, RoundingMode.DOWN).longValueExact();
-                return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
-            }
             // a time as text: UTC, unless it names its offset (a TIMESTAMP WITH TIME ZONE does)
             TemporalAccessor parsed = UTC_TEXT.parse(time);
             return parsed.isSupported(ChronoField.OFFSET_SECONDS) ? OffsetDateTime.from(parsed).toInstant()

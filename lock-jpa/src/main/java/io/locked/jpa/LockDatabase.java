@@ -55,9 +55,11 @@ public enum LockDatabase {
      * statement's own row access, and answers "busy" at once where another transaction holds it; the
      * lock manager tries again within the caller's wait. Waiters poll rather than queue inside the
      * database. The token comes back as the insert id ({@code LAST_INSERT_ID(token)}), the row's
-     * existence as the count of rows found (Connector/J's default). Since no statement waits, a
-     * token drawn at its start would already come after any holder it follows; it is also read from
-     * {@code SYSDATE(6)} after the row lock, through {@code UNIX_TIMESTAMP}, whichever is later.
+     * existence as the count of rows found (Connector/J's default). Since a take or a pessimistic
+     * acquisition never waits, a token drawn from its start in UTC ({@code UTC_TIMESTAMP(6)}) comes
+     * after any holder it follows: that holder had the row lock and let it go before the statement
+     * found it free. A hand-over, which may wait, waits only for an acquirer that found the lease
+     * live and drew no token.
      * Its takes report no row version (0): the version is a diagnostic. Renewals, hand-overs and
      * releases write the holder's own row, which other statements lock only for a moment: they wait
      * under the session's {@code innodb_lock_wait_timeout}, within their network timeout. Creating a
@@ -65,12 +67,10 @@ public enum LockDatabase {
      * Tested on MySQL 8.0.15.
      */
     MYSQL("UTC_TIMESTAMP(6)",
-            // UNIX_TIMESTAMP(SYSDATE(6)) is read after the row lock; it goes through the session's time
-            // zone (SET_VAR cannot set time_zone on MySQL 8.0.15), which in a daylight-saving overlap may
-            // read an hour early, and before 8.0.28 it reads 0 after 2038: then the statement's UTC start
-            // still counts
-            "GREATEST(CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED),"
-                    + " TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)))",
+            // the statement's UTC start: no statement waits for the row lock. SYSDATE would be read after
+            // it, but in the session's zone (SET_VAR cannot set time_zone on MySQL 8.0.15), and a zone with
+            // daylight saving reads it an hour ahead after its autumn change, then steps back
+            "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
             micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)",
             // a duplicate (another transaction created the key meanwhile) fails, and counts as created
             "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)",

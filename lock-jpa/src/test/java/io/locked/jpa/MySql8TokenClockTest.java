@@ -20,9 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * MySQL's tokens are microseconds of UTC whatever the session's time zone: they are read from
- * {@code SYSDATE(6)}, which is in the session's zone, through {@code UNIX_TIMESTAMP}, which takes
- * that zone back out. A token of a new key lies between two readings of the server's UTC clock taken
- * before and after its acquisition; one read in the wrong zone would be hours off.
+ * {@code UTC_TIMESTAMP(6)}, never through the session's zone. A token of a new key lies between two
+ * readings of the server's UTC clock taken before and after its acquisition; one read in the wrong
+ * zone would be hours off.
  */
 class MySql8TokenClockTest {
     @ParameterizedTest(name = "session time zone {0}")

@@ -1,12 +1,11 @@
 package io.locked.jpa.testing;
 
 import io.locked.jpa.testing.server.PrivateMySql;
+import io.locked.jpa.testing.server.ServerProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * The MySQL 8 server of {@link TestDatabase#MYSQL8}: one per test JVM, started at first use on a free
@@ -35,12 +34,12 @@ final class PrivateMySql8 {
         if (server == null) {
             Path dir = Path.of("target", "mysql-8-servers", Long.toString(ProcessHandle.current().pid())).toAbsolutePath();
             try {
-                deleteTree(dir);
+                ServerProcess.deleteTree(dir);
                 Files.createDirectories(dir);
                 PrivateMySql started = PrivateMySql.start(dir);
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     started.close();
-                    deleteTree(dir);
+                    ServerProcess.deleteTree(dir);
                 }, "mysql-8-stop"));
                 server = started;
             } catch (IOException e) {
@@ -56,18 +55,5 @@ final class PrivateMySql8 {
             }
         }
         return server;
-    }
-
-    private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        } catch (IOException leftOver) {
-            // a later run starts on a directory of its own; mvn clean removes what is left
-        }
     }
 }

@@ -6,7 +6,9 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A MySQL 8 server of the test's own: the MySQL 8.0.15 Linux build that the Maven Central artifact
@@ -35,6 +37,15 @@ public final class PrivateMySql extends ServerProcess {
      *                        the test is aborted with the reason)
      */
     public static PrivateMySql start(Path dir) throws IOException, InterruptedException {
+        return start(dir, Map.of(), List.of());
+    }
+
+    /**
+     * As {@link #start(Path)}, the server with variables added to its environment (such as
+     * {@code TZ}, its system time zone) and further options.
+     */
+    public static PrivateMySql start(Path dir, Map<String, String> environment, List<String> options)
+            throws IOException, InterruptedException {
         String tarball = System.getProperty("locked.mysql8.tarball", "");
         if (tarball.isEmpty() || !Files.isRegularFile(Path.of(tarball))) {
             unavailable("no MySQL 8 build at '" + tarball + "' (the build of lock-jpa and it-tests unpacks it from"
@@ -54,7 +65,7 @@ public final class PrivateMySql extends ServerProcess {
                 + "GRANT PROCESS ON *.* TO '" + USER + "'@'127.0.0.1';\n", StandardCharsets.UTF_8);
         PrivateMySql server = new PrivateMySql(dir, freePort());
         try {
-            server.start(mysqld, dist, init);
+            server.start(mysqld, dist, init, environment, options);
             return server;
         } catch (IOException | InterruptedException | RuntimeException | Error failure) {
             server.close();
@@ -62,12 +73,15 @@ public final class PrivateMySql extends ServerProcess {
         }
     }
 
-    private void start(Path mysqld, Path dist, Path init) throws IOException, InterruptedException {
+    private void start(Path mysqld, Path dist, Path init, Map<String, String> environment, List<String> options)
+            throws IOException, InterruptedException {
         // the init file runs before the server listens: a TCP answer means the user exists
-        launch(List.of(mysqld.toString(), "--no-defaults", "--basedir=" + dist, "--datadir=" + dir.resolve("data"),
-                "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("sock"),
+        List<String> command = new ArrayList<>(List.of(mysqld.toString(), "--no-defaults", "--basedir=" + dist,
+                "--datadir=" + dir.resolve("data"), "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("sock"),
                 "--pid-file=" + dir.resolve("mysqld.pid"), "--mysqlx=OFF", "--user=root", "--skip-name-resolve",
-                "--init-file=" + init, "--log-error=" + dir.resolve("error.log")), "listen", this::listening);
+                "--init-file=" + init, "--log-error=" + dir.resolve("error.log")));
+        command.addAll(options);
+        launch(command, environment, "listen", this::listening);
     }
 
     /** @return the JDBC URL that reaches its test database, through mysql-connector-j with its default properties */

@@ -6,8 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -39,8 +42,19 @@ public abstract class ServerProcess implements AutoCloseable {
 
     /** Starts the server and returns once it is ready; its output goes to {@code server.out}. */
     protected final void launch(List<String> command, String readiness, Ready ready) throws IOException, InterruptedException {
-        server = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.out").toFile())).start();
+        launch(command, Map.of(), readiness, ready);
+    }
+
+    /**
+     * As {@link #launch(List, String, Ready)}, with variables added to the server's environment
+     * (such as {@code TZ}, the zone a server reads as its system time zone).
+     */
+    protected final void launch(List<String> command, Map<String, String> environment, String readiness, Ready ready)
+            throws IOException, InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.out").toFile()));
+        builder.environment().putAll(environment);
+        server = builder.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_SECONDS);
         while (!ready.check()) {
             if (!server.isAlive()) {
@@ -105,6 +119,20 @@ public abstract class ServerProcess implements AutoCloseable {
     public static int freePort() throws IOException {
         try (ServerSocket probe = new ServerSocket(0)) {
             return probe.getLocalPort();
+        }
+    }
+
+    /** Deletes a server's directory, if it is there; what cannot be deleted is left to {@code mvn clean}. */
+    public static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException leftOver) {
+            // a later run starts on a directory of its own
         }
     }
 
