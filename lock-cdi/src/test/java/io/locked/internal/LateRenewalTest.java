@@ -10,14 +10,12 @@ import io.locked.api.LockRequest;
 import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,25 +27,7 @@ import org.junit.jupiter.api.Test;
  * the fix, the waiter it reserved stayed reserved forever, past its own wait.
  */
 class LateRenewalTest {
-    private final AtomicLong offset = new AtomicLong();
-    private final TimeSource time = new TimeSource() {
-        @Override
-        public long nanoTime() {
-            return System.nanoTime() + offset.get();
-        }
-
-        @Override
-        public Clock wallClock() {
-            return Clock.systemUTC();
-        }
-
-        @Override
-        public void sleepNanos(long nanos) throws InterruptedException {
-            if (nanos > 0) {
-                TimeUnit.NANOSECONDS.sleep(nanos);
-            }
-        }
-    };
+    private final ShiftableTime time = new ShiftableTime();
     private final InMemoryLockRepository store = new InMemoryLockRepository();
     private final AtomicReference<Runnable> duringRenewal = new AtomicReference<>();
     private final LockRepository slowRenewals = new DelegatingRepository(store) {
@@ -81,9 +61,9 @@ class LateRenewalTest {
         Future<LockHandle> c = threads.submit(() -> locks.acquire(request));
         awaitParked(c);
 
-        offset.addAndGet(TimeUnit.SECONDS.toNanos(59)); // a renewal is sent 1 s before the lease runs out
+        time.advance(59, TimeUnit.SECONDS); // a renewal is sent 1 s before the lease runs out
         duringRenewal.set(() -> {
-            offset.addAndGet(TimeUnit.SECONDS.toNanos(2)); // its reply arrives 1 s after it
+            time.advance(2, TimeUnit.SECONDS); // its reply arrives 1 s after it
             // meanwhile the holder re-enters: the acquisition looks invalid, its turn ends, B is let in
             assertFalse(locks.tryAcquire(request).isPresent());
         });

@@ -12,11 +12,9 @@ import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,23 +24,7 @@ import org.junit.jupiter.api.Test;
  * exception in its place (which a {@code @Locked} method would not report as a loss).
  */
 class LostWhileStoreDownTest {
-    private final AtomicLong offset = new AtomicLong();
-    private final TimeSource time = new TimeSource() {
-        @Override
-        public long nanoTime() {
-            return System.nanoTime() + offset.get();
-        }
-
-        @Override
-        public Clock wallClock() {
-            return Clock.systemUTC();
-        }
-
-        @Override
-        public void sleepNanos(long nanos) throws InterruptedException {
-            TimeUnit.NANOSECONDS.sleep(Math.max(0, nanos));
-        }
-    };
+    private final ShiftableTime time = new ShiftableTime();
     private final AtomicBoolean storeDown = new AtomicBoolean();
     private final DelegatingRepository store = new DelegatingRepository(new InMemoryLockRepository()) {
         @Override
@@ -75,7 +57,7 @@ class LostWhileStoreDownTest {
     void aLeaseThatRanOutWhileTheStoreWasDownIsReportedLostAtClose() {
         LockHandle held = locks.acquire(LockRequest.of("down").mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(30)));
         storeDown.set(true);
-        offset.addAndGet(TimeUnit.SECONDS.toNanos(31)); // no renewal could confirm it
+        time.advance(31, TimeUnit.SECONDS); // no renewal could confirm it
         assertFalse(held.isValid());
 
         LockLostException lost = assertThrows(LockLostException.class, held::close);
@@ -88,7 +70,7 @@ class LostWhileStoreDownTest {
         LockHandle held = locks.acquire(LockRequest.of("down-renewed").mode(LockMode.OPTIMISTIC)
                 .leaseFor(Duration.ofSeconds(30)));
         storeDown.set(true);
-        offset.addAndGet(TimeUnit.SECONDS.toNanos(31));
+        time.advance(31, TimeUnit.SECONDS);
         ((OptimisticAcquisition) ((Handle) held).acquisition).renew(); // the watchdog's tick marks it lost
 
         LockLostException lost = assertThrows(LockLostException.class, held::close);
