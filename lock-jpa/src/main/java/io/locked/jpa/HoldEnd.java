@@ -13,11 +13,12 @@ import java.sql.Statement;
  *
  * <p>Which hold: on MariaDB, MySQL and H2 a hold is its lock statement's uncommitted change of the
  * row, holder (with its session id, {@link HolderSession#MARK}) and a new token. The hold is open
- * exactly while the row read uncommitted still has that token and holder and the committed row a
- * lower token, or no committed row yet: a released hold has committed its token, a rolled back one left no change, and a row
- * that something else row-locks (a cleanup batch, another operator's list, the session's next
- * transaction) shows the committed row, whatever session its holder column names. On PostgreSQL
- * the row's {@code xmax} is the transaction of the session.
+ * exactly while the row read uncommitted still has that token and holder, and the committed row
+ * has a lower token or no row yet (MariaDB's lock statement creates a missing row): a released hold
+ * has committed its token, a rolled back one left no change, and a row that something else
+ * row-locks (a cleanup batch, another operator's list, the session's next transaction) shows the
+ * committed row, whatever session its holder column names. On PostgreSQL the row's {@code xmax} is
+ * the transaction of the session.
  *
  * <p>Check and end as close together as each database allows, on one connection:
  * <ul>
@@ -69,8 +70,8 @@ final class HoldEnd {
     /**
      * Ends the hold's session if the hold is still open. The connection is in autocommit.
      *
+     * @param token  the hold's token (ignored on PostgreSQL)
      * @param holder the hold's holder text, without the session mark (ignored on PostgreSQL)
-     * @param token        the hold's token (ignored on PostgreSQL)
      * @return false if the hold had ended, and nothing was ended
      */
     boolean end(Connection connection, String key, long token, String holder, long session) throws SQLException {
