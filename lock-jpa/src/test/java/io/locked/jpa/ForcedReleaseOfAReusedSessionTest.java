@@ -22,6 +22,7 @@ import io.locked.jpa.testing.TestPool;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -121,6 +122,37 @@ class ForcedReleaseOfAReusedSessionTest {
                 assertEquals(Optional.empty(), answer, "a had no hold: nothing was ended");
             } finally {
                 closeQuietly(onB);
+            }
+        }
+    }
+
+    /**
+     * The holder of a released, and its pool lent the session to the application, whose transaction
+     * row-locks a (the holder column still names that session): the application's work goes on.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB", "MYSQL8"})
+    void theApplicationsTransactionOnAReleasedHoldersSessionIsNotEnded(TestDatabase database) throws Exception {
+        String a = key("a");
+        try (Store holders = database.open(1); Store operators = database.open(4);
+             LockManager holding = manager(holders); LockManager operator = manager(operators)) {
+            holding.acquire(pessimistic(a)).close();
+            try (Connection application = holders.pool().dataSource().getConnection()) {
+                application.setAutoCommit(false);
+                try (PreparedStatement lock = application.prepareStatement(
+                        "SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
+                    lock.setString(1, a);
+                    lock.execute();
+                }
+                assertEquals(LockMode.PESSIMISTIC, operator.inspect(a).mode(), "a shows as held by that session");
+                Object answer = forceRelease(operator, a);
+                try (PreparedStatement goOn = application.prepareStatement("SELECT 1")) {
+                    goOn.execute();
+                    application.commit();
+                } catch (SQLException ended) {
+                    fail("the forced release of a ended the application's transaction: " + ended);
+                }
+                assertEquals(Optional.empty(), answer, "a had no hold: nothing was ended");
             }
         }
     }
