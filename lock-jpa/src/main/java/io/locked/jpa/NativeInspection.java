@@ -32,8 +32,9 @@ import java.util.Set;
  *   token and holder ({@link HolderSession}).</li>
  * </ul>
  * A forced release ends a pessimistic holder's session, only while the hold it read is still open
- * ({@link HoldEnd}): the database rolls its transaction back and frees the row. Then, in one transaction, frees the row, draws the key's next token and raises
- * the key's fence row to it, so that the old holder's fenced writes are refused.
+ * ({@link HoldEnd}): the database rolls its transaction back and frees the row. Then, in one
+ * transaction, it frees the row, draws the key's next token and raises the key's fence row to it, so
+ * that the old holder's fenced writes are refused.
  */
 final class NativeInspection {
     /** The most rows one page may ask for. */

@@ -107,12 +107,7 @@ class ForcedReleaseOfAReusedSessionTest {
             holding.acquire(pessimistic(a)).close();
             LockHandle onB = holding.acquire(pessimistic(b));
             try (Connection cleanup = database.connect()) {
-                cleanup.setAutoCommit(false);
-                try (PreparedStatement lock = cleanup.prepareStatement(
-                        "SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-                    lock.setString(1, a);
-                    lock.execute();
-                }
+                rowLock(cleanup, a);
                 LockInfo seen = operator.inspect(a);
                 assertEquals(other.inspect(b).databaseSession(), seen.databaseSession(),
                         "a's row names the session that now holds b: " + seen);
@@ -138,12 +133,7 @@ class ForcedReleaseOfAReusedSessionTest {
              LockManager holding = manager(holders); LockManager operator = manager(operators)) {
             holding.acquire(pessimistic(a)).close();
             try (Connection application = holders.pool().dataSource().getConnection()) {
-                application.setAutoCommit(false);
-                try (PreparedStatement lock = application.prepareStatement(
-                        "SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-                    lock.setString(1, a);
-                    lock.execute();
-                }
+                rowLock(application, a);
                 assertEquals(LockMode.PESSIMISTIC, operator.inspect(a).mode(), "a shows as held by that session");
                 Object answer = forceRelease(operator, a);
                 try (PreparedStatement goOn = application.prepareStatement("SELECT 1")) {
@@ -166,6 +156,16 @@ class ForcedReleaseOfAReusedSessionTest {
             case POSTGRESQL -> sql -> sql.contains("pg_terminate_backend");
             default -> sql -> names.matcher(sql).find();
         };
+    }
+
+    /** Row-locks the key's row in a transaction of the connection, as a non-holder would. */
+    private static void rowLock(Connection connection, String key) throws SQLException {
+        connection.setAutoCommit(false);
+        try (PreparedStatement lock = connection.prepareStatement(
+                "SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
+            lock.setString(1, key);
+            lock.execute();
+        }
     }
 
     /** The forced release's answer, or the failure it ended with. */
