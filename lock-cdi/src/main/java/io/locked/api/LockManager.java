@@ -121,14 +121,18 @@ public interface LockManager extends AutoCloseable {
      * Ends whatever hold a key has, for operators: a stuck job, a holder that will never finish.
      * An optimistic lease is freed; a pessimistic holder's database session is ended, which rolls
      * its transaction back (the native statements on MariaDB, MySQL, PostgreSQL and H2; the
-     * database user needs the right to end that session). Either way the key's token is raised and
+     * database user needs the right to end that session). Only the hold found is ended: a holder
+     * that released meanwhile is left alone, and so is the work its pool lent the same database
+     * session to since (docs/operations.md says how close the check and the end are on each
+     * database). Either way the key's token is raised and
      * so is its fence row: the old holder's {@link LockHandle#isValid()} turns false at its next
      * renewal or session check, its {@code close()} throws {@link LockLostException}, a
      * {@code LockLost} event is fired, and its fenced writes are refused. Logged at WARNING, naming
      * the key and the old holder.
      *
      * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters
-     * @return the hold that was ended, empty if the key was free
+     * @return the hold that was ended, empty if the key was free or the hold found ended by itself
+     *         before it could be ended (then nothing was ended; the key may have a new holder)
      * @throws IllegalArgumentException      if the key is null, blank or too long
      * @throws IllegalStateException         if the holder's session cannot be ended on this store
      *                                       (a pessimistic hold on the JPA path)

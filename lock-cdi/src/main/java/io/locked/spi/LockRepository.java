@@ -142,13 +142,14 @@ public interface LockRepository {
 
     /**
      * Ends the key's current hold, for an operator: an optimistic lease is freed; a pessimistic
-     * holder's database session is ended, where the database allows it, which frees its row lock.
+     * holder's database session is ended, where the database allows it, which frees its row lock, and
+     * only while the hold read is still open (never the session's later work, after a release).
      * Either way the row's token is raised as a new acquisition would raise it, and so is the key's
      * fence row where the fence table exists: the old holder's renewals, release and fenced writes
      * fail, and the next holder's token is higher.
      *
      * @param key the lock key
-     * @return the hold that was ended, empty if the key was free
+     * @return the hold that was ended, empty if the key was free or the hold read ended by itself first
      * @throws io.locked.api.LockStoreUnavailableException if the store failed, or refused to end the
      *                                                     holder's session (the message names the privilege)
      * @throws IllegalStateException if the holder's session cannot be told or ended on this store

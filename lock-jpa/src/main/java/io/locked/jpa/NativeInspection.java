@@ -31,9 +31,10 @@ import java.util.Set;
  *   {@code pg_stat_activity} its session, whose {@code application_name} the lock statement set to
  *   token and holder ({@link HolderSession}).</li>
  * </ul>
- * A forced release ends a pessimistic holder's session (the database rolls its transaction back and
- * frees the row), then, in one transaction, frees the row, draws the key's next token and raises
- * the key's fence row to it, so that the old holder's fenced writes are refused.
+ * A forced release ends a pessimistic holder's session, only while the hold it read is still open
+ * ({@link HoldEnd}): the database rolls its transaction back and frees the row. Then, in one
+ * transaction, it frees the row, draws the key's next token and raises the key's fence row to it, so
+ * that the old holder's fenced writes are refused.
  */
 final class NativeInspection {
     /** The most rows one page may ask for. */
@@ -42,15 +43,15 @@ final class NativeInspection {
     private static final Duration BOUND = Duration.ofSeconds(10);
     /** How long a forced release waits for an ended session's row lock to go. */
     private static final int ROW_LOCK_WAIT_SECONDS = 5;
-    /** MariaDB's and MySQL's answer to KILL of a session that ended meanwhile. */
-    private static final int UNKNOWN_THREAD = 1094;
     private final LockConnections connections;
     private final LockDatabase database;
+    private final HoldEnd holdEnd;
     private final String selectRows;
 
     NativeInspection(LockConnections connections, LockDatabase database) {
         this.connections = connections;
         this.database = database;
+        this.holdEnd = new HoldEnd(database);
         String live = "CASE WHEN l.owner IS NOT NULL AND l.expires_at > " + database.now + " THEN 1 ELSE 0 END";
         String columns = "l.lock_key, l.owner, l.holder, l.token, " + micros("l.acquired_at") + ", "
                 + micros("l.expires_at") + ", " + live;
@@ -70,9 +71,10 @@ final class NativeInspection {
     }
 
     /**
-     * Ends the key's current hold, whoever holds it.
+     * Ends the key's current hold, whoever holds it: the hold read here, and no other.
      *
-     * @return the hold that was ended, empty if the key was free (or its hold ended meanwhile)
+     * @return the hold that was ended, empty if the key was free or the hold read ended by itself
+     *         before it could be ended (the key may have a new holder by then)
      */
     Optional<LockRowState> forceRelease(String key) {
         Optional<LockRowState> held = inspect(key).filter(LockRowState::held);
@@ -80,8 +82,9 @@ final class NativeInspection {
             return Optional.empty();
         }
         LockRowState hold = held.get();
-        if (hold.mode() == LockMode.PESSIMISTIC) {
-            endSession(hold);
+        if (hold.mode() == LockMode.PESSIMISTIC && !endSession(hold)) {
+            // its session may be doing other work now, or hold the key again: that is not this hold
+            return Optional.empty();
         }
         boolean fenced = fenceTableExists(key);
         try (LockTransaction transaction = LockTransaction.begin(connections, database, CallBounds.within(BOUND))) {
@@ -114,7 +117,7 @@ final class NativeInspection {
         return call(about, "reading the lock rows", connection -> {
             List<Row> rows = database == LockDatabase.POSTGRESQL
                     ? rows(connection, sql, parameters)
-                    : readUncommitted(connection, () -> rows(connection, sql, parameters));
+                    : readAt(connection, Connection.TRANSACTION_READ_UNCOMMITTED, c -> rows(c, sql, parameters));
             Set<String> rowLocked = database == LockDatabase.POSTGRESQL ? Set.of() : rowLocked(connection, rows);
             List<LockRowState> states = new ArrayList<>(rows.size());
             for (Row row : rows) {
@@ -208,25 +211,24 @@ final class NativeInspection {
         return locked;
     }
 
-    /** Work on a connection that may fail. */
-    private interface Read<T> {
-        T run() throws SQLException;
-    }
-
-    // A holder's uncommitted change is its only trace on these databases. The connection's level is
-    // put back before it returns to the pool.
-    private static <T> T readUncommitted(Connection connection, Read<T> read) throws SQLException {
+    // A holder's uncommitted change is its only trace on MariaDB, MySQL and H2. The connection's level
+    // is put back before it returns to the pool.
+    static <T> T readAt(Connection connection, int level, LockTransaction.Work<T> read) throws SQLException {
         int before = connection.getTransactionIsolation();
-        connection.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
+        connection.setTransactionIsolation(level);
         try {
-            return read.run();
+            return read.on(connection);
         } finally {
             connection.setTransactionIsolation(before);
         }
     }
 
-    /** Ends the session of a pessimistic hold, if it still holds the row. */
-    private void endSession(LockRowState hold) {
+    /**
+     * Ends the session of a pessimistic hold, if that hold is still open ({@link HoldEnd}).
+     *
+     * @return false if the hold had ended, and nothing was ended
+     */
+    private boolean endSession(LockRowState hold) {
         String key = hold.key();
         if (hold.databaseSession() == null) {
             throw new IllegalStateException("Cannot force the release of '" + key + "': the database does not tell"
@@ -240,46 +242,12 @@ final class NativeInspection {
             throw new IllegalStateException("Cannot force the release of '" + key + "': the holder column names no"
                     + " database session it can end: " + hold.databaseSession(), garbled);
         }
-        if (database != LockDatabase.POSTGRESQL) {
-            // the session's hold is read again, before a connection is taken for the kill (a small pool
-            // may have only one to spare): a session that released the key meanwhile is left alone
-            Optional<LockRowState> now = inspect(key);
-            if (now.isEmpty() || now.get().mode() != LockMode.PESSIMISTIC
-                    || !hold.databaseSession().equals(now.get().databaseSession())) {
-                return;
-            }
-        }
-        call(key, "ending the holder's database session " + session, connection -> {
-            if (database == LockDatabase.POSTGRESQL) {
-                // in one statement with the check that this session still row-locks the key
-                try (PreparedStatement end = connection.prepareStatement("SELECT pg_terminate_backend(a.pid) FROM "
-                        + LockRow.TABLE + " l JOIN pg_stat_activity a ON a.backend_xid = l.xmax"
-                        + " WHERE l.lock_key = ? AND a.pid = ?")) {
-                    end.setString(1, key);
-                    end.setInt(2, (int) session);
-                    try (ResultSet ended = end.executeQuery()) {
-                        if (ended.next() && !ended.getBoolean(1)) {
-                            throw new SQLException("pg_terminate_backend(" + session + ") answered false");
-                        }
-                    }
-                }
-                return null;
-            }
-            try (Statement end = connection.createStatement()) {
-                if (database == LockDatabase.H2) {
-                    end.execute("CALL ABORT_SESSION(" + session + ")");
-                } else {
-                    end.execute("KILL CONNECTION " + session);
-                }
-            } catch (SQLException failure) {
-                if (failure.getErrorCode() != UNKNOWN_THREAD) {
-                    throw failure;
-                }
-            }
-            return null;
-        }, "the lock table's database user may end only its own sessions unless it is allowed to end others':"
-                + " CONNECTION ADMIN on MariaDB, CONNECTION_ADMIN or SUPER on MySQL, pg_signal_backend on PostgreSQL,"
-                + " ADMIN on H2");
+        long token = hold.token() == null ? 0 : hold.token();
+        return call(key, "ending the holder's database session " + session,
+                connection -> holdEnd.end(connection, key, token, hold.holder(), session),
+                "the lock table's database user may end only its own sessions unless it is allowed to end others':"
+                        + " CONNECTION ADMIN on MariaDB, CONNECTION_ADMIN or SUPER on MySQL, pg_signal_backend on"
+                        + " PostgreSQL, ADMIN on H2");
     }
 
     /**
