@@ -67,6 +67,7 @@ final class RandomWorker {
     }
 
     private Optional<LockHandle> acquire(LockRequest request) {
+        long start = System.nanoTime();
         try {
             if (request.maxWait().isZero() && random.nextBoolean()) {
                 return locks.tryAcquire(request);
@@ -78,6 +79,8 @@ final class RandomWorker {
         } catch (LockException failed) {
             run.problem("acquiring " + request + " threw " + failed);
             return Optional.empty();
+        } finally {
+            run.waited(request.maxWait(), System.nanoTime() - start);
         }
     }
 
@@ -116,9 +119,11 @@ final class RandomWorker {
     private void callLocked(String holder, LockRequest request, long holdMillis, boolean shortLease) {
         long[] section = new long[3];
         boolean[] toldInside = new boolean[1];
+        long start = System.nanoTime();
         try {
             locks.callLocked(request, () -> {
                 section[0] = System.nanoTime();
+                run.waited(request.maxWait(), section[0] - start);
                 LockHandle current = locks.current(request.key()).orElseThrow();
                 section[2] = current.token();
                 work(holdMillis);
@@ -128,6 +133,7 @@ final class RandomWorker {
             });
         } catch (LockNotAcquiredException notAcquired) {
             run.checkNamesKey(notAcquired, request.key());
+            run.waited(request.maxWait(), System.nanoTime() - start);
             if (section[0] != 0) {
                 run.problem(holder + ": callLocked ran its action, then said not acquired: " + notAcquired);
             }

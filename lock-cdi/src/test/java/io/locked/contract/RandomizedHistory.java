@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
 /**
@@ -56,6 +57,7 @@ public final class RandomizedHistory {
     private final List<String> problems = new CopyOnWriteArrayList<>();
     private final Map<String, String> lossReasons = new ConcurrentHashMap<>();
     private final AtomicInteger notAcquired = new AtomicInteger();
+    private final AtomicLong longestOverWaitNanos = new AtomicLong();
 
     /**
      * One forced release by the operator.
@@ -136,6 +138,11 @@ public final class RandomizedHistory {
         lossReasons.put(key + "#" + token, reason);
     }
 
+    /** An acquisition's answer came this long after it began; the summary shows the most past its wait. */
+    void waited(Duration maxWait, long tookNanos) {
+        longestOverWaitNanos.accumulateAndGet(tookNanos - maxWait.toNanos(), Math::max);
+    }
+
     /** @param what something the lock must not do, stamped with the time it was seen, to place it in the history */
     void problem(String what) {
         problems.add("at " + System.nanoTime() + ": " + what);
@@ -160,7 +167,8 @@ public final class RandomizedHistory {
      * @param load                how long the workers start new operations
      * @return what the run found
      */
-    public Outcome run(List<LockManager> managers, int threadsPerManager, LockManager operator, Duration load) throws InterruptedException {
+    public Outcome run(List<LockManager> managers, int threadsPerManager, LockManager operator, Duration load)
+            throws InterruptedException {
         long started = System.nanoTime();
         long deadline = started + load.toNanos();
         ExecutorService receivers = Executors.newCachedThreadPool(daemon("receiver"));
@@ -210,7 +218,8 @@ public final class RandomizedHistory {
             long start = System.nanoTime();
             try {
                 Optional<LockInfo> ended = operator.forceRelease(key);
-                forced.add(new ForcedRelease(key, start, System.nanoTime(), ended.orElse(null), ended.isPresent() ? "ended" : "free"));
+                forced.add(new ForcedRelease(key, start, System.nanoTime(), ended.orElse(null),
+                        ended.isPresent() ? "ended" : "free"));
             } catch (IllegalStateException refused) {
                 // the JPA path cannot end a pessimistic holder's session; the native one refuses a row
                 // that a transaction other than a published holder's locks at that instant
@@ -275,11 +284,13 @@ public final class RandomizedHistory {
             problem("no critical section at all: the run checked nothing");
         }
         String summary = String.format("%d sections on %d keys in %d ms, %d not acquired, %d losses told"
-                        + " (%d signalled overlaps), forced releases: %d ended, %d of free keys, %d refused",
+                        + " (%d signalled overlaps), forced releases: %d ended, %d of free keys, %d refused;"
+                        + " the longest answer came %d ms past its wait",
                 sections, keys.size(), took.toMillis(), notAcquired.get(), told, signalled,
                 forced.stream().filter(f -> f.ended() != null).count(),
                 forced.stream().filter(f -> f.outcome().equals("free")).count(),
-                forced.stream().filter(f -> f.outcome().startsWith("refused")).count());
+                forced.stream().filter(f -> f.outcome().startsWith("refused")).count(),
+                TimeUnit.NANOSECONDS.toMillis(longestOverWaitNanos.get()));
         return new Outcome(seed, silent, List.copyOf(problems), summary, history());
     }
 
@@ -311,7 +322,8 @@ public final class RandomizedHistory {
      * @return the file written
      */
     public static Path writeHistory(Outcome outcome, String label) throws IOException {
-        Path file = Path.of("target", "randomized-" + label.replaceAll("[^A-Za-z0-9_-]", "-") + "-seed-" + outcome.seed() + ".txt");
+        String name = "randomized-" + label.replaceAll("[^A-Za-z0-9_-]", "-") + "-seed-" + outcome.seed() + ".txt";
+        Path file = Path.of("target", name);
         Files.createDirectories(file.getParent());
         return Files.writeString(file, outcome.describe() + "\n" + outcome.history());
     }

@@ -64,7 +64,7 @@ class RandomizedConcurrencyTest {
         String label = database + "-" + path;
         List<String> failed = new ArrayList<>();
         for (int i = 0; i < RUNS; i++) {
-            RandomizedHistory.Outcome outcome = run(database, path, UnaryOperator.identity(), LOAD);
+            RandomizedHistory.Outcome outcome = run(label, database, path, UnaryOperator.identity(), LOAD);
             if (!outcome.kept()) {
                 Path history = RandomizedHistory.writeHistory(outcome, label);
                 failed.add(label + ", " + outcome.describe() + "\nthe history: " + history.toAbsolutePath());
@@ -77,13 +77,12 @@ class RandomizedConcurrencyTest {
 
     @Test
     void theSameRunOnAStoreThatGrantsWithoutLockingIsCaught() throws Exception {
-        RandomizedHistory.Outcome outcome = run(TestDatabase.H2, LockStatements.NATIVE, GrantsWithoutLocking::new,
-                Duration.ofMillis(1500));
-        System.out.println("the negative control: " + outcome.summary());
+        RandomizedHistory.Outcome outcome = run("the negative control on H2", TestDatabase.H2, LockStatements.NATIVE,
+                GrantsWithoutLocking::new, Duration.ofMillis(1500));
         assertFalse(outcome.silent().isEmpty(), "a lock that does not lock went unnoticed: " + outcome.describe());
     }
 
-    private static RandomizedHistory.Outcome run(TestDatabase database, LockStatements path,
+    private static RandomizedHistory.Outcome run(String label, TestDatabase database, LockStatements path,
                                                  UnaryOperator<LockRepository> workersStore, Duration load)
             throws Exception {
         long seed = RandomizedHistory.seed();
@@ -100,7 +99,7 @@ class RandomizedConcurrencyTest {
             managers.add(operator);
             RandomizedHistory.Outcome outcome = new RandomizedHistory(seed, KEYS)
                     .run(managers.subList(0, MANAGERS), THREADS_PER_MANAGER, operator, load);
-            System.out.println("randomized " + database + " " + path + ", seed " + seed + ": " + outcome.summary()
+            System.out.println("randomized " + label + ", seed " + seed + ": " + outcome.summary()
                     + (outcome.kept() ? "" : ", FAILED"));
             managers.forEach(LockManager::close);
             for (Store store : stores) {
