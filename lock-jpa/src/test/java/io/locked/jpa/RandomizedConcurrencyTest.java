@@ -1,0 +1,144 @@
+package io.locked.jpa;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.contract.DelegatingRepository;
+import io.locked.contract.RandomizedHistory;
+import io.locked.jpa.testing.Store;
+import io.locked.jpa.testing.TestDatabase;
+import io.locked.spi.Lease;
+import io.locked.spi.LockRepository;
+import io.locked.spi.PessimisticHold;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The randomized concurrency run ({@link RandomizedHistory}) on H2, MariaDB, PostgreSQL and MySQL 8,
+ * on the native path and the JPA path: three managers, each on a pool of its own as three JVMs would
+ * be, with three threads each, and an operator's manager on a fourth pool, on three keys, for a few
+ * seconds ({@code -Dlocked.random.seconds=N} for longer). Each run prints its seed and summary; a
+ * failed one names its seed ({@code -Dlocked.random.seed=N} replays its operations) and writes its
+ * history under {@code target/}. Afterwards every pool has all its connections back. The negative
+ * control runs the same workload on a store that grants without locking, which must be caught.
+ *
+ * <p>To try many seeds: {@code -Dlocked.random.runs=N} runs each database and path N times, each
+ * with a seed of its own, and {@code -Dlocked.random.databases=H2,MYSQL8} keeps only those databases.
+ */
+class RandomizedConcurrencyTest {
+    private static final int MANAGERS = 3;
+    private static final int THREADS_PER_MANAGER = 3;
+    private static final int KEYS = 3;
+    // the threads, a hand-over's receiver each, and the renewals and session checks beside them
+    private static final int POOL_SIZE = 8;
+    private static final Duration LOAD = Duration.ofSeconds(Long.getLong("locked.random.seconds", 4));
+    private static final Duration SESSION_CHECKS = Duration.ofSeconds(1);
+    private static final int RUNS = Integer.getInteger("locked.random.runs", 1);
+    private static final String DATABASES = System.getProperty("locked.random.databases", "H2,MARIADB,POSTGRESQL,MYSQL8");
+
+    static Stream<Arguments> databasesAndPaths() {
+        return Stream.of(TestDatabase.H2, TestDatabase.MARIADB, TestDatabase.POSTGRESQL, TestDatabase.MYSQL8)
+                .filter(database -> List.of(DATABASES.split(",")).contains(database.name()))
+                .flatMap(database -> Stream.of(LockStatements.NATIVE, LockStatements.JPA)
+                        .map(path -> Arguments.of(database, path)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databasesAndPaths")
+    void randomOperationsOfThreeManagersKeepEveryPromiseTheHistoryShows(TestDatabase database, LockStatements path)
+            throws Exception {
+        String label = database + "-" + path;
+        List<String> failed = new ArrayList<>();
+        for (int i = 0; i < RUNS; i++) {
+            RandomizedHistory.Outcome outcome = run(label, database, path, UnaryOperator.identity(), LOAD);
+            if (!outcome.kept()) {
+                Path history = RandomizedHistory.writeHistory(outcome, label);
+                failed.add(label + ", " + outcome.describe() + "\nthe history: " + history.toAbsolutePath());
+            }
+        }
+        if (!failed.isEmpty()) {
+            fail(failed.size() + " of " + RUNS + " runs failed:\n" + String.join("\n", failed));
+        }
+    }
+
+    @Test
+    void theSameRunOnAStoreThatGrantsWithoutLockingIsCaught() throws Exception {
+        RandomizedHistory.Outcome outcome = run("the negative control on H2", TestDatabase.H2, LockStatements.NATIVE,
+                GrantsWithoutLocking::new, Duration.ofMillis(1500));
+        assertFalse(outcome.silent().isEmpty(), "a lock that does not lock went unnoticed: " + outcome.describe());
+    }
+
+    private static RandomizedHistory.Outcome run(String label, TestDatabase database, LockStatements path,
+                                                 UnaryOperator<LockRepository> workersStore, Duration load)
+            throws Exception {
+        long seed = RandomizedHistory.seed();
+        List<Store> stores = new ArrayList<>();
+        List<LockManager> managers = new ArrayList<>();
+        try {
+            for (int m = 0; m <= MANAGERS; m++) {
+                stores.add(database.open(POOL_SIZE, Map.of(), settings -> settings.statements(path)));
+            }
+            for (int m = 0; m < MANAGERS; m++) {
+                managers.add(manager(workersStore.apply(stores.get(m).repository())));
+            }
+            LockManager operator = manager(stores.get(MANAGERS).repository());
+            managers.add(operator);
+            RandomizedHistory.Outcome outcome = new RandomizedHistory(seed, KEYS)
+                    .run(managers.subList(0, MANAGERS), THREADS_PER_MANAGER, operator, load);
+            System.out.println("randomized " + label + ", seed " + seed + ": " + outcome.summary()
+                    + (outcome.kept() ? "" : ", FAILED"));
+            managers.forEach(LockManager::close);
+            for (Store store : stores) {
+                assertEquals(0, borrowedAfterReleasesEnd(store), "connections still borrowed, seed " + seed);
+            }
+            return outcome;
+        } finally {
+            managers.forEach(LockManager::close);
+            stores.forEach(Store::close);
+        }
+    }
+
+    private static LockManager manager(LockRepository store) {
+        return LockManagerBuilder.on(store).sessionCheckEvery(SESSION_CHECKS).build();
+    }
+
+    /** A release in flight on another thread may still hold its connection for a moment. */
+    private static int borrowedAfterReleasesEnd(Store store) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (store.borrowedConnections() > 0 && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        return store.borrowedConnections();
+    }
+
+    /** A broken store: every acquisition locks a row of its own, so nobody ever waits for anybody. */
+    private static final class GrantsWithoutLocking extends DelegatingRepository {
+        GrantsWithoutLocking(LockRepository delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
+            return delegate.lockPessimistic(key + ":" + UUID.randomUUID(), owner, holder, dbWait);
+        }
+
+        @Override
+        public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+            return delegate.takeLease(key + ":" + UUID.randomUUID(), owner, holder, lease, dbWait);
+        }
+    }
+}
