@@ -99,7 +99,16 @@ final class NativeInspection {
                 same = stillTheSameHold(connection, hold);
             }
             if (same == null || !same) {
-                return Optional.empty();
+                if (hold.mode() == LockMode.OPTIMISTIC) {
+                    return Optional.empty(); // the lease ended by itself: nothing was forced
+                }
+                // the session is ended, and a new holder took the key at once with a later token: its
+                // row stays as it is, and the fence refuses only the ended hold's late writes
+                if (fenced) {
+                    FenceDetection.of(connection).raise(new JdbcFenceTransaction(connection), key, endedToken(hold) + 1);
+                }
+                transaction.commit();
+                return held;
             }
             long token = freeWithNextToken(connection, key);
             if (fenced) {
@@ -223,6 +232,10 @@ final class NativeInspection {
         }
     }
 
+    private static long endedToken(LockRowState hold) {
+        return hold.token() == null ? 0 : hold.token();
+    }
+
     /**
      * Ends the session of a pessimistic hold, if that hold is still open ({@link HoldEnd}).
      *
@@ -242,7 +255,7 @@ final class NativeInspection {
             throw new IllegalStateException("Cannot force the release of '" + key + "': the holder column names no"
                     + " database session it can end: " + hold.databaseSession(), garbled);
         }
-        long token = hold.token() == null ? 0 : hold.token();
+        long token = endedToken(hold);
         return call(key, "ending the holder's database session " + session,
                 connection -> holdEnd.end(connection, key, token, hold.holder(), session),
                 "the lock table's database user may end only its own sessions unless it is allowed to end others':"
