@@ -148,6 +148,41 @@ class ForcedReleaseOfAReusedSessionTest {
     }
 
     /** H2, MariaDB and PostgreSQL: the statement that ends the session; MySQL 8: the first that names it. */
+    /**
+     * The operator ends a pessimistic hold, and a lease of another JVM takes the key in the instant
+     * before the operator reads the row again: the forced release still reports the hold it ended.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB", "MYSQL8", "POSTGRESQL"})
+    void aHoldItEndedIsReportedThoughANewHolderTookTheKeyAtOnce(TestDatabase database) throws Exception {
+        StatementHook hook = new StatementHook(database);
+        String a = key("taken-at-once");
+        try (Store holders = database.open(2); Store operators = hooked(database, hook); Store others = database.open(4);
+             LockManager holding = manager(holders); LockManager operator = manager(operators);
+             LockManager other = manager(others)) {
+            LockHandle ended = holding.acquire(pessimistic(a));
+            AtomicReference<LockHandle> next = new AtomicReference<>();
+            // the operator's row lock after the kill, which reads whether the hold is still the one it ended
+            hook.before(sql -> sql.contains("CASE WHEN owner IS NOT NULL") && sql.contains("FOR UPDATE"), () ->
+                    next.set(other.acquire(LockRequest.of(a).mode(LockMode.OPTIMISTIC).waitFor(TAKE_WAIT))));
+
+            Optional<LockInfo> forced = operator.forceRelease(a);
+
+            assertTrue(hook.ran(), "the operator never read the row again");
+            assertTrue(forced.isPresent(), "the forced release ended a hold and answered that the key was free");
+            assertEquals(ended.token(), forced.get().token());
+            assertTrue(next.get().isValid());
+            assertTrue(next.get().token() > ended.token(), "the new holder's token is not above the ended one's");
+            next.get().close();
+            try {
+                ended.close();
+                fail("the ended holder was not told it lost the lock");
+            } catch (io.locked.api.LockLostException expected) {
+                // its session was ended
+            }
+        }
+    }
+
     private static Predicate<String> endingStatement(TestDatabase database, String session) {
         Pattern names = Pattern.compile("(?<![\\w])" + session + "(?![\\w])");
         return switch (database) {
