@@ -80,7 +80,7 @@ final class EntityLockRepository implements LockRepository {
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        CallBounds bounds = CallBounds.forWait(dbWait);
+        CallBounds bounds = CallBounds.forWait(dbWait, Duration.ZERO);
         EntityManager manager = factory.createEntityManager();
         boolean handedOver = false;
         try {
@@ -327,7 +327,7 @@ final class EntityLockRepository implements LockRepository {
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        CallBounds bounds = CallBounds.forWait(dbWait);
+        CallBounds bounds = CallBounds.forWait(dbWait, Duration.ZERO);
         Lease taken = take(key, owner, holder, lease, bounds);
         if (taken == MISSING) {
             createRow(key, bounds);

@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -201,6 +202,59 @@ abstract class JpaLockContractSuite extends LockContractTest {
             pool.shutdown();
             assertEquals(threads, distinct.size(), "each acquisition drew its own token");
             assertEquals(0, small.borrowedConnections(), "connections still borrowed from the small pool");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    void threadsOnKeysOfTheirOwnWithoutWaitingAreNeverRefusedByAPoolOfTheirSize(LockMode mode) throws Exception {
+        // the pool is sized to the thread count, as many applications size it; nobody else holds
+        // these keys, so a wait of zero must never answer "not acquired" for a momentary shortage
+        int threads = 4;
+        try (Store sized = open(threads);
+             LockManager shared = LockManagerBuilder.on(sized.repository()).build()) {
+            assertEquals(0, refusalsOfOwnKeys(threads, mode, thread -> shared), "one manager for all threads");
+            List<LockManager> own = new ArrayList<>();
+            try {
+                for (int t = 0; t < threads; t++) {
+                    own.add(LockManagerBuilder.on(sized.repository()).build());
+                }
+                assertEquals(0, refusalsOfOwnKeys(threads, mode, own::get), "a manager per thread");
+            } finally {
+                own.forEach(LockManager::close);
+            }
+        }
+    }
+
+    /** @return how often threads looping with {@code tryAcquire} on keys of their own were refused */
+    private static int refusalsOfOwnKeys(int threads, LockMode mode, IntFunction<LockManager> managerOf) throws Exception {
+        int cycles = 100;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> refusals = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                LockManager locks = managerOf.apply(t);
+                LockRequest request = LockRequest.of("jpa:own-key:" + mode + ":" + t + ":" + UUID.randomUUID()).mode(mode);
+                refusals.add(pool.submit(() -> {
+                    int refused = 0;
+                    for (int cycle = 0; cycle < cycles; cycle++) {
+                        Optional<LockHandle> handle = locks.tryAcquire(request);
+                        if (handle.isPresent()) {
+                            handle.get().close();
+                        } else {
+                            refused++;
+                        }
+                    }
+                    return refused;
+                }));
+            }
+            int refused = 0;
+            for (Future<Integer> thread : refusals) {
+                refused += thread.get(120, TimeUnit.SECONDS);
+            }
+            return refused;
+        } finally {
+            pool.shutdownNow();
         }
     }
 
