@@ -151,7 +151,8 @@ public final class JpaLockRepository implements LockRepository {
                 LockTableCheck.check(connections, family); // a table the provider generated may compare keys loosely
             }
             EntityMappingCheck.verify(settings.factory, family, transactions);
-            LockRepository path = new EntityLockRepository(settings.factory, DatabaseClock.of(family, settings.factory), transactions);
+            LockRepository path = new EntityLockRepository(settings.factory, DatabaseClock.of(family, settings.factory),
+                    transactions, connections, settings.connectionWait);
             // row locks are per Galera node on this path too; it has no per-lock node check, so only the
             // single-writer declaration makes pessimistic locks safe
             Optional<GaleraNode> galera = family == LockDatabase.MARIADB && connections != null

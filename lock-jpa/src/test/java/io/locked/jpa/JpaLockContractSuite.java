@@ -2,7 +2,9 @@ package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.locked.contract.LockContractTest;
 import io.locked.jpa.testing.Store;
@@ -14,6 +16,8 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.contract.FaultyRepository;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -58,6 +62,14 @@ abstract class JpaLockContractSuite extends LockContractTest {
     /** Which path locks the rows. */
     LockStatements statements() {
         return LockStatements.AUTO;
+    }
+
+    /**
+     * Whether Locked can read the pool's size, and so keeps a connection back from pessimistic
+     * holders ({@link ConnectionBudget}): HikariCP's, not the enlisting Agroal pool of a JTA unit.
+     */
+    boolean poolSizeKnown() {
+        return true;
     }
 
     /** Which JPA provider runs the unit. */
@@ -334,6 +346,90 @@ abstract class JpaLockContractSuite extends LockContractTest {
             assertTrue(neighbour.isPresent(), "a new key next to a held one was not acquired at once");
             neighbour.get().close();
             assertTrue(held.isValid());
+        }
+    }
+
+    @Test
+    void renewalsAndTheHoldersOwnWorkGoOnWhilePessimisticWaitersPileUp() throws Exception {
+        assumeTrue(poolSizeKnown(), "a pool whose size Locked cannot read gets no budget: size it for the holders");
+        try (Store small = open(2)) {
+            FaultyRepository counted = new FaultyRepository(small.repository());
+            List<LockManager> managers = new ArrayList<>();
+            ExecutorService waiters = Executors.newCachedThreadPool();
+            String leased = "jpa:renewed:" + UUID.randomUUID();
+            String contended = "jpa:contended:" + UUID.randomUUID();
+            try {
+                LockManager locks = LockManagerBuilder.on(counted).build();
+                managers.add(locks);
+                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
+                LockHandle held = locks.acquire(LockRequest.of(contended));
+                // each waiter through a manager of its own, as callers of other keys, or of other
+                // JVMs on this pool, would be: none queues behind another inside the JVM
+                List<Future<?>> waiting = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    LockManager waiter = LockManagerBuilder.on(counted).build();
+                    managers.add(waiter);
+                    waiting.add(waiters.submit(() -> {
+                        waiter.acquire(LockRequest.of(contended).waitFor(Duration.ofSeconds(30))).close();
+                        return null;
+                    }));
+                }
+                int before = counted.renewals(leased);
+                while (counted.renewals(leased) < before + 3 && lease.isValid()) {
+                    Thread.sleep(20); // polling a condition; the waiters' 30 s and the lease bound it
+                }
+                assertTrue(lease.isValid(), "a lease was lost while pessimistic waiters held the pool");
+                // the holder's own work (its @Transactional method) gets a connection too
+                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> small.pool().dataSource().getConnection().close());
+                held.close();
+                for (Future<?> waiter : waiting) {
+                    waiter.get(60, TimeUnit.SECONDS);
+                }
+                lease.close();
+            } finally {
+                waiters.shutdownNow();
+                managers.forEach(LockManager::close);
+            }
+        }
+    }
+
+    @Test
+    void pessimisticHoldersOfEveryConnectionButOneLeaveItToALeasesRenewals() throws Exception {
+        assumeTrue(poolSizeKnown(), "a pool whose size Locked cannot read gets no budget: size it for the holders");
+        // a pool of 3: three pessimistic holders would take every connection, and a renewal would
+        // wait for the pool's own 10 s, past the 3 s lease
+        try (Store small = open(3)) {
+            FaultyRepository counted = new FaultyRepository(small.repository());
+            List<LockHandle> holds = new ArrayList<>();
+            try (LockManager locks = LockManagerBuilder.on(counted).build()) {
+                String leased = "jpa:renewed:" + UUID.randomUUID();
+                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(3)));
+                int refused = 0;
+                for (int holder = 0; holder < 3; holder++) {
+                    try {
+                        holds.add(locks.acquire(LockRequest.of("jpa:holder:" + holder + ":" + UUID.randomUUID())
+                                .waitFor(Duration.ofMillis(200))));
+                    } catch (LockNotAcquiredException spent) {
+                        assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION, spent.reason());
+                        refused++;
+                    }
+                }
+                assertEquals(1, refused, "pessimistic holders refused");
+                int before = counted.renewals(leased);
+                while (counted.renewals(leased) < before + 3 && lease.isValid()) {
+                    Thread.sleep(20); // polling a condition; the lease bounds it
+                }
+                assertTrue(lease.isValid(), "the lease was lost while pessimistic holders had the pool");
+                for (LockHandle hold : holds) {
+                    hold.close();
+                }
+                holds.clear();
+                lease.close();
+            } finally {
+                for (LockHandle hold : holds) {
+                    hold.close();
+                }
+            }
         }
     }
 
