@@ -349,9 +349,21 @@ abstract class JpaLockContractSuite extends LockContractTest {
         }
     }
 
+    private void assumeBudgetedPool() {
+        assumeTrue(poolSizeKnown(), "a pool whose size Locked cannot read gets no budget: size it for the holders");
+    }
+
+    /** Waits for three more renewals of the lease, or its loss. */
+    private static void awaitRenewals(FaultyRepository counted, String leased, LockHandle lease) throws InterruptedException {
+        int before = counted.renewals(leased);
+        while (counted.renewals(leased) < before + 3 && lease.isValid()) {
+            Thread.sleep(20); // polling a condition; the lease bounds it
+        }
+    }
+
     @Test
     void renewalsAndTheHoldersOwnWorkGoOnWhilePessimisticWaitersPileUp() throws Exception {
-        assumeTrue(poolSizeKnown(), "a pool whose size Locked cannot read gets no budget: size it for the holders");
+        assumeBudgetedPool();
         try (Store small = open(2)) {
             FaultyRepository counted = new FaultyRepository(small.repository());
             List<LockManager> managers = new ArrayList<>();
@@ -374,10 +386,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
                         return null;
                     }));
                 }
-                int before = counted.renewals(leased);
-                while (counted.renewals(leased) < before + 3 && lease.isValid()) {
-                    Thread.sleep(20); // polling a condition; the waiters' 30 s and the lease bound it
-                }
+                awaitRenewals(counted, leased, lease);
                 assertTrue(lease.isValid(), "a lease was lost while pessimistic waiters held the pool");
                 // the holder's own work (its @Transactional method) gets a connection too
                 assertTimeoutPreemptively(Duration.ofSeconds(30), () -> small.pool().dataSource().getConnection().close());
@@ -395,7 +404,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
 
     @Test
     void pessimisticHoldersOfEveryConnectionButOneLeaveItToALeasesRenewals() throws Exception {
-        assumeTrue(poolSizeKnown(), "a pool whose size Locked cannot read gets no budget: size it for the holders");
+        assumeBudgetedPool();
         // a pool of 3: three pessimistic holders would take every connection, and a renewal would
         // wait for the pool's own 10 s, past the 3 s lease
         try (Store small = open(3)) {
@@ -415,10 +424,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
                     }
                 }
                 assertEquals(1, refused, "pessimistic holders refused");
-                int before = counted.renewals(leased);
-                while (counted.renewals(leased) < before + 3 && lease.isValid()) {
-                    Thread.sleep(20); // polling a condition; the lease bounds it
-                }
+                awaitRenewals(counted, leased, lease);
                 assertTrue(lease.isValid(), "the lease was lost while pessimistic holders had the pool");
                 for (LockHandle hold : holds) {
                     hold.close();
