@@ -103,11 +103,16 @@ public class JpaLockStoreProducer {
     }
 
     private static Duration parseWait(String value) {
+        Duration wait;
         try {
-            return Durations.parse(value);
+            wait = Durations.parse(value);
         } catch (IllegalArgumentException invalid) {
             throw new IllegalArgumentException(CONNECTION_WAIT + ": " + invalid.getMessage(), invalid);
         }
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException(CONNECTION_WAIT + " must be zero or more, was '" + value + "'");
+        }
+        return wait;
     }
 
     private static Optional<String> setting(String name) {
