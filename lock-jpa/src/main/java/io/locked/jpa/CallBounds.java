@@ -5,8 +5,8 @@ import java.time.Duration;
 /**
  * How long one store call may take: until when it may wait for a pooled connection, until when for
  * a row lock, and how long each of its statements may go without an answer (the connection's
- * network timeout). A statement that hangs (a row lock held elsewhere, a dead network, a server that stopped) then fails in time
- * instead of holding its caller, and the watchdog, forever.
+ * network timeout). A statement that hangs (a row lock held elsewhere, a dead network, a server
+ * that stopped) then fails in time instead of holding its caller, and the watchdog, forever.
  *
  * @param borrowDeadlineNanos until when, on {@link System#nanoTime()}, a connection may be waited for
  * @param waitDeadlineNanos   until when the call's statements may wait for a row lock
