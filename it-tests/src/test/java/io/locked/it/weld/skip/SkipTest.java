@@ -14,6 +14,7 @@ import io.locked.api.OnTimeout;
 import io.locked.api.event.LockNotAcquired;
 import io.locked.it.weld.EventLog;
 import io.locked.it.weld.LockedDeployment;
+import io.locked.it.weld.TestConfig;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,8 +51,14 @@ class SkipTest {
         }
     }
 
+    @AfterEach
+    void clearConfig() {
+        TestConfig.clear();
+    }
+
     @Test
     void noConnectionIsNoSkipUnlessAskedFor() throws Exception {
+        TestConfig.set("locked.connection-wait", "50ms");
         try (WeldContainer container = LockedDeployment.with(Cleaner.class).initialize()) {
             Cleaner cleaner = container.select(Cleaner.class).get();
             HikariDataSource pool = (HikariDataSource) container.select(DataSource.class).get();
@@ -63,6 +71,7 @@ class SkipTest {
                 }
                 LockNotAcquiredException refused = assertThrows(LockNotAcquiredException.class, cleaner::clean);
                 assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION, refused.reason());
+                assertTrue(refused.getMessage().contains("within PT0.05S"), "the configured connection wait: " + refused.getMessage());
                 cleaner.cleanWhateverKeptTheLock();
             } finally {
                 for (Connection connection : drained) {
