@@ -35,7 +35,10 @@ public interface LockManager extends AutoCloseable {
      *
      * @param request what to lock, not null
      * @return the held lock; close it to release
-     * @throws LockNotAcquiredException      if the lock was not acquired within the wait
+     * @throws LockNotAcquiredException      if the lock was not acquired within the wait (reason
+     *                                       {@code HELD}), or the store got no connection within its
+     *                                       connection wait (reason {@code NO_CONNECTION}, at once,
+     *                                       without waiting out the rest of the wait)
      * @throws LockInterruptedException      if the thread was interrupted while waiting (its interrupt
      *                                       flag stays set)
      * @throws LockStoreUnavailableException if the database failed
@@ -45,10 +48,14 @@ public interface LockManager extends AutoCloseable {
     LockHandle acquire(LockRequest request);
 
     /**
-     * Tries once, without waiting (the request's wait is ignored).
+     * Tries once, without waiting for another holder (the request's wait is ignored); the store may
+     * still wait its connection wait ({@code locked.connection-wait}) for a connection.
      *
      * @param request what to lock, not null
      * @return the held lock, or empty if another holder has it
+     * @throws LockNotAcquiredException      of reason {@code NO_CONNECTION} if the store got no
+     *                                       connection within its connection wait: whether another
+     *                                       holder has the key is not known then
      * @throws LockInterruptedException      if the thread was interrupted
      * @throws LockStoreUnavailableException if the database failed
      * @throws IllegalStateException         if this manager was closed
@@ -62,7 +69,8 @@ public interface LockManager extends AutoCloseable {
      * @param action  what to run, not null
      * @param <T>     the action's result type
      * @return what the action returned
-     * @throws LockNotAcquiredException if the lock was not acquired within the wait (the action did not run)
+     * @throws LockNotAcquiredException if the lock was not acquired within the wait, or the store got no
+     *                                  connection (see {@link LockNotAcquiredException#reason()}; the action did not run)
      * @throws LockLostException        if the action ran but the lock was lost meanwhile; the action's
      *                                  own exception, if any, takes precedence and carries this one as suppressed
      * @throws Exception                whatever the action threw

@@ -12,6 +12,7 @@ import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.LockRowState;
+import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.List;
@@ -188,6 +189,11 @@ public final class DefaultLockManager implements LockManager {
             acquisition = optimistic
                     ? acquireOptimistic(key, owner, holder, request.lease(), deadline, scope, turn, meter)
                     : acquirePessimistic(key, owner, holder, deadline, scope, turn, meter);
+        } catch (NoConnectionException none) {
+            // not an answer about the key: asking again at once would only spin on the same shortage
+            turn.end();
+            meter.noConnection(time.nanoTime() - started);
+            throw new LockNotAcquiredException(key, wait, LockNotAcquiredException.Reason.NO_CONNECTION, none.getMessage());
         } catch (RuntimeException | Error failure) {
             turn.end();
             if (failure instanceof LockStoreUnavailableException storeDown) {

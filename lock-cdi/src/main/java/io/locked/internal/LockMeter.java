@@ -2,7 +2,7 @@ package io.locked.internal;
 
 /**
  * The metrics of one lock name and mode. The core calls it at most once per step of an acquisition:
- * one of {@link #acquired}, {@link #notAcquired} or {@link #failed}; after {@code acquired}, at most
+ * one of {@link #acquired}, {@link #notAcquired}, {@link #noConnection} or {@link #failed}; after {@code acquired}, at most
  * one {@link #lost} and at most one {@link #holdEnded}, the loss (if any) first. A reentrant entry
  * is not an acquisition and reports nothing.
  */
@@ -38,6 +38,15 @@ public interface LockMeter {
 
     /** @param waitedNanos the wait that ran out */
     default void notAcquired(long waitedNanos) {
+    }
+
+    /**
+     * The store had no connection for the acquisition within its connection wait: a pool too small
+     * for the load, not a key held by another.
+     *
+     * @param waitedNanos until the acquisition ended
+     */
+    default void noConnection(long waitedNanos) {
     }
 
     /** @param waitedNanos until the acquisition ended with an exception (store down, interrupted, closed manager) */

@@ -11,8 +11,11 @@ import java.util.Optional;
  * <p><b>Bounded calls.</b> No call may hang: each one bounds its wait for a connection and its
  * statements (a query or network timeout) by the wait it is given, or for the others by the lease or
  * a short fixed time. A call that ran out of that bound on a statement fails with a
- * {@link io.locked.api.LockStoreUnavailableException}; an acquisition that found no free connection
- * in time answers null (not acquired), as for a busy row.
+ * {@link io.locked.api.LockStoreUnavailableException}. An acquisition that found no free connection
+ * in time throws {@link NoConnectionException}, never null: null means "held by another", which the
+ * manager asks again about until the caller's wait ends, while a missing connection ends the
+ * acquisition at once. An acquisition may wait for a connection longer than the wait it is given
+ * (a store's own connection wait), but for a row lock within that wait only.
  *
  * <p><b>Owner and token.</b> A lease is identified by its owner and its token, never by the row's
  * version: renewal, hand-over and release are guarded by those two. The core may send a renewal and
@@ -55,7 +58,8 @@ public interface LockRepository {
      * @param holder who holds it (host, pid, thread), for diagnostics
      * @param dbWait how long to queue inside the database, the wait for a connection included; zero
      *               means do not wait
-     * @return the open hold, or null if busy or no connection was free within {@code dbWait}
+     * @return the open hold, or null if busy
+     * @throws NoConnectionException if no connection was free within the store's connection bound
      */
     PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait);
 
@@ -68,10 +72,10 @@ public interface LockRepository {
      * @param holder who holds it, for diagnostics
      * @param lease  how long the lease lasts, from the database's now
      * @param dbWait the longest the take may wait inside the database for a row lock (a pessimistic
-     *               holder's), and for a connection; zero means do not wait. Past it the take answers
-     *               null (busy).
-     * @return the lease taken, or null if someone else holds a live lease, the row stayed locked or
-     *         no connection was free in time
+     *               holder's), and for a connection; zero means do not wait for a row lock. Past it
+     *               the take answers null (busy).
+     * @return the lease taken, or null if someone else holds a live lease or the row stayed locked
+     * @throws NoConnectionException if no connection was free within the store's connection bound
      */
     Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait);
 

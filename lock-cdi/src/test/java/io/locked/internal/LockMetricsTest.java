@@ -15,13 +15,17 @@ import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.Await;
 import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
+import io.locked.spi.NoConnectionException;
+import io.locked.spi.PessimisticHold;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -102,6 +106,41 @@ class LockMetricsTest {
                 "operation", "acquire").counter().count());
         assertEquals(1, acquisitions(LockRequest.DEFAULT_NAME, "optimistic", "failed"));
         assertEquals(0.0, registry.get("locked.held").tags("name", LockRequest.DEFAULT_NAME).gauge().value());
+    }
+
+    @Test
+    void noConnectionEndsTheAcquisitionAtOnceAndIsCountedApartFromABusyKey() {
+        AtomicInteger asked = new AtomicInteger();
+        DelegatingRepository drained = new DelegatingRepository(new InMemoryLockRepository()) {
+            @Override
+            public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
+                asked.incrementAndGet();
+                throw new NoConnectionException("pool 'test' (2 connections: 2 in use)");
+            }
+
+            @Override
+            public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+                asked.incrementAndGet();
+                throw new NoConnectionException("pool 'test' (2 connections: 2 in use)");
+            }
+        };
+        try (LockManager locks = LockManagerBuilder.on(drained).meterRegistry(registry).build()) {
+            for (LockMode mode : LockMode.values()) {
+                LockRequest request = LockRequest.of("job:" + mode).mode(mode).waitFor(Duration.ofMinutes(5));
+                // a wait of minutes: only an answer at once, not a loop of retries, ends this test
+                LockNotAcquiredException refused = assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request));
+                assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION, refused.reason());
+                assertTrue(refused.getMessage().contains("no database connection"), refused.getMessage());
+                assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION,
+                        assertThrows(LockNotAcquiredException.class, () -> locks.tryAcquire(request)).reason());
+                String tag = mode.name().toLowerCase(Locale.ROOT);
+                assertEquals(2, acquisitions(LockRequest.DEFAULT_NAME, tag, "no_connection"));
+                assertEquals(0, acquisitions(LockRequest.DEFAULT_NAME, tag, "not_acquired"));
+                assertEquals(2, registry.get("locked.wait").tags("name", LockRequest.DEFAULT_NAME, "mode", tag,
+                        "outcome", "no_connection").timer().count());
+            }
+        }
+        assertEquals(4, asked.get(), "the store was asked again after it had no connection");
     }
 
     @Test

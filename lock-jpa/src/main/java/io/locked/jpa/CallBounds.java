@@ -3,16 +3,17 @@ package io.locked.jpa;
 import java.time.Duration;
 
 /**
- * How long one store call may take: until when it may wait for a pooled connection, and how long
- * each of its statements may go without an answer (the connection's network timeout). A statement
- * that hangs (a row lock held elsewhere, a dead network, a server that stopped) then fails in time
- * instead of holding its caller, and the watchdog, forever.
+ * How long one store call may take: until when it may wait for a pooled connection, until when for
+ * a row lock, and how long each of its statements may go without an answer (the connection's
+ * network timeout). A statement that hangs (a row lock held elsewhere, a dead network, a server
+ * that stopped) then fails in time instead of holding its caller, and the watchdog, forever.
  *
  * @param borrowDeadlineNanos until when, on {@link System#nanoTime()}, a connection may be waited for
+ * @param waitDeadlineNanos   until when the call's statements may wait for a row lock
  * @param statementMillis     the network timeout of the call's statements, positive
  * @param borrowWait          how long the call could wait for a connection, for messages
  */
-record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrowWait) {
+record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int statementMillis, Duration borrowWait) {
     /**
      * What a healthy statement may take beyond the lock wait it was given: a commit's fsync, a busy
      * server or client. Only a statement that hangs reaches it.
@@ -30,12 +31,19 @@ record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrow
     private static final Duration MAINTENANCE = Duration.ofSeconds(30);
 
     /**
-     * An acquisition: it waits for a connection within the caller's wait, and its statements answer
-     * within that wait (their own lock wait) and the allowance.
+     * An acquisition: it waits for a connection for the caller's wait or the connection wait,
+     * whichever is longer, so that a wait of zero still gets a connection a neighbour gives back a
+     * moment later; its statements wait for a row lock within the caller's wait only, and answer
+     * within it and the allowance. A call made late in the wait ends by the wait's end plus the
+     * connection wait at most: the connection wait adds to the caller's wait once, however often
+     * the caller asks within it.
      */
-    static CallBounds forWait(Duration wait) {
+    static CallBounds forWait(Duration wait, Duration connectionWait) {
+        long now = System.nanoTime();
+        Duration borrow = wait.compareTo(connectionWait) >= 0 ? wait : connectionWait;
         Duration longestLockWait = Duration.ofMillis(Math.min(LONGEST_STATEMENT_LOCK_WAIT_MILLIS, wait.toMillis()));
-        return new CallBounds(System.nanoTime() + wait.toNanos(), millis(longestLockWait.plus(STATEMENT_ALLOWANCE)), wait);
+        return new CallBounds(now + borrow.toNanos(), now + wait.toNanos(), millis(longestLockWait.plus(STATEMENT_ALLOWANCE)),
+                borrow);
     }
 
     /**
@@ -53,7 +61,8 @@ record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrow
 
     /** A check that must answer within its own bound, for the connection and the statement together. */
     static CallBounds within(Duration bound) {
-        return new CallBounds(System.nanoTime() + bound.toNanos(), millis(bound), bound);
+        long deadline = System.nanoTime() + bound.toNanos();
+        return new CallBounds(deadline, deadline, millis(bound), bound);
     }
 
     /** Cleanup and schema creation. */
@@ -68,7 +77,7 @@ record CallBounds(long borrowDeadlineNanos, int statementMillis, Duration borrow
 
     /** @return what is left of an acquisition's wait, for its statement's lock wait, at most a day */
     long remainingWaitMillis() {
-        return Math.min(LONGEST_STATEMENT_LOCK_WAIT_MILLIS, borrowNanos() / 1_000_000);
+        return Math.min(LONGEST_STATEMENT_LOCK_WAIT_MILLIS, Math.max(0, waitDeadlineNanos - System.nanoTime()) / 1_000_000);
     }
 
     private static int millis(Duration duration) {

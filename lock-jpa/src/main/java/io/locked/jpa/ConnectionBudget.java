@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import io.locked.api.LockInterruptedException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -8,7 +9,8 @@ import java.util.concurrent.TimeUnit;
  * in the database or holding a row lock: all but one. The last one stays for what must not wait
  * behind them: lease renewals and releases (a renewal that cannot get a connection loses its lease),
  * and the holders' own work. A pessimistic acquisition that finds the budget spent waits for it
- * within its own wait, in the JVM and without a connection, and is then not acquired.
+ * within its own wait or the connection wait, in the JVM and without a connection, and then gets
+ * "no connection". On both paths, the native one and the JPA one.
  *
  * <p>Only where the pool's size can be read (HikariCP); elsewhere there is no budget, and the pool
  * must be sized for the pessimistic holders and waiters plus the lease calls. A pool of one
@@ -39,11 +41,18 @@ final class ConnectionBudget {
     }
 
     /**
-     * @return whether a connection may be taken, waiting up to {@code waitNanos} for one to be given back
-     * @throws InterruptedException if interrupted while waiting
+     * @param key       the lock key, for the exception
+     * @param waitNanos how long to wait for a connection to be given back
+     * @return whether a connection may be taken
+     * @throws LockInterruptedException if interrupted while waiting
      */
-    boolean take(long waitNanos) throws InterruptedException {
-        return permits == null || permits.tryAcquire() || permits.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+    boolean take(String key, long waitNanos) {
+        try {
+            return permits == null || permits.tryAcquire() || permits.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new LockInterruptedException(key, interrupted);
+        }
     }
 
     /** Gives back what {@link #take} took. */

@@ -37,7 +37,9 @@ import java.util.Optional;
  *   read: a compare-and-set on the {@code @Version}. Expiry is judged only on that clock.</li>
  * </ul>
  * Tokens are drawn as on the native path, {@code max(token + 1, database clock in microseconds)},
- * the clock read after the row lock was granted ({@link DatabaseClock}).
+ * the clock read after the row lock was granted ({@link DatabaseClock}). Pessimistic holders take at
+ * most all but one of the pool's connections where its size is known, as on the native path
+ * ({@link ConnectionBudget}).
  */
 final class EntityLockRepository implements LockRepository {
     static final String LOCK_TIMEOUT = "jakarta.persistence.lock.timeout";
@@ -55,16 +57,28 @@ final class EntityLockRepository implements LockRepository {
     private final EntityManagerFactory factory;
     private final DatabaseClock clock;
     private final UnitTransactions transactions;
+    private final ConnectionBudget budget;
+    private final PoolShortage shortage;
+    private final Duration connectionWait;
     private final String readRow;
     private final String readClock;
     private final String handOverIfUnchanged;
     private final String renewIfUnchanged;
     private final String freeIfUnchanged;
 
-    EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions) {
+    /**
+     * @param connections    the unit's pool as Locked sees it, for the pessimistic budget; null where
+     *                       Locked cannot reach it (no budget then)
+     * @param connectionWait how long a pessimistic acquisition may wait for the budget, whatever its own wait
+     */
+    EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
+                         LockConnections connections, Duration connectionWait) {
         this.factory = factory;
         this.clock = clock;
         this.transactions = transactions;
+        this.budget = ConnectionBudget.forPool(connections == null ? 0 : connections.maximumSize());
+        this.shortage = connections == null ? null : new PoolShortage(connections);
+        this.connectionWait = connectionWait;
         this.readRow = "SELECT r.version, r.token, r.owner, r.expiresAt, " + clock.jpql()
                 + " FROM LockRow r WHERE r.key = :key";
         this.readClock = "SELECT " + clock.jpql() + " FROM LockRow r WHERE r.key = :key";
@@ -80,8 +94,19 @@ final class EntityLockRepository implements LockRepository {
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        CallBounds bounds = CallBounds.forWait(dbWait);
-        EntityManager manager = factory.createEntityManager();
+        // the provider borrows the connection with the pool's own timeout; only the budget waits here
+        CallBounds bounds = CallBounds.forWait(dbWait, Duration.ZERO);
+        CallBounds budgetBounds = CallBounds.forWait(dbWait, connectionWait);
+        if (!budget.take(key, budgetBounds.borrowNanos())) {
+            throw shortage.budgetSpent(key, budgetBounds.borrowWait(), budget);
+        }
+        EntityManager manager;
+        try {
+            manager = factory.createEntityManager();
+        } catch (RuntimeException | Error failure) {
+            budget.giveBack();
+            throw failure;
+        }
         boolean handedOver = false;
         try {
             transactions.beginHold(manager);
@@ -115,6 +140,7 @@ final class EntityLockRepository implements LockRepository {
         } finally {
             if (!handedOver) {
                 end(manager);
+                budget.giveBack();
             }
         }
     }
@@ -201,6 +227,7 @@ final class EntityLockRepository implements LockRepository {
                 return false;
             } finally {
                 end(manager);
+                budget.giveBack();
             }
         }
     }
@@ -327,7 +354,7 @@ final class EntityLockRepository implements LockRepository {
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        CallBounds bounds = CallBounds.forWait(dbWait);
+        CallBounds bounds = CallBounds.forWait(dbWait, Duration.ZERO);
         Lease taken = take(key, owner, holder, lease, bounds);
         if (taken == MISSING) {
             createRow(key, bounds);

@@ -25,6 +25,14 @@ import java.util.logging.Logger;
  * the paths read the database's clock differently.
  */
 public final class JpaLockRepository implements LockRepository {
+    /**
+     * How long an acquisition may wait for a pooled connection, and for a connection that
+     * pessimistic locks may take, unless set otherwise ({@link Builder#connectionWait}). Long enough
+     * for a neighbour's lock call, a commit's fsync or a pause of the JVM to give one back, so that a
+     * wait of zero is not refused for a momentary shortage; short enough that a pool that is really
+     * too small is reported before a caller who asked not to wait notices.
+     */
+    public static final Duration DEFAULT_CONNECTION_WAIT = Duration.ofMillis(500);
     private static final Logger LOG = Logger.getLogger(JpaLockRepository.class.getName());
     private final LockRepository path;
     private final LockStatements statements;
@@ -134,7 +142,8 @@ public final class JpaLockRepository implements LockRepository {
             };
             if (statements == LockStatements.NATIVE) {
                 return new Paths(connections, family, statements,
-                        new NativeLockRepository(connections, family, settings.galeraSingleWriter), Optional.empty());
+                        new NativeLockRepository(connections, family, settings.galeraSingleWriter, settings.connectionWait),
+                        Optional.empty());
             }
             if (family == null) {
                 HsqldbSettingsCheck.requireRowLocks(settings.factory, connections, transactions);
@@ -142,7 +151,8 @@ public final class JpaLockRepository implements LockRepository {
                 LockTableCheck.check(connections, family); // a table the provider generated may compare keys loosely
             }
             EntityMappingCheck.verify(settings.factory, family, transactions);
-            LockRepository path = new EntityLockRepository(settings.factory, DatabaseClock.of(family, settings.factory), transactions);
+            LockRepository path = new EntityLockRepository(settings.factory, DatabaseClock.of(family, settings.factory),
+                    transactions, connections, settings.connectionWait);
             // row locks are per Galera node on this path too; it has no per-lock node check, so only the
             // single-writer declaration makes pessimistic locks safe
             Optional<GaleraNode> galera = family == LockDatabase.MARIADB && connections != null
@@ -172,6 +182,7 @@ public final class JpaLockRepository implements LockRepository {
         private boolean galeraSingleWriter;
         private TransactionManager transactionManager;
         private LockStatements statements = LockStatements.AUTO;
+        private Duration connectionWait = DEFAULT_CONNECTION_WAIT;
 
         private Builder(EntityManagerFactory factory) {
             this.factory = factory;
@@ -201,6 +212,26 @@ public final class JpaLockRepository implements LockRepository {
                 throw new IllegalArgumentException("LockStatements must not be null");
             }
             this.statements = path;
+            return this;
+        }
+
+        /**
+         * How long an acquisition may wait for a pooled connection, and, where the pool's size is
+         * known, for one of the connections that pessimistic locks may take (all but one), whatever
+         * the caller's own wait (config: {@code locked.connection-wait}); {@link #DEFAULT_CONNECTION_WAIT}
+         * unless set. An acquisition waits for a connection for its own wait or this, whichever is
+         * longer, and for another holder within its own wait only: it ends by its wait plus this at
+         * most. Past it, the acquisition ends with a {@link io.locked.api.LockNotAcquiredException} of
+         * reason {@code NO_CONNECTION}.
+         *
+         * @param wait zero or more
+         * @return this builder
+         */
+        public Builder connectionWait(Duration wait) {
+            if (wait == null || wait.isNegative()) {
+                throw new IllegalArgumentException("The connection wait must be zero or more, was " + wait);
+            }
+            this.connectionWait = wait;
             return this;
         }
 

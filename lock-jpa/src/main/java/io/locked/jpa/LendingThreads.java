@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.SynchronousQueue;
@@ -17,6 +18,11 @@ import java.util.concurrent.TimeoutException;
  * and the caller waits for it only as long as it may. A connection that arrives after the caller
  * gave up goes straight back to the pool. Costs a thread hand-off per borrow; pools that take a
  * timeout per borrow (HikariCP) or never wait (Hibernate's built-in pool) do without it.
+ *
+ * <p>A thread whose caller gave up still waits in the pool, up to the pool's own timeout, and ahead
+ * of the application's own borrowers. So at most {@link #MAX_THREADS} borrow at once in a JVM; when
+ * that many wait, the pool has been drained for longer than their callers would wait, and a further
+ * borrow fails at once with "no free connection" instead of adding a thread.
  */
 final class LendingThreads {
     /**
@@ -24,6 +30,12 @@ final class LendingThreads {
      * waits this long for the lending thread, or it would never get a connection.
      */
     static final long HAND_OFF_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * The most borrows under way at once in this JVM. A pool with a free connection lends it at once,
+     * so only a drained pool keeps them; past this many, more threads would only queue in it.
+     */
+    static final int MAX_THREADS = 32;
+    private static final Semaphore BORROWING = new Semaphore(MAX_THREADS);
     private static final Executor THREADS = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.MINUTES,
             new SynchronousQueue<>(), runnable -> {
                 Thread thread = Executors.defaultThreadFactory().newThread(runnable);
@@ -50,17 +62,27 @@ final class LendingThreads {
      * @throws SQLException     if the pool failed to lend one
      */
     static Connection borrow(Pool pool, long waitNanos) throws SQLException {
+        if (!BORROWING.tryAcquire()) {
+            throw new NoFreeConnection(pool.describe() + ", where " + MAX_THREADS + " threads of Locked already wait");
+        }
         CompletableFuture<Connection> lent = new CompletableFuture<>();
-        THREADS.execute(() -> {
-            try {
-                Connection connection = pool.borrow();
-                if (!lent.complete(connection)) {
-                    pool.giveBack(connection);
+        try {
+            THREADS.execute(() -> {
+                try {
+                    Connection connection = pool.borrow();
+                    if (!lent.complete(connection)) {
+                        pool.giveBack(connection);
+                    }
+                } catch (SQLException | RuntimeException | Error failure) {
+                    lent.completeExceptionally(failure);
+                } finally {
+                    BORROWING.release();
                 }
-            } catch (SQLException | RuntimeException | Error failure) {
-                lent.completeExceptionally(failure);
-            }
-        });
+            });
+        } catch (RuntimeException | Error notStarted) {
+            BORROWING.release();
+            throw notStarted;
+        }
         try {
             return lent.get(Math.max(waitNanos, HAND_OFF_GRACE_NANOS), TimeUnit.NANOSECONDS);
         } catch (TimeoutException waitOver) {

@@ -1,11 +1,11 @@
 package io.locked.jpa;
 
-import io.locked.api.LockInterruptedException;
 import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.LockRowState;
+import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,7 +25,8 @@ import java.util.Optional;
  * table comes from the schema script of the {@link LockDatabase} ({@link SchemaScript}).
  *
  * <p>Every call is bounded ({@link CallBounds}): an acquisition waits for a pooled connection within
- * its own wait, and answers "not acquired" (with a warning naming the pool) when none came; each
+ * its own wait or the connection wait, whichever is longer, and throws {@link NoConnectionException}
+ * (with a warning naming the pool) when none came; each
  * statement runs under a network timeout, of the wait plus a short allowance for an acquisition, of
  * a third of the lease for a renewal, of the allowance for a release. Pessimistic acquisitions,
  * which keep their connection while they wait and while they hold, take at most all but one of the
@@ -41,6 +42,7 @@ final class NativeLockRepository implements LockRepository {
     private final PoolShortage shortage;
     private final NativeInspection inspection;
     private final boolean galeraSingleWriter;
+    private final Duration connectionWait;
     /**
      * The Galera node behind the unit, empty on any other server; null while not known (the
      * database was down at start-up: the first lock finds out).
@@ -51,11 +53,14 @@ final class NativeLockRepository implements LockRepository {
      * @param connections        the unit's connections
      * @param database           which statements to use
      * @param galeraSingleWriter whether every JVM's lock statements reach one Galera node
+     * @param connectionWait     how long an acquisition may wait for a connection, whatever its own wait
      * @throws IllegalStateException if the lock table is there but would not compare keys exactly
      *                               (the message names the statement that converts it)
      */
-    NativeLockRepository(LockConnections connections, LockDatabase database, boolean galeraSingleWriter) {
+    NativeLockRepository(LockConnections connections, LockDatabase database, boolean galeraSingleWriter,
+                         Duration connectionWait) {
         this.connections = connections;
+        this.connectionWait = connectionWait;
         this.database = database;
         this.galeraSingleWriter = galeraSingleWriter;
         this.galera = database == LockDatabase.MARIADB ? null : Optional.empty();
@@ -111,7 +116,7 @@ final class NativeLockRepository implements LockRepository {
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        CallBounds bounds = CallBounds.forWait(dbWait);
+        CallBounds bounds = CallBounds.forWait(dbWait, connectionWait);
         GaleraNode galera = galeraFor(key, bounds);
         if (galera != null) {
             // the manager asks first; this is reached when the database was down when it asked
@@ -119,9 +124,8 @@ final class NativeLockRepository implements LockRepository {
                 throw new IllegalStateException("Cannot lock '" + key + "' PESSIMISTIC: " + reason);
             });
         }
-        if (!takeBudget(key, bounds)) {
-            shortage.budgetSpent(key, dbWait, budget);
-            return null;
+        if (!budget.take(key, bounds.borrowNanos())) {
+            throw shortage.budgetSpent(key, bounds.borrowWait(), budget);
         }
         LockTransaction transaction = null;
         boolean handedOver = false;
@@ -146,7 +150,7 @@ final class NativeLockRepository implements LockRepository {
             return new PessimisticRowHold(transaction, drawn.token(), budget, onEnd);
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
-            return null;
+            throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());
         } catch (SQLException failure) {
             if (LockConflicts.isBusy(failure)) {
                 return null;
@@ -159,15 +163,6 @@ final class NativeLockRepository implements LockRepository {
                 }
                 budget.giveBack();
             }
-        }
-    }
-
-    private boolean takeBudget(String key, CallBounds bounds) {
-        try {
-            return budget.take(bounds.borrowNanos());
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new LockInterruptedException(key, interrupted);
         }
     }
 
@@ -289,8 +284,8 @@ final class NativeLockRepository implements LockRepository {
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
         // the take and the creation of a missing row may each meet a pessimistic holder's row lock,
-        // and each needs a connection; together they wait no longer than the caller allows
-        CallBounds bounds = CallBounds.forWait(dbWait);
+        // and each needs a connection; together they wait no longer than the bounds allow
+        CallBounds bounds = CallBounds.forWait(dbWait, connectionWait);
         try {
             Take take = tryTake(key, owner, holder, lease, bounds);
             if (take.noRow() && (database.takeTellsMissingRow || !rowExists(key, bounds))) {
@@ -299,8 +294,9 @@ final class NativeLockRepository implements LockRepository {
             }
             return take.lease();
         } catch (LockStoreUnavailableException failure) {
-            if (failure.getCause() instanceof NoFreeConnection) {
-                return null; // not acquired within the wait; storeCall warned
+            if (failure.getCause() instanceof NoFreeConnection none) {
+                // storeCall warned
+                throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());
             }
             throw failure;
         }

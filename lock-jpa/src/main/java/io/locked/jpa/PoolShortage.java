@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import io.locked.spi.NoConnectionException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,12 +21,17 @@ final class PoolShortage {
         this.connections = connections;
     }
 
-    /** A pessimistic acquisition found Locked's own share of the pool in use. */
-    void budgetSpent(String key, Duration wait, ConnectionBudget budget) {
-        warn(() -> "Locked did not acquire '" + key + "' within " + wait + ": its pessimistic locks already hold or"
-                + " wait for " + budget.limit() + " of the connections of " + connections.describe()
-                + ", and one is kept for lease renewals and releases. Enlarge the pool, or hold fewer pessimistic"
-                + " locks at once");
+    /**
+     * A pessimistic acquisition found Locked's own share of the pool in use for the whole connection wait.
+     *
+     * @return the exception that ends the acquisition
+     */
+    NoConnectionException budgetSpent(String key, Duration wait, ConnectionBudget budget) {
+        String spent = "Locked's pessimistic locks already hold or wait for " + budget.limit() + " of the connections of "
+                + connections.describe() + ", and one is kept for lease renewals and releases";
+        warn(() -> "Locked did not acquire '" + key + "' within " + wait + ": " + spent
+                + ". Enlarge the pool, or hold fewer pessimistic locks at once");
+        return new NoConnectionException(spent);
     }
 
     /** A call found no free connection in the pool within its bound. */

@@ -19,9 +19,16 @@ import jakarta.persistence.Persistence;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -63,9 +70,13 @@ class DrainedOpaquePoolTest {
                 Connection second = hikari.getConnection();
                 // the pool's own timeout is 10 s, and each wait below shorter
                 assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
-                    assertTrue(locks.tryAcquire(request).isEmpty(), "tryAcquire");
-                    assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request.waitFor(Duration.ZERO)));
-                    assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request.waitFor(Duration.ofMillis(500))));
+                    // no connection: not "held", and said at once, not after the caller's wait of retries
+                    for (Executable attempt : List.<Executable>of(() -> locks.tryAcquire(request),
+                            () -> locks.acquire(request.waitFor(Duration.ZERO)),
+                            () -> locks.acquire(request.waitFor(Duration.ofMillis(500))))) {
+                        assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION,
+                                assertThrows(LockNotAcquiredException.class, attempt).reason());
+                    }
                 });
                 first.close();
                 second.close();
@@ -82,6 +93,41 @@ class DrainedOpaquePoolTest {
                 factory.close();
             }
             assertEquals(0, hikari.getHikariPoolMXBean().getActiveConnections(), "a connection was not given back");
+        }
+    }
+
+    @Test
+    void callersThatGiveUpOnADrainedPoolLeaveABoundedNumberOfThreadsInIt() throws Exception {
+        TestDatabase database = TestDatabase.H2;
+        try (HikariDataSource hikari = database.pool(2)) {
+            EntityManagerFactory factory = Persistence.createEntityManagerFactory(TestDatabase.UNIT, Map.of(
+                    "jakarta.persistence.nonJtaDataSource", new OpaquePool(hikari),
+                    "hibernate.dialect", "org.hibernate.dialect.H2Dialect"));
+            JpaLockRepository repository = JpaLockRepository.builder(factory).connectionWait(Duration.ofMillis(20)).build();
+            repository.createTableIfMissing();
+            List<Connection> drained = new ArrayList<>();
+            try (LockManager locks = LockManagerBuilder.on(repository).build()) {
+                drained.add(hikari.getConnection());
+                drained.add(hikari.getConnection());
+                // each borrow a caller gave up on waits in the pool for its own timeout (10 s), past this loop
+                for (int call = 0; call < 300; call++) {
+                    LockRequest request = LockRequest.of("jpa:opaque:many:" + call).mode(LockMode.values()[call % 2]);
+                    assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION,
+                            assertThrows(LockNotAcquiredException.class, () -> locks.tryAcquire(request)).reason());
+                }
+                long lending = Thread.getAllStackTraces().keySet().stream()
+                        .filter(thread -> thread.getName().startsWith("locked-connection-borrow-")).count();
+                assertTrue(lending <= LendingThreads.MAX_THREADS, lending + " lending threads");
+                // the application's own borrower gets the next connection given back, behind at most those threads
+                Future<Connection> ownBorrow = Executors.newSingleThreadExecutor().submit(() -> hikari.getConnection());
+                drained.remove(0).close();
+                drained.add(ownBorrow.get(30, TimeUnit.SECONDS));
+            } finally {
+                for (Connection connection : drained) {
+                    connection.close();
+                }
+                factory.close();
+            }
         }
     }
 }

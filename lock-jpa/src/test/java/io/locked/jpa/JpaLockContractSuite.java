@@ -2,7 +2,9 @@ package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.locked.contract.LockContractTest;
 import io.locked.jpa.testing.Store;
@@ -14,6 +16,8 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.contract.FaultyRepository;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -32,6 +36,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,6 +62,14 @@ abstract class JpaLockContractSuite extends LockContractTest {
     /** Which path locks the rows. */
     LockStatements statements() {
         return LockStatements.AUTO;
+    }
+
+    /**
+     * Whether Locked can read the pool's size, and so keeps a connection back from pessimistic
+     * holders ({@link ConnectionBudget}): HikariCP's, not the enlisting Agroal pool of a JTA unit.
+     */
+    boolean poolSizeKnown() {
+        return true;
     }
 
     /** Which JPA provider runs the unit. */
@@ -206,6 +219,59 @@ abstract class JpaLockContractSuite extends LockContractTest {
 
     @ParameterizedTest
     @EnumSource(LockMode.class)
+    void threadsOnKeysOfTheirOwnWithoutWaitingAreNeverRefusedByAPoolOfTheirSize(LockMode mode) throws Exception {
+        // the pool is sized to the thread count, as many applications size it; nobody else holds
+        // these keys, so a wait of zero must never answer "not acquired" for a momentary shortage
+        int threads = 4;
+        try (Store sized = open(threads);
+             LockManager shared = LockManagerBuilder.on(sized.repository()).build()) {
+            assertEquals(0, refusalsOfOwnKeys(threads, mode, thread -> shared), "one manager for all threads");
+            List<LockManager> own = new ArrayList<>();
+            try {
+                for (int t = 0; t < threads; t++) {
+                    own.add(LockManagerBuilder.on(sized.repository()).build());
+                }
+                assertEquals(0, refusalsOfOwnKeys(threads, mode, own::get), "a manager per thread");
+            } finally {
+                own.forEach(LockManager::close);
+            }
+        }
+    }
+
+    /** @return how often threads looping with {@code tryAcquire} on keys of their own were refused */
+    private static int refusalsOfOwnKeys(int threads, LockMode mode, IntFunction<LockManager> managerOf) throws Exception {
+        int cycles = 100;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> refusals = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                LockManager locks = managerOf.apply(t);
+                LockRequest request = LockRequest.of("jpa:own-key:" + mode + ":" + t + ":" + UUID.randomUUID()).mode(mode);
+                refusals.add(pool.submit(() -> {
+                    int refused = 0;
+                    for (int cycle = 0; cycle < cycles; cycle++) {
+                        Optional<LockHandle> handle = locks.tryAcquire(request);
+                        if (handle.isPresent()) {
+                            handle.get().close();
+                        } else {
+                            refused++;
+                        }
+                    }
+                    return refused;
+                }));
+            }
+            int refused = 0;
+            for (Future<Integer> thread : refusals) {
+                refused += thread.get(120, TimeUnit.SECONDS);
+            }
+            return refused;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
     void keysThatDifferOnlyByTrailingSpacesOrCaseAreSeparateLocks(LockMode mode) {
         String key = "jpa:exact:" + UUID.randomUUID();
         // two managers, so that the second acquisition is a stranger's rather than a re-entry
@@ -280,6 +346,96 @@ abstract class JpaLockContractSuite extends LockContractTest {
             assertTrue(neighbour.isPresent(), "a new key next to a held one was not acquired at once");
             neighbour.get().close();
             assertTrue(held.isValid());
+        }
+    }
+
+    private void assumeBudgetedPool() {
+        assumeTrue(poolSizeKnown(), "a pool whose size Locked cannot read gets no budget: size it for the holders");
+    }
+
+    /** Waits for three more renewals of the lease, or its loss. */
+    private static void awaitRenewals(FaultyRepository counted, String leased, LockHandle lease) throws InterruptedException {
+        int before = counted.renewals(leased);
+        while (counted.renewals(leased) < before + 3 && lease.isValid()) {
+            Thread.sleep(20); // polling a condition; the lease bounds it
+        }
+    }
+
+    @Test
+    void renewalsAndTheHoldersOwnWorkGoOnWhilePessimisticWaitersPileUp() throws Exception {
+        assumeBudgetedPool();
+        try (Store small = open(2)) {
+            FaultyRepository counted = new FaultyRepository(small.repository());
+            List<LockManager> managers = new ArrayList<>();
+            ExecutorService waiters = Executors.newCachedThreadPool();
+            String leased = "jpa:renewed:" + UUID.randomUUID();
+            String contended = "jpa:contended:" + UUID.randomUUID();
+            try {
+                LockManager locks = LockManagerBuilder.on(counted).build();
+                managers.add(locks);
+                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
+                LockHandle held = locks.acquire(LockRequest.of(contended));
+                // each waiter through a manager of its own, as callers of other keys, or of other
+                // JVMs on this pool, would be: none queues behind another inside the JVM
+                List<Future<?>> waiting = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    LockManager waiter = LockManagerBuilder.on(counted).build();
+                    managers.add(waiter);
+                    waiting.add(waiters.submit(() -> {
+                        waiter.acquire(LockRequest.of(contended).waitFor(Duration.ofSeconds(30))).close();
+                        return null;
+                    }));
+                }
+                awaitRenewals(counted, leased, lease);
+                assertTrue(lease.isValid(), "a lease was lost while pessimistic waiters held the pool");
+                // the holder's own work (its @Transactional method) gets a connection too
+                assertTimeoutPreemptively(Duration.ofSeconds(30), () -> small.pool().dataSource().getConnection().close());
+                held.close();
+                for (Future<?> waiter : waiting) {
+                    waiter.get(60, TimeUnit.SECONDS);
+                }
+                lease.close();
+            } finally {
+                waiters.shutdownNow();
+                managers.forEach(LockManager::close);
+            }
+        }
+    }
+
+    @Test
+    void pessimisticHoldersOfEveryConnectionButOneLeaveItToALeasesRenewals() throws Exception {
+        assumeBudgetedPool();
+        // a pool of 3: three pessimistic holders would take every connection, and a renewal would
+        // wait for the pool's own 10 s, past the 3 s lease
+        try (Store small = open(3)) {
+            FaultyRepository counted = new FaultyRepository(small.repository());
+            List<LockHandle> holds = new ArrayList<>();
+            try (LockManager locks = LockManagerBuilder.on(counted).build()) {
+                String leased = "jpa:renewed:" + UUID.randomUUID();
+                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(3)));
+                int refused = 0;
+                for (int holder = 0; holder < 3; holder++) {
+                    try {
+                        holds.add(locks.acquire(LockRequest.of("jpa:holder:" + holder + ":" + UUID.randomUUID())
+                                .waitFor(Duration.ofMillis(200))));
+                    } catch (LockNotAcquiredException spent) {
+                        assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION, spent.reason());
+                        refused++;
+                    }
+                }
+                assertEquals(1, refused, "pessimistic holders refused");
+                awaitRenewals(counted, leased, lease);
+                assertTrue(lease.isValid(), "the lease was lost while pessimistic holders had the pool");
+                for (LockHandle hold : holds) {
+                    hold.close();
+                }
+                holds.clear();
+                lease.close();
+            } finally {
+                for (LockHandle hold : holds) {
+                    hold.close();
+                }
+            }
         }
     }
 

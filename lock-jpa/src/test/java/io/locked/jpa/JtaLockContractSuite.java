@@ -13,4 +13,9 @@ abstract class JtaLockContractSuite extends JpaLockContractSuite {
     Store open(int poolSize) {
         return JtaUnits.open(database(), poolSize, settings -> settings.statements(statements()));
     }
+
+    @Override
+    boolean poolSizeKnown() {
+        return false;
+    }
 }

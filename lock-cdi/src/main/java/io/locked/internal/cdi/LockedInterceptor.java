@@ -55,8 +55,11 @@ public class LockedInterceptor {
         try {
             handle = locks.acquire(request);
         } catch (LockNotAcquiredException notAcquired) {
-            events.notAcquired(new LockNotAcquired(request.key(), request.mode(), request.maxWait(), settings.onTimeout()));
-            if (settings.onTimeout() == OnTimeout.SKIP) {
+            boolean skip = settings.onTimeout() == OnTimeout.SKIP_ANY
+                    || settings.onTimeout() == OnTimeout.SKIP && notAcquired.reason() == LockNotAcquiredException.Reason.HELD;
+            events.notAcquired(new LockNotAcquired(request.key(), request.mode(), request.maxWait(),
+                    skip ? OnTimeout.SKIP : OnTimeout.THROW, notAcquired.reason()));
+            if (skip) {
                 return settings.returnKind().skippedResult();
             }
             throw notAcquired;

@@ -87,8 +87,8 @@ public final class LockedDefinitions {
                     + " return CompletionStage or CompletableFuture (the lock is then held until it completes),"
                     + " or lock inside the asynchronous work");
         }
-        if (onTimeout == OnTimeout.SKIP && !returnKind.canSkip()) {
-            errors.add("Invalid @Locked.on-timeout on " + where + ": SKIP needs a method returning void, Void, Optional"
+        if (onTimeout != OnTimeout.THROW && !returnKind.canSkip()) {
+            errors.add("Invalid @Locked.on-timeout on " + where + ": " + onTimeout + " needs a method returning void, Void, Optional"
                     + " or CompletionStage<Void>, but it returns " + method.getGenericReturnType().getTypeName());
         }
         if (!errors.isEmpty()) {

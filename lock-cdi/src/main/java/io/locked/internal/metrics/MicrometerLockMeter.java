@@ -18,9 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
 final class MicrometerLockMeter implements LockMeter {
     private final Timer waitAcquired;
     private final Timer waitNotAcquired;
+    private final Timer waitNoConnection;
     private final Timer waitFailed;
     private final Counter acquired;
     private final Counter notAcquired;
+    private final Counter noConnection;
     private final Counter failed;
     private final Timer holdReleased;
     private final Timer holdLost;
@@ -35,9 +37,11 @@ final class MicrometerLockMeter implements LockMeter {
         Tags lock = Tags.of("name", name, "mode", mode.name().toLowerCase());
         waitAcquired = wait(registry, lock, "acquired");
         waitNotAcquired = wait(registry, lock, "not_acquired");
+        waitNoConnection = wait(registry, lock, "no_connection");
         waitFailed = wait(registry, lock, "failed");
         acquired = acquisitions(registry, lock, "acquired");
         notAcquired = acquisitions(registry, lock, "not_acquired");
+        noConnection = acquisitions(registry, lock, "no_connection");
         failed = acquisitions(registry, lock, "failed");
         holdReleased = hold(registry, lock, "released");
         holdLost = hold(registry, lock, "lost");
@@ -82,6 +86,12 @@ final class MicrometerLockMeter implements LockMeter {
     public void notAcquired(long waitedNanos) {
         notAcquired.increment();
         waitNotAcquired.record(waitedNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void noConnection(long waitedNanos) {
+        noConnection.increment();
+        waitNoConnection.record(waitedNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

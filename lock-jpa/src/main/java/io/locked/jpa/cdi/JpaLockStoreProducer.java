@@ -1,6 +1,7 @@
 package io.locked.jpa.cdi;
 
 import io.locked.api.LockStore;
+import io.locked.internal.definition.Durations;
 import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockStatements;
 import io.locked.spi.LockRepository;
@@ -12,6 +13,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
+import java.time.Duration;
 import java.util.Optional;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -24,13 +26,15 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * created if missing (for demos and tests; use your migrations in production). {@code locked.statements}
  * ({@code auto}, {@code jpa} or {@code native}) picks the path that locks the rows. On a MariaDB Galera
  * cluster, {@code locked.galera.single-writer=true} says that every JVM's lock statements reach one
- * node, which pessimistic locks need there.
+ * node, which pessimistic locks need there. {@code locked.connection-wait} bounds an acquisition's
+ * wait for a connection ({@link JpaLockRepository.Builder#connectionWait}).
  */
 @ApplicationScoped
 public class JpaLockStoreProducer {
     static final String PERSISTENCE_UNIT = "locked.persistence-unit";
     static final String CREATE_TABLE = "locked.create-table";
     static final String GALERA_SINGLE_WRITER = "locked.galera.single-writer";
+    static final String CONNECTION_WAIT = "locked.connection-wait";
     private EntityManagerFactory ownFactory;
 
     @Produces
@@ -39,7 +43,9 @@ public class JpaLockStoreProducer {
                                   @Any Instance<EntityManagerFactory> units) {
         JpaLockRepository.Builder builder = JpaLockRepository.builder(lockStore(supplied, units))
                 .statements(setting(LockStatements.KEY).map(LockStatements::parse).orElse(LockStatements.AUTO))
-                .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(JpaLockStoreProducer::parseBoolean).orElse(false));
+                .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(JpaLockStoreProducer::parseBoolean).orElse(false))
+                .connectionWait(setting(CONNECTION_WAIT).map(JpaLockStoreProducer::parseWait)
+                        .orElse(JpaLockRepository.DEFAULT_CONNECTION_WAIT));
         if (CdiTransactionManager.apiPresent()) {
             CdiTransactionManager.handTo(builder);
         }
@@ -94,6 +100,19 @@ public class JpaLockStoreProducer {
             case "false" -> false;
             default -> throw new IllegalArgumentException(GALERA_SINGLE_WRITER + " must be true or false, was '" + value + "'");
         };
+    }
+
+    private static Duration parseWait(String value) {
+        Duration wait;
+        try {
+            wait = Durations.parse(value);
+        } catch (IllegalArgumentException invalid) {
+            throw new IllegalArgumentException(CONNECTION_WAIT + ": " + invalid.getMessage(), invalid);
+        }
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException(CONNECTION_WAIT + " must be zero or more, was '" + value + "'");
+        }
+        return wait;
     }
 
     private static Optional<String> setting(String name) {
