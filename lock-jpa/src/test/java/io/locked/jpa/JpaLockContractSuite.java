@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.locked.contract.LockContractTest;
 import io.locked.jpa.testing.Store;
@@ -62,14 +61,6 @@ abstract class JpaLockContractSuite extends LockContractTest {
     /** Which path locks the rows. */
     LockStatements statements() {
         return LockStatements.AUTO;
-    }
-
-    /**
-     * Whether Locked can read the pool's size, and so keeps a connection back from pessimistic
-     * holders ({@link ConnectionBudget}): HikariCP's, not the enlisting Agroal pool of a JTA unit.
-     */
-    boolean poolSizeKnown() {
-        return true;
     }
 
     /** Which JPA provider runs the unit. */
@@ -349,10 +340,6 @@ abstract class JpaLockContractSuite extends LockContractTest {
         }
     }
 
-    private void assumeBudgetedPool() {
-        assumeTrue(poolSizeKnown(), "a pool whose size Locked cannot read gets no budget: size it for the holders");
-    }
-
     /** Waits for three more renewals of the lease, or its loss. */
     private static void awaitRenewals(FaultyRepository counted, String leased, LockHandle lease) throws InterruptedException {
         int before = counted.renewals(leased);
@@ -363,7 +350,6 @@ abstract class JpaLockContractSuite extends LockContractTest {
 
     @Test
     void renewalsAndTheHoldersOwnWorkGoOnWhilePessimisticWaitersPileUp() throws Exception {
-        assumeBudgetedPool();
         try (Store small = open(2)) {
             FaultyRepository counted = new FaultyRepository(small.repository());
             List<LockManager> managers = new ArrayList<>();
@@ -404,7 +390,6 @@ abstract class JpaLockContractSuite extends LockContractTest {
 
     @Test
     void pessimisticHoldersOfEveryConnectionButOneLeaveItToALeasesRenewals() throws Exception {
-        assumeBudgetedPool();
         // a pool of 3: three pessimistic holders would take every connection, and a renewal would
         // wait for the pool's own 10 s, past the 3 s lease
         try (Store small = open(3)) {
