@@ -412,17 +412,18 @@ final class NativeLockRepository implements LockRepository {
         if (replyLost.getCause() instanceof NoFreeConnection) {
             throw replyLost; // never sent
         }
+        Long token;
         try {
-            Long token = storeCall(key, "checking a hand-over", CallBounds.brief(),
+            token = storeCall(key, "checking a hand-over", CallBounds.brief(),
                     connection -> ownersToken(connection, key, newOwner));
-            if (token == null) {
-                throw replyLost;
-            }
-            return token;
         } catch (LockStoreUnavailableException stillDown) {
             replyLost.addSuppressed(stillDown);
             throw replyLost;
         }
+        if (token == null) {
+            throw replyLost; // not applied: the release that follows frees the row
+        }
+        return token;
     }
 
     private Long handOver(Lease lease, String newOwner, String holder, Duration duration) {
