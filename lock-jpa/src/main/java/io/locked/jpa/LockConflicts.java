@@ -20,6 +20,8 @@ final class LockConflicts {
     private static final List<String> FAILURE_STATE_CLASSES =
             List.of("08", "0A", "22", "28", "3D", "3F", "42", "57P");
 
+    private static final int H2_CLOSED = 90121;
+
     private static final Set<String> MISSING_TABLE_STATES = Set.of("42S02", "42P01", "42X05", "42501");
 
     private LockConflicts() {
@@ -47,6 +49,18 @@ final class LockConflicts {
      */
     static boolean isWriteConflict(Throwable failure) {
         return anySqlException(failure, sql -> "40001".equals(sql.getSQLState()) && sql.getErrorCode() != 1205);
+    }
+
+    /**
+     * The connection's session is gone: its server ended it (a forced release that raced the hold's
+     * own release, a restart), or its network went. A pooled connection shows it only at its next
+     * statement: 08 connection exception (Connector/J after a KILL), PostgreSQL's 57P01 (terminated
+     * by an administrator), H2's 90121 (the session's database is closed to it).
+     */
+    static boolean isSessionGone(Throwable failure) {
+        return anySqlException(failure, sql -> sql.getSQLState() != null
+                && (sql.getSQLState().startsWith("08") || sql.getSQLState().equals("57P01"))
+                || sql.getErrorCode() == H2_CLOSED);
     }
 
     /** @return whether an SQLException in the failure's chain of causes answers the question */

@@ -55,14 +55,32 @@ final class LockTransaction implements AutoCloseable {
             int pooledNetworkTimeout = NetworkTimeouts.apply(connection, bounds.statementMillis());
             transaction = new LockTransaction(connections, connection, pooledAutoCommit,
                     pooledAutoCommit && (database == LockDatabase.MARIADB || database == LockDatabase.MYSQL), pooledNetworkTimeout, bounds.statementMillis());
-        } catch (SQLException | RuntimeException failure) {
+        } catch (SQLException failure) {
+            if (LockConflicts.isSessionGone(failure)) {
+                abort(connections, connection);
+            } else {
+                try {
+                    connections.close(connection);
+                } catch (SQLException | RuntimeException notGivenBack) {
+                    failure.addSuppressed(notGivenBack);
+                }
+            }
+            throw failure;
+        } catch (RuntimeException failure) {
             connections.close(connection);
             throw failure;
         }
         try {
             transaction.beginAgain();
             return transaction;
-        } catch (SQLException | RuntimeException failure) {
+        } catch (SQLException failure) {
+            if (LockConflicts.isSessionGone(failure)) {
+                transaction.abort();
+            } else {
+                transaction.close();
+            }
+            throw failure;
+        } catch (RuntimeException failure) {
             transaction.close();
             throw failure;
         }
@@ -84,8 +102,17 @@ final class LockTransaction implements AutoCloseable {
                 connection.setAutoCommit(true);
             }
             return work.on(connection);
+        } catch (SQLException failure) {
+            if (LockConflicts.isSessionGone(failure)) {
+                // not every pool takes every driver's answer for a broken connection (Hikari and H2's)
+                abort(connections, connection);
+                connection = null;
+            }
+            throw failure;
         } finally {
-            restoreAndClose(connections, connection, pooledAutoCommit, pooledNetworkTimeout, bounds.statementMillis());
+            if (connection != null) {
+                restoreAndClose(connections, connection, pooledAutoCommit, pooledNetworkTimeout, bounds.statementMillis());
+            }
         }
     }
 
@@ -159,6 +186,10 @@ final class LockTransaction implements AutoCloseable {
      * pool slot for good.
      */
     private void abort() {
+        abort(connections, connection);
+    }
+
+    private static void abort(LockConnections connections, Connection connection) {
         try {
             Connection driverConnection = connection.unwrap(Connection.class);
             driverConnection.abort(Runnable::run);

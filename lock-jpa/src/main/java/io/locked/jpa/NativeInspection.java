@@ -89,16 +89,19 @@ final class NativeInspection {
         boolean fenced = fenceTableExists(key);
         try (LockTransaction transaction = LockTransaction.begin(connections, database, CallBounds.within(BOUND))) {
             Connection connection = transaction.connection();
-            Boolean same = stillTheSameHold(connection, hold);
-            if (same == null && hold.mode() == LockMode.PESSIMISTIC) {
+            LockedRow row = lockRow(connection, key);
+            if (row != null && row.releasedItself(hold)) {
+                return Optional.empty(); // its own release committed just before its session was ended
+            }
+            if (row == null && hold.mode() == LockMode.PESSIMISTIC) {
                 // the ended hold had created the row, and its rollback took the row with it: the next
                 // token must still come after the ended one's, and the fence must know it
                 try (PreparedStatement create = database.insertIfAbsent(connection, key, ROW_LOCK_WAIT_SECONDS * 1000L)) {
                     create.execute();
                 }
-                same = stillTheSameHold(connection, hold);
+                row = lockRow(connection, key);
             }
-            if (same == null || !same) {
+            if (row == null || !row.stillHeldBy(hold)) {
                 if (hold.mode() == LockMode.OPTIMISTIC) {
                     return Optional.empty(); // the lease ended by itself: nothing was forced
                 }
@@ -263,29 +266,44 @@ final class NativeInspection {
                         + " PostgreSQL, ADMIN on H2");
     }
 
+    /** The key's row as a forced release finds it once it holds the row lock. */
+    private record LockedRow(String owner, boolean leaseLive, long token) {
+        /**
+         * Whether the forced hold is still the row's: the lease forced must still be that owner's,
+         * and a pessimistic hold's row must not have been leased since.
+         */
+        boolean stillHeldBy(LockRowState hold) {
+            return hold.mode() == LockMode.OPTIMISTIC ? hold.owner().equals(owner) : !leaseLive;
+        }
+
+        /**
+         * Whether a pessimistic hold ended by its own release rather than by its ended session: the
+         * check and the end of the session are two steps on every database, and the holder may commit
+         * between them. Its commit is the only way its token becomes the committed one: an ended
+         * session rolls the token back.
+         */
+        boolean releasedItself(LockRowState hold) {
+            return hold.mode() == LockMode.PESSIMISTIC && hold.token() != null && hold.token() == token;
+        }
+    }
+
     /**
      * Row-locks the key's row, waiting for an ended session's rollback.
      *
-     * @return false if another hold has it now, null if the key has no row
+     * @return null if the key has no row
      */
-    private Boolean stillTheSameHold(Connection connection, LockRowState hold) throws SQLException {
+    private LockedRow lockRow(Connection connection, String key) throws SQLException {
         String lock = "SELECT owner, CASE WHEN owner IS NOT NULL AND expires_at > " + database.now
-                + " THEN 1 ELSE 0 END FROM " + LockRow.TABLE + " WHERE lock_key = ? FOR UPDATE";
+                + " THEN 1 ELSE 0 END, token FROM " + LockRow.TABLE + " WHERE lock_key = ? FOR UPDATE";
         if (database == LockDatabase.MARIADB) {
             lock = "SET STATEMENT innodb_lock_wait_timeout = " + ROW_LOCK_WAIT_SECONDS + " FOR " + lock;
         }
         try (PreparedStatement read = connection.prepareStatement(lock)) {
-            read.setString(1, hold.key());
+            read.setString(1, key);
             // execute, not executeQuery: Connector/J refuses a SET STATEMENT there, though it returns rows
             read.execute();
             try (ResultSet row = read.getResultSet()) {
-                if (!row.next()) {
-                    return null;
-                }
-                boolean leaseLive = row.getInt(2) == 1;
-                // the lease forced must still be that owner's; a pessimistic hold's row must not have
-                // been leased since
-                return hold.mode() == LockMode.OPTIMISTIC ? hold.owner().equals(row.getString(1)) : !leaseLive;
+                return row.next() ? new LockedRow(row.getString(1), row.getInt(2) == 1, row.getLong(3)) : null;
             }
         }
     }

@@ -130,8 +130,18 @@ final class NativeLockRepository implements LockRepository {
         LockTransaction transaction = null;
         boolean handedOver = false;
         try {
-            transaction = LockTransaction.begin(connections, database, bounds);
-            DrawnToken drawn = lockRow(transaction, key, holder, bounds, galera != null);
+            LockedRow locked;
+            try {
+                locked = lockRow(key, holder, bounds, galera != null);
+            } catch (SQLException failure) {
+                if (!LockConflicts.isSessionGone(failure)) {
+                    throw failure;
+                }
+                // a pooled session ended while idle: nothing was locked on it, so lock on another
+                locked = lockRow(key, holder, bounds, galera != null);
+            }
+            transaction = locked.transaction();
+            DrawnToken drawn = locked.drawn();
             if (drawn == null) {
                 // busy: closing rolls back, undoing any token the statement wrote
                 return null;
@@ -163,6 +173,21 @@ final class NativeLockRepository implements LockRepository {
                 }
                 budget.giveBack();
             }
+        }
+    }
+
+    /** A lock transaction and what its lock statement drew: null if the key was busy. */
+    private record LockedRow(LockTransaction transaction, DrawnToken drawn) {
+    }
+
+    /** Begins a lock transaction and row-locks the key in it; the transaction is closed if that fails. */
+    private LockedRow lockRow(String key, String holder, CallBounds bounds, boolean galera) throws SQLException {
+        LockTransaction transaction = LockTransaction.begin(connections, database, bounds);
+        try {
+            return new LockedRow(transaction, lockRow(transaction, key, holder, bounds, galera));
+        } catch (SQLException | RuntimeException failure) {
+            transaction.close();
+            throw failure;
         }
     }
 
@@ -533,9 +558,23 @@ final class NativeLockRepository implements LockRepository {
         return new NativeIdleRows(connections, database).delete(idleFor);
     }
 
+    /**
+     * Runs the work in autocommit, and once more on another connection if the first one's session
+     * was gone ({@link LockConflicts#isSessionGone}): a pooled session ended while idle fails only the
+     * statement that next uses it. Each work here may run twice: a take answers the caller's own
+     * lease as taken, a renewal and a release are conditional on the owner and token, the rest read
+     * or create a row.
+     */
     private <T> T storeCall(String key, String what, CallBounds bounds, LockTransaction.Work<T> work) {
         try {
-            return LockTransaction.autocommit(connections, bounds, work);
+            try {
+                return LockTransaction.autocommit(connections, bounds, work);
+            } catch (SQLException failure) {
+                if (!LockConflicts.isSessionGone(failure)) {
+                    throw failure;
+                }
+                return LockTransaction.autocommit(connections, bounds, work);
+            }
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, what, bounds.borrowWait());
             throw new LockStoreUnavailableException(key, what + " found no free connection within " + bounds.borrowWait(), none);

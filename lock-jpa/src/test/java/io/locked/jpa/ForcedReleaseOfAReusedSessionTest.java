@@ -147,7 +147,37 @@ class ForcedReleaseOfAReusedSessionTest {
         }
     }
 
-    /** H2, MariaDB and PostgreSQL: the statement that ends the session; MySQL 8: the first that names it. */
+    /**
+     * The holder of a releases after the operator's check and before its KILL, which ends the
+     * released session idle in its pool: that is the window each database has inside the statement
+     * that checks and ends (MySQL 8 between two statements, where a test can reach it). The operator
+     * reports that it ended nothing, the holder's release stands, and the holder's next lock runs on
+     * another connection.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"MYSQL8"})
+    void aHoldReleasedBetweenTheCheckAndTheKillIsNotReportedEndedAndItsPoolGoesOn(TestDatabase database)
+            throws Exception {
+        StatementHook hook = new StatementHook(database);
+        String a = key("a");
+        String b = key("b");
+        try (Store holders = database.open(2); Store operators = hooked(database, hook); Store others = database.open(4);
+             LockManager holding = manager(holders); LockManager operator = manager(operators);
+             LockManager other = manager(others)) {
+            LockHandle first = holding.acquire(pessimistic(a));
+            hook.before(sql -> sql.startsWith("KILL CONNECTION"), first::close);
+
+            Object answer = forceRelease(operator, a);
+
+            assertTrue(hook.ran(), "the operator never ended the session");
+            assertEquals(Optional.empty(), answer, "the hold had released itself: nothing was ended");
+            assertEquals(first.token(), other.inspect(a).token(), "the released hold's token is not the key's");
+            try (LockHandle onB = holding.acquire(pessimistic(b))) {
+                assertNotTakenBy(other, b, onB);
+            }
+        }
+    }
+
     /**
      * The operator ends a pessimistic hold, and a lease of another JVM takes the key in the instant
      * before the operator reads the row again: the forced release still reports the hold it ended.

@@ -1,0 +1,112 @@
+package io.locked.jpa;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.jpa.testing.Store;
+import io.locked.jpa.testing.TestDatabase;
+import io.locked.spi.Lease;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A forced release checks that a pessimistic hold is open and then ends its session: two steps on
+ * every database (inside one statement on H2, MariaDB and PostgreSQL). A holder that releases
+ * between them gives its session back to its pool, idle, and the end reaches it there. The lock's
+ * next statement on that pooled session must not fail for it: it runs again on another connection.
+ * The pool has one connection, so that the lock's next statement gets the ended session.
+ */
+class EndedPooledSessionTest {
+
+    private static String key(String name) {
+        return "ended-session:" + name + ":" + UUID.randomUUID();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB", "MYSQL8", "POSTGRESQL"})
+    void aLeaseIsTakenRenewedAndReleasedOnAPoolWhoseIdleSessionWasEnded(TestDatabase database) throws Exception {
+        try (Store store = database.open(1, Map.of(), settings -> settings.statements(LockStatements.NATIVE))) {
+            JpaLockRepository locks = store.repository();
+            String key = key("lease");
+            endTheIdleSession(store);
+            Lease lease = locks.takeLease(key, "owner-1", "test", Duration.ofSeconds(30), Duration.ZERO);
+            assertTrue(lease != null, "the take found the key busy");
+            endTheIdleSession(store);
+            lease = locks.renewLease(lease, Duration.ofSeconds(30));
+            assertTrue(lease != null, "the renewal found the lease lost");
+            endTheIdleSession(store);
+            assertTrue(locks.releaseLease(lease), "the release found the lease lost");
+            assertEquals(0, store.borrowedConnections());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB", "MYSQL8", "POSTGRESQL"})
+    void aPessimisticLockIsTakenOnAPoolWhoseIdleSessionWasEnded(TestDatabase database) throws Exception {
+        try (Store store = database.open(2, Map.of(), settings -> settings.statements(LockStatements.NATIVE));
+             LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
+            // the pool lends a thread the connection it gave back last, so the lock gets the ended session
+            endTheIdleSession(store);
+            try (LockHandle held = locks.acquire(LockRequest.of(key("pessimistic")).mode(LockMode.PESSIMISTIC))) {
+                assertTrue(held.isValid());
+            }
+        }
+    }
+
+    private static void endTheIdleSession(Store store) throws SQLException {
+        endTheIdleSessions(store, 1);
+    }
+
+    /**
+     * Borrows all the pool's connections to learn their sessions, gives them back, and ends those
+     * sessions from outside, as a forced release would.
+     */
+    private static void endTheIdleSessions(Store store, int poolSize) throws SQLException {
+        TestDatabase database = store.database();
+        List<Long> sessions = new ArrayList<>();
+        List<Connection> borrowed = new ArrayList<>();
+        try {
+            for (int i = 0; i < poolSize; i++) {
+                Connection pooled = store.pool().dataSource().getConnection();
+                borrowed.add(pooled);
+                try (Statement read = pooled.createStatement();
+                     ResultSet id = read.executeQuery(switch (database) {
+                         case MARIADB, MYSQL8 -> "SELECT CONNECTION_ID()";
+                         case POSTGRESQL -> "SELECT pg_backend_pid()";
+                         case H2 -> "SELECT SESSION_ID()";
+                         default -> throw new IllegalArgumentException(database.name());
+                     })) {
+                    id.next();
+                    sessions.add(id.getLong(1));
+                }
+            }
+        } finally {
+            for (Connection pooled : borrowed) {
+                pooled.close();
+            }
+        }
+        try (Connection outside = database.connect(); Statement end = outside.createStatement()) {
+            for (long session : sessions) {
+                end.execute(switch (database) {
+                    case MARIADB, MYSQL8 -> "KILL CONNECTION " + session;
+                    case POSTGRESQL -> "SELECT pg_terminate_backend(" + session + ")";
+                    default -> "SELECT ABORT_SESSION(" + session + ")";
+                });
+            }
+        }
+    }
+}
