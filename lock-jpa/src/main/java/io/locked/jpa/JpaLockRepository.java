@@ -1,6 +1,21 @@
 package io.locked.jpa;
 
 import io.locked.api.LockMode;
+import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.connection.LockConnections;
+import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.GaleraNode;
+import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
+import io.locked.jpa.internal.entitypath.DatabaseClock;
+import io.locked.jpa.internal.entitypath.EntityLockRepository;
+import io.locked.jpa.internal.nativepath.NativeLockRepository;
+import io.locked.jpa.internal.startup.DatabaseDetection;
+import io.locked.jpa.internal.startup.EntityMappingCheck;
+import io.locked.jpa.internal.startup.LockTableCheck;
+import io.locked.jpa.internal.startup.SchemaScript;
+import io.locked.jpa.internal.transaction.CallerTransaction;
+import io.locked.jpa.internal.transaction.TransactionManagerLookup;
+import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.LockRowState;
@@ -142,15 +157,15 @@ public final class JpaLockRepository implements LockRepository {
             };
             if (statements == LockStatements.NATIVE) {
                 return new Paths(connections, family, statements,
-                        new NativeLockRepository(connections, family, settings.galeraSingleWriter, settings.connectionWait),
+                        new NativeLockRepository(connections, Dialect.of(family), settings.galeraSingleWriter, settings.connectionWait),
                         Optional.empty());
             }
             if (family == null) {
                 HsqldbSettingsCheck.requireRowLocks(settings.factory, connections, transactions);
             } else if (connections != null) {
-                LockTableCheck.check(connections, family); // a table the provider generated may compare keys loosely
+                LockTableCheck.check(connections, Dialect.of(family)); // a table the provider generated may compare keys loosely
             }
-            EntityMappingCheck.verify(settings.factory, family, transactions);
+            EntityMappingCheck.verify(settings.factory, Dialect.of(family), transactions);
             LockRepository path = new EntityLockRepository(settings.factory, DatabaseClock.of(family, settings.factory),
                     transactions, connections, settings.connectionWait);
             // row locks are per Galera node on this path too; it has no per-lock node check, so only the
@@ -303,9 +318,9 @@ public final class JpaLockRepository implements LockRepository {
                     + " (jakarta.persistence.schema-generation.database.action=create), or create it with your migrations");
         }
         caller.outside(() -> {
-            SchemaScript.createTablesIfMissing(connections, database);
+            SchemaScript.createTablesIfMissing(connections, Dialect.of(database));
             if (statements == LockStatements.JPA) {
-                EntityMappingCheck.verify(factory, database, unitTransactions);
+                EntityMappingCheck.verify(factory, Dialect.of(database), unitTransactions);
             }
         });
     }

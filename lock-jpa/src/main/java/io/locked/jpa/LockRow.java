@@ -9,7 +9,9 @@ import java.time.Instant;
 
 /**
  * One lock: a row per key. Add this class to the persistence unit that holds the lock table.
- * Times are written by the database from its own clock, never bound from the JVM.
+ * Times are written by the database from its own clock, never bound from the JVM. Applications
+ * read it; only Locked changes it (its JPA path, in {@code io.locked.jpa.internal.entitypath}, uses
+ * the public methods that do).
  */
 @Entity
 @Table(name = LockRow.TABLE)
@@ -45,12 +47,12 @@ public class LockRow {
     }
 
     /** A new key's row: free, never acquired, token 0. */
-    LockRow(String key) {
+    public LockRow(String key) {
         this.key = key;
     }
 
     /** @return whether a live optimistic lease holds the key at that time of the database's clock */
-    boolean leasedAt(Instant now) {
+    public boolean leasedAt(Instant now) {
         return owner != null && expiresAt != null && expiresAt.isAfter(now);
     }
 
@@ -58,7 +60,7 @@ public class LockRow {
      * @param idleSince a time of the database's clock
      * @return whether the row is free and was not acquired since then: a cleanup may delete it
      */
-    boolean idleSince(Instant idleSince) {
+    public boolean idleSince(Instant idleSince) {
         // a row created but never acquired has no acquired_at yet
         boolean notAcquiredSince = acquiredAt == null || acquiredAt.isBefore(idleSince);
         boolean free = owner == null || (expiresAt != null && expiresAt.isBefore(idleSince));
@@ -69,7 +71,7 @@ public class LockRow {
      * Records an optimistic lease in the managed, row-locked entity; the provider bumps the version
      * when it writes it.
      */
-    void leasedTo(String owner, String holder, long token, Instant acquiredAt, Instant expiresAt) {
+    public void leasedTo(String owner, String holder, long token, Instant acquiredAt, Instant expiresAt) {
         this.owner = owner;
         this.holder = holder;
         this.token = token;
@@ -81,7 +83,7 @@ public class LockRow {
      * Records a pessimistic acquisition in the managed, row-locked entity; the provider bumps the
      * version when it writes it. An expired lease's owner stays, as the native statements leave it.
      */
-    void lockedBy(long token, Instant acquiredAt, String holder) {
+    public void lockedBy(long token, Instant acquiredAt, String holder) {
         this.token = token;
         this.acquiredAt = acquiredAt;
         this.holder = holder;
@@ -91,7 +93,7 @@ public class LockRow {
      * Frees the managed, row-locked entity with a new token, as an operator's forced release does:
      * the old holder's owner and token no longer match; the provider bumps the version.
      */
-    void forcedFreeWith(long token) {
+    public void forcedFreeWith(long token) {
         this.owner = null;
         this.expiresAt = null;
         this.token = token;

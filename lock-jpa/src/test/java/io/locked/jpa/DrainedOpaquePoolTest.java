@@ -12,6 +12,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
+import io.locked.jpa.internal.connection.LendingThreads;
 import io.locked.jpa.testing.PlainDataSource;
 import io.locked.jpa.testing.TestDatabase;
 import jakarta.persistence.EntityManagerFactory;

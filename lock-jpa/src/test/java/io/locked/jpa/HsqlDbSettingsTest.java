@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
 import io.locked.jpa.testing.TestDatabase;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;

@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.testing.TestDatabase;
 
 /** The fenced write on MariaDB: one upsert with RETURNING through JDBC, the MySQL form through JPA. */

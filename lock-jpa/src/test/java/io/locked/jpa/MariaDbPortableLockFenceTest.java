@@ -1,6 +1,8 @@
 package io.locked.jpa;
 
 import io.locked.api.LockHandle;
+import io.locked.jpa.internal.dialect.FenceStatements;
+import io.locked.jpa.internal.transaction.JdbcFenceTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
 

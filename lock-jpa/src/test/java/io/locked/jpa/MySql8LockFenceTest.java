@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.testing.TestDatabase;
 
 /** The fenced write on MySQL 8: the upsert, then a locking read, through JDBC and through JPA alike. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.io.IOException;
@@ -123,7 +124,7 @@ abstract class MySqlFamilyLockTableSuite {
 
     private String script() throws IOException {
         try (InputStream in = MySqlFamilyLockTableSuite.class.getClassLoader()
-                .getResourceAsStream(family().schemaResource)) {
+                .getResourceAsStream(Dialect.of(family()).schemaResource)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }

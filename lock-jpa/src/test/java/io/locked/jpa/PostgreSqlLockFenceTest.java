@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.testing.TestDatabase;
 
 /** The fenced write on PostgreSQL, with its upsert. */

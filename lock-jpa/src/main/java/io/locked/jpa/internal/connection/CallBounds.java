@@ -1,0 +1,86 @@
+package io.locked.jpa.internal.connection;
+
+import java.time.Duration;
+
+/**
+ * How long one store call may take: until when it may wait for a pooled connection, until when for
+ * a row lock, and how long each of its statements may go without an answer (the connection's
+ * network timeout). A statement that hangs (a row lock held elsewhere, a dead network, a server
+ * that stopped) then fails in time instead of holding its caller, and the watchdog, forever.
+ *
+ * @param borrowDeadlineNanos until when, on {@link System#nanoTime()}, a connection may be waited for
+ * @param waitDeadlineNanos   until when the call's statements may wait for a row lock
+ * @param statementMillis     the network timeout of the call's statements, positive
+ * @param borrowWait          how long the call could wait for a connection, for messages
+ */
+public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int statementMillis, Duration borrowWait) {
+    /**
+     * What a healthy statement may take beyond the lock wait it was given: a commit's fsync, a busy
+     * server or client. Only a statement that hangs reaches it.
+     */
+    public static final Duration STATEMENT_ALLOWANCE = Duration.ofSeconds(2);
+    /**
+     * The longest one statement waits for a row lock. Databases bound the setting (PostgreSQL's
+     * {@code lock_timeout} refuses more than 2^31-1 ms, about 24.9 days), so a longer wait is made of
+     * several statements: the lock manager asks again while the caller's wait lasts. Drivers bound a
+     * statement's timeout too (Connector/J counts it in int milliseconds).
+     */
+    public static final long LONGEST_STATEMENT_LOCK_WAIT_MILLIS = Duration.ofDays(1).toMillis();
+
+    /** Cleanup scans and the schema script may read many rows. */
+    private static final Duration MAINTENANCE = Duration.ofSeconds(30);
+
+    /**
+     * An acquisition: it waits for a connection for the caller's wait or the connection wait,
+     * whichever is longer, so that a wait of zero still gets a connection a neighbour gives back a
+     * moment later; its statements wait for a row lock within the caller's wait only, and answer
+     * within it and the allowance. A call made late in the wait ends by the wait's end plus the
+     * connection wait at most: the connection wait adds to the caller's wait once, however often
+     * the caller asks within it.
+     */
+    public static CallBounds forWait(Duration wait, Duration connectionWait) {
+        long now = System.nanoTime();
+        Duration borrow = wait.compareTo(connectionWait) >= 0 ? wait : connectionWait;
+        Duration longestLockWait = Duration.ofMillis(Math.min(LONGEST_STATEMENT_LOCK_WAIT_MILLIS, wait.toMillis()));
+        return new CallBounds(now + borrow.toNanos(), now + wait.toNanos(), millis(longestLockWait.plus(STATEMENT_ALLOWANCE)),
+                borrow);
+    }
+
+    /**
+     * A renewal: a third of the lease, when the next renewal is due anyway, and at least the allowance.
+     */
+    public static CallBounds forRenewal(Duration lease) {
+        Duration bound = lease.dividedBy(3).compareTo(STATEMENT_ALLOWANCE) > 0 ? lease.dividedBy(3) : STATEMENT_ALLOWANCE;
+        return within(bound);
+    }
+
+    /** A release, a commit, a hand-over: no wait of their own, the allowance only. */
+    public static CallBounds brief() {
+        return within(STATEMENT_ALLOWANCE);
+    }
+
+    /** A check that must answer within its own bound, for the connection and the statement together. */
+    public static CallBounds within(Duration bound) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        return new CallBounds(deadline, deadline, millis(bound), bound);
+    }
+
+    /** Cleanup and schema creation. */
+    public static CallBounds maintenance() {
+        return within(MAINTENANCE);
+    }
+
+    /** @return how long a connection may still be waited for, never negative */
+    public long borrowNanos() {
+        return Math.max(0, borrowDeadlineNanos - System.nanoTime());
+    }
+
+    /** @return what is left of an acquisition's wait, for its statement's lock wait, at most a day */
+    public long remainingWaitMillis() {
+        return Math.min(LONGEST_STATEMENT_LOCK_WAIT_MILLIS, Math.max(0, waitDeadlineNanos - System.nanoTime()) / 1_000_000);
+    }
+
+    private static int millis(Duration duration) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, duration.toMillis()));
+    }
+}

@@ -1,0 +1,20 @@
+package io.locked.jpa.internal.connection;
+
+/**
+ * Whether Hibernate ORM is on the class path. A class of its own, with no Hibernate type in it: asking
+ * {@link HibernateConnections} itself would link that class, whose Hibernate types then fail to load
+ * where there is no Hibernate (Payara, EclipseLink applications).
+ */
+public final class HibernatePresence {
+    private HibernatePresence() {
+    }
+
+    public static boolean onClassPath() {
+        try {
+            Class.forName("org.hibernate.engine.spi.SessionFactoryImplementor", false, HibernatePresence.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package io.locked.jpa.internal.entitypath;
+
+import io.locked.jpa.LockDatabase;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.temporal.ChronoField;
+import java.time.temporal.TemporalAccessor;
+import java.util.Arrays;
+import java.util.Date;
+import java.util.UUID;
+
+/**
+ * The database's clock as the JPA path reads it: a JPQL expression whose value is the time at which
+ * the database computes it, and its conversion to an instant. "Computed" matters: a pessimistic
+ * acquisition draws its token from the clock after its row lock was granted (see {@link LockDatabase}),
+ * so the clock must not be the transaction's start, as {@code CURRENT_TIMESTAMP} is on PostgreSQL and
+ * H2; on MySQL, MariaDB, Derby, HSQLDB, Oracle and SQL Server it is the statement's start, which is
+ * what a statement sent after the grant needs.
+ *
+ * @param jpql the expression, for a JPQL select list
+ */
+public record DatabaseClock(String jpql) {
+    /**
+     * MySQL and MariaDB, zone-free: {@code UTC_TIMESTAMP(6)}, the statement's start in UTC with
+     * microseconds, which the JPA path reads in a statement of its own after the row lock was granted.
+     * As text, read here as UTC: a provider types a function it does not know like its first argument,
+     * and would read it as a timestamp in the JVM's zone, or to the second. EclipseLink renders it as
+     * written; Hibernate knows the function, refuses the argument, and would drop the microseconds.
+     */
+    public static final DatabaseClock MYSQL_FAMILY =
+            new DatabaseClock("FUNCTION('concat', '', FUNCTION('utc_timestamp', 6))");
+    /**
+     * {@link #MYSQL_FAMILY} as Hibernate renders it: through its {@code sql} function (ORM 6.6 is
+     * tested), which writes its text into the SQL as it is. Every other clock of Hibernate's on MySQL is local time
+     * ({@code SYSDATE}, {@code CURRENT_TIMESTAMP}), which a zone with daylight saving reads an hour
+     * ahead for the first hour after its autumn change, and then steps back.
+     */
+    public static final DatabaseClock MYSQL_FAMILY_HIBERNATE =
+            new DatabaseClock("FUNCTION('concat', '', FUNCTION('sql', 'UTC_TIMESTAMP(6)'))");
+    private static final DateTimeFormatter UTC_TEXT = new DateTimeFormatterBuilder()
+            .appendPattern("yyyy-MM-dd HH:mm:ss").optionalStart()
+            .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
+            .optionalStart().appendOffset("+HH:mm", "Z").optionalEnd().toFormatter();
+    /** The time the function is called, not the transaction's start. */
+    public static final DatabaseClock POSTGRESQL = new DatabaseClock("FUNCTION('clock_timestamp')");
+    /** H2 reads its clock when it computes a version 7 UUID, whose top 48 bits are milliseconds since the epoch. */
+    public static final DatabaseClock H2 = new DatabaseClock("FUNCTION('RANDOM_UUID', 7)");
+    /** Any other database: the statement's start. */
+    public static final DatabaseClock STANDARD = new DatabaseClock("CURRENT_TIMESTAMP");
+
+    /**
+     * @param family  the database, if it has native statements
+     * @param factory its persistence unit, whose provider must accept the clock's expression
+     * @return the clock of a database with native statements, else the standard one
+     */
+    public static DatabaseClock of(LockDatabase family, EntityManagerFactory factory) {
+        if (family == null) {
+            return STANDARD;
+        }
+        return switch (family) {
+            case MARIADB, MYSQL -> firstAccepted(factory, MYSQL_FAMILY, MYSQL_FAMILY_HIBERNATE);
+            case POSTGRESQL -> POSTGRESQL;
+            case H2 -> H2;
+        };
+    }
+
+    /** The first form the provider parses; parsing a query sends nothing to the database. */
+    private static DatabaseClock firstAccepted(EntityManagerFactory factory, DatabaseClock... forms) {
+        EntityManager manager = factory.createEntityManager();
+        try {
+            for (DatabaseClock form : forms) {
+                try {
+                    manager.createQuery("SELECT " + form.jpql() + " FROM LockRow r WHERE r.key = :key");
+                    return form;
+                } catch (IllegalArgumentException refused) {
+                    // this provider renders the function its own way: try the next form
+                }
+            }
+        } finally {
+            manager.close();
+        }
+        throw new IllegalStateException("The persistence unit's provider accepts none of Locked's expressions for"
+                + " the database's clock: " + Arrays.stream(forms).map(DatabaseClock::jpql).toList());
+    }
+
+    /**
+     * @param value what the provider read for {@link #jpql()}
+     * @return that time as an instant
+     */
+    public Instant instant(Object value) {
+        if (value instanceof Instant instant) {
+            return instant;
+        }
+        if (value instanceof Timestamp timestamp) {
+            return timestamp.toInstant();
+        }
+        if (value instanceof OffsetDateTime offset) {
+            return offset.toInstant();
+        }
+        if (value instanceof ZonedDateTime zoned) {
+            return zoned.toInstant();
+        }
+        if (value instanceof LocalDateTime local) {
+            // a standard clock read as a local date-time is in the JVM's zone, as the driver meant it
+            return local.atZone(ZoneId.systemDefault()).toInstant();
+        }
+        if (value instanceof String text && !text.isBlank()) {
+            String time = text.trim();
+            // a time as text: UTC, unless it names its offset (a TIMESTAMP WITH TIME ZONE does)
+            TemporalAccessor parsed = UTC_TEXT.parse(time);
+            return parsed.isSupported(ChronoField.OFFSET_SECONDS) ? OffsetDateTime.from(parsed).toInstant()
+                    : LocalDateTime.from(parsed).toInstant(ZoneOffset.UTC);
+        }
+        if (value instanceof UUID uuid) {
+            long bits = uuid.getMostSignificantBits();
+            long millis = bits >>> 16;
+            // 12 bits of the millisecond's fraction follow the version
+            long micros = (bits & 0xFFF) * 1000 / 4096;
+            return Instant.ofEpochMilli(millis).plusNanos(micros * 1000);
+        }
+        if (value instanceof Date date) {
+            return date.toInstant();
+        }
+        throw new IllegalStateException("The database's clock (" + jpql + ") came back as "
+                + (value == null ? "null" : value.getClass().getName()) + ", which Locked cannot read as a time");
+    }
+
+    /**
+     * The fencing token of an acquisition, as the native statements draw it: above the last one, and
+     * at least the clock in microseconds, so that tokens keep increasing after a row was deleted and
+     * made again, and after a holder's transaction was rolled back.
+     *
+     * @param lastToken the row's token as read under its row lock
+     * @param now       the clock, read after that lock was granted
+     */
+    public static long nextToken(long lastToken, Instant now) {
+        return Math.max(lastToken + 1, micros(now));
+    }
+
+    /** @return an instant in microseconds since the epoch, as tokens count */
+    public static long micros(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1000;
+    }
+}

@@ -1,0 +1,93 @@
+package io.locked.jpa.internal.fence;
+
+import io.locked.jpa.LockDatabase;
+import io.locked.jpa.internal.connection.LockConnections;
+import io.locked.jpa.internal.dialect.FenceStatements;
+import io.locked.jpa.internal.startup.DatabaseDetection;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Collections;
+import java.util.Locale;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which {@link FenceStatements} a caller's transaction needs, found once per database product (for
+ * a connection) or per persistence unit (for an EntityManager) and then read from a cache.
+ */
+public final class FenceDetection {
+    private static final Map<String, FenceStatements> BY_PRODUCT = new ConcurrentHashMap<>();
+    // weak: a closed unit must not be kept alive by its entry
+    private static final Map<EntityManagerFactory, FenceStatements> BY_UNIT =
+            Collections.synchronizedMap(new WeakHashMap<>());
+
+    private FenceDetection() {
+    }
+
+    /** The statements for a connection, from the driver's metadata (read locally by the common drivers). */
+    public static FenceStatements of(Connection connection) throws SQLException {
+        DatabaseMetaData metaData = connection.getMetaData();
+        String product = String.valueOf(metaData.getDatabaseProductName());
+        LockDatabase family = DatabaseDetection.fromText(product);
+        if (family != LockDatabase.MARIADB) {
+            return BY_PRODUCT.computeIfAbsent(product, ignored -> forFamily(family, false));
+        }
+        // Connector/J calls MariaDB and MySQL both "MySQL": only the version tells them apart
+        boolean mariaDb = product.toLowerCase(Locale.ROOT).contains("mariadb")
+                || DatabaseDetection.mySqlFamily(metaData.getDatabaseProductVersion()) == LockDatabase.MARIADB;
+        return forFamily(mariaDb ? LockDatabase.MARIADB : LockDatabase.MYSQL, false);
+    }
+
+    /**
+     * The statements for an EntityManager of this unit: from the unit's properties (its URL or
+     * dialect) or, when they do not tell, from one of its connections' metadata.
+     */
+    public static FenceStatements of(EntityManagerFactory factory) {
+        FenceStatements known = BY_UNIT.get(factory);
+        if (known == null) {
+            known = forFamily(familyOf(factory), true);
+            BY_UNIT.put(factory, known);
+        }
+        return known;
+    }
+
+    private static LockDatabase familyOf(EntityManagerFactory factory) {
+        LockDatabase family = DatabaseDetection.fromText(String.valueOf(factory.getProperties()));
+        if (family != null) {
+            return family;
+        }
+        try {
+            LockConnections connections = LockConnections.of(factory);
+            Connection connection = connections.open();
+            try {
+                return DatabaseDetection.fromText(String.valueOf(connection.getMetaData().getDatabaseProductName()));
+            } finally {
+                connections.close(connection);
+            }
+        } catch (SQLException | IllegalStateException unknown) {
+            // no way to ask: the standard statements work on any database
+            return null;
+        }
+    }
+
+    /**
+     * An EntityManager runs every statement that returns rows as a query, which Connector/J refuses
+     * for an INSERT: MariaDB through an EntityManager uses the MySQL form.
+     */
+    private static FenceStatements forFamily(LockDatabase family, boolean throughEntityManager) {
+        if (family == null) {
+            return FenceStatements.PORTABLE;
+        }
+        return switch (family) {
+            case H2 -> FenceStatements.H2;
+            case POSTGRESQL -> FenceStatements.POSTGRESQL;
+            case MARIADB -> throughEntityManager ? FenceStatements.MYSQL : FenceStatements.MARIADB;
+            case MYSQL -> FenceStatements.MYSQL;
+            // a family added later works with the standard statements until it gets its own
+            default -> FenceStatements.PORTABLE;
+        };
+    }
+}

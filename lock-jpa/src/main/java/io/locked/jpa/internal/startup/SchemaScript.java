@@ -1,0 +1,75 @@
+package io.locked.jpa.internal.startup;
+
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.jpa.LockFence;
+import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.connection.LockConnections;
+import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.FenceStatements;
+import io.locked.jpa.internal.transaction.LockTransaction;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The shipped schema script of a database family: the lock table and the fence table of
+ * {@link LockFence}, for demos and tests (production runs its migrations). Both lock paths use it.
+ */
+public final class SchemaScript {
+    private SchemaScript() {
+    }
+
+    /**
+     * Runs the script where the tables do not exist. Where both exist it sends no DDL at all: on a
+     * Galera cluster even {@code CREATE TABLE IF NOT EXISTS} is replicated in total order and aborts
+     * every transaction holding a row of the table, on every node: pessimistic holders among them.
+     */
+    public static void createTablesIfMissing(LockConnections connections, Dialect database) {
+        String script = read(database.schemaResource);
+        try {
+            LockTransaction.autocommit(connections, CallBounds.maintenance(), connection -> {
+                if (tableExists(connection, LockRow.TABLE) && tableExists(connection, FenceStatements.TABLE)) {
+                    return null;
+                }
+                try (Statement statement = connection.createStatement()) {
+                    for (String part : script.split(";")) {
+                        String sql = part.lines().filter(line -> !line.trim().startsWith("--"))
+                                .reduce("", (a, b) -> a + "\n" + b).trim();
+                        if (!sql.isEmpty()) {
+                            statement.execute(sql);
+                        }
+                    }
+                }
+                return null;
+            });
+        } catch (SQLException failure) {
+            throw new LockStoreUnavailableException("(schema)", "creating the lock and fence tables failed", failure);
+        }
+    }
+
+    // a query that reads no row: it fails only when the table is missing
+    private static boolean tableExists(Connection connection, String table) {
+        try (Statement probe = connection.createStatement();
+             ResultSet none = probe.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
+            return true;
+        } catch (SQLException missing) {
+            return false;
+        }
+    }
+
+    private static String read(String resource) {
+        try (InputStream in = SchemaScript.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("Schema script " + resource + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("Cannot read " + resource, e);
+        }
+    }
+}

@@ -1,0 +1,227 @@
+package io.locked.jpa.internal.transaction;
+
+import io.locked.jpa.LockDatabase;
+import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.connection.LockConflicts;
+import io.locked.jpa.internal.connection.LockConnections;
+import io.locked.jpa.internal.connection.NetworkTimeouts;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The lock's own transaction on a pooled connection, never the caller's; {@link #close()} gives the
+ * connection back as it came: no transaction left open, the pool's autocommit setting restored.
+ *
+ * <p>On MariaDB and MySQL an autocommit connection gets an explicit {@code START TRANSACTION} and
+ * {@code COMMIT} instead of {@code setAutoCommit(false)} and back: the driver sends each autocommit
+ * change as a statement of its own, so this saves a round trip per lock (see docs/performance.md,
+ * "What a cycle costs"). Elsewhere the driver starts the transaction with the first statement.
+ *
+ * <p>The connection is borrowed within the call's wait, and its statements run under the call's
+ * network timeout ({@link CallBounds}); the pool's timeout is put back at close.
+ */
+public final class LockTransaction implements AutoCloseable {
+    private final LockConnections connections;
+    private final Connection connection;
+    private final boolean pooledAutoCommit;
+    private final boolean bySql;
+    private final int pooledNetworkTimeout;
+    private int networkTimeout;
+    private boolean open;
+
+    /** Work on a connection, which may fail with a SQLException. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T on(Connection connection) throws SQLException;
+    }
+
+    private LockTransaction(LockConnections connections, Connection connection, boolean pooledAutoCommit,
+                            boolean bySql, int pooledNetworkTimeout, int networkTimeout) {
+        this.connections = connections;
+        this.connection = connection;
+        this.pooledAutoCommit = pooledAutoCommit;
+        this.bySql = bySql;
+        this.pooledNetworkTimeout = pooledNetworkTimeout;
+        this.networkTimeout = networkTimeout;
+    }
+
+    /**
+     * Takes a connection from the pool within the call's wait and starts a transaction on it.
+     *
+     * @throws NoFreeConnection if the pool had none free within the wait
+     */
+    public static LockTransaction begin(LockConnections connections, LockDatabase database, CallBounds bounds)
+            throws SQLException {
+        Connection connection = connections.open(bounds.borrowNanos());
+        LockTransaction transaction;
+        try {
+            boolean pooledAutoCommit = connection.getAutoCommit();
+            int pooledNetworkTimeout = NetworkTimeouts.apply(connection, bounds.statementMillis());
+            transaction = new LockTransaction(connections, connection, pooledAutoCommit,
+                    pooledAutoCommit && (database == LockDatabase.MARIADB || database == LockDatabase.MYSQL), pooledNetworkTimeout, bounds.statementMillis());
+        } catch (SQLException failure) {
+            if (LockConflicts.isSessionGone(failure)) {
+                abort(connections, connection);
+            } else {
+                try {
+                    connections.close(connection);
+                } catch (SQLException | RuntimeException notGivenBack) {
+                    failure.addSuppressed(notGivenBack);
+                }
+            }
+            throw failure;
+        } catch (RuntimeException failure) {
+            connections.close(connection);
+            throw failure;
+        }
+        try {
+            transaction.beginAgain();
+            return transaction;
+        } catch (SQLException failure) {
+            if (LockConflicts.isSessionGone(failure)) {
+                transaction.abort();
+            } else {
+                transaction.close();
+            }
+            throw failure;
+        } catch (RuntimeException failure) {
+            transaction.close();
+            throw failure;
+        }
+    }
+
+    /**
+     * Runs work with autocommit on: each statement is its own transaction.
+     *
+     * @throws NoFreeConnection if the pool had no connection free within the call's wait
+     */
+    public static <T> T autocommit(LockConnections connections, CallBounds bounds, Work<T> work) throws SQLException {
+        Connection connection = connections.open(bounds.borrowNanos());
+        boolean pooledAutoCommit = true;
+        int pooledNetworkTimeout = NetworkTimeouts.NOT_SET;
+        try {
+            pooledAutoCommit = connection.getAutoCommit();
+            pooledNetworkTimeout = NetworkTimeouts.apply(connection, bounds.statementMillis());
+            if (!pooledAutoCommit) {
+                connection.setAutoCommit(true);
+            }
+            return work.on(connection);
+        } catch (SQLException failure) {
+            if (LockConflicts.isSessionGone(failure)) {
+                // not every pool takes every driver's answer for a broken connection (Hikari and H2's)
+                abort(connections, connection);
+                connection = null;
+            }
+            throw failure;
+        } finally {
+            if (connection != null) {
+                restoreAndClose(connections, connection, pooledAutoCommit, pooledNetworkTimeout, bounds.statementMillis());
+            }
+        }
+    }
+
+    public Connection connection() {
+        return connection;
+    }
+
+    /** The network timeout of the statements from now on, as for a hold's commit after its lock wait. */
+    public void boundStatements(CallBounds bounds) throws SQLException {
+        NetworkTimeouts.change(connection, pooledNetworkTimeout, bounds.statementMillis());
+        networkTimeout = bounds.statementMillis();
+    }
+
+    /** Starts the next transaction on the same connection, after a {@link #commit()} or {@link #rollback()}. */
+    public void beginAgain() throws SQLException {
+        if (bySql) {
+            execute("START TRANSACTION");
+        } else if (connection.getAutoCommit()) {
+            connection.setAutoCommit(false);
+        }
+        open = true;
+    }
+
+    /** Commits; a transaction whose commit failed stays open, so {@link #close()} still ends it. */
+    public void commit() throws SQLException {
+        end(true);
+    }
+
+    public void rollback() throws SQLException {
+        end(false);
+    }
+
+    private void end(boolean commit) throws SQLException {
+        if (bySql) {
+            execute(commit ? "COMMIT" : "ROLLBACK");
+        } else if (commit) {
+            connection.commit();
+        } else {
+            connection.rollback();
+        }
+        open = false;
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+        }
+    }
+
+    /**
+     * Rolls back what was not committed and returns the connection. A connection that cannot be
+     * rolled back is aborted rather than pooled: it may still hold a row lock.
+     */
+    @Override
+    public void close() {
+        if (open) {
+            try {
+                rollback();
+            } catch (SQLException | RuntimeException broken) {
+                abort();
+                return;
+            }
+        }
+        restoreAndClose(connections, connection, pooledAutoCommit, pooledNetworkTimeout, networkTimeout);
+    }
+
+    /**
+     * Aborts the driver's connection under the pool's handle, then hands the handle back: the pool
+     * finds it dead and drops it. Aborting the handle itself would not do on every pool: Agroal's
+     * (Quarkus') only marks its handle closed, and never takes the connection back, which leaks a
+     * pool slot for good.
+     */
+    private void abort() {
+        abort(connections, connection);
+    }
+
+    private static void abort(LockConnections connections, Connection connection) {
+        try {
+            Connection driverConnection = connection.unwrap(Connection.class);
+            driverConnection.abort(Runnable::run);
+        } catch (SQLException | RuntimeException ignored) {
+            // already gone
+        }
+        try {
+            connections.discard(connection);
+        } catch (SQLException | RuntimeException ignored) {
+            // the pool drops a connection it finds closed
+        }
+    }
+
+    private static void restoreAndClose(LockConnections connections, Connection connection, boolean pooledAutoCommit,
+                                        int pooledNetworkTimeout, int networkTimeout) {
+        try {
+            if (connection.getAutoCommit() != pooledAutoCommit) {
+                connection.setAutoCommit(pooledAutoCommit);
+            }
+            NetworkTimeouts.restore(connection, pooledNetworkTimeout, networkTimeout);
+        } catch (SQLException | RuntimeException ignored) {
+            // the connection is gone; closing it below lets the pool drop it
+        }
+        try {
+            connections.close(connection);
+        } catch (SQLException | RuntimeException ignored) {
+            // nothing more to give back
+        }
+    }
+}
