@@ -3,7 +3,7 @@ package io.locked.jpa;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.locked.jpa.internal.startup.DatabaseDetection;
+import io.locked.jpa.internal.dialect.DatabaseDetection;
 import org.junit.jupiter.api.Test;
 
 /** Which statements a unit gets, from its settings or the server's own words. */

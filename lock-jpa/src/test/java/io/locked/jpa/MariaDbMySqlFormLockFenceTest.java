@@ -2,7 +2,7 @@ package io.locked.jpa;
 
 import io.locked.api.LockHandle;
 import io.locked.jpa.internal.dialect.FenceStatements;
-import io.locked.jpa.internal.transaction.JdbcFenceTransaction;
+import io.locked.jpa.internal.fence.JdbcFenceTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
 

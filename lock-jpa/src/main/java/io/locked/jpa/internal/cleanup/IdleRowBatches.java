@@ -1,6 +1,6 @@
 package io.locked.jpa.internal.cleanup;
 
-import io.locked.jpa.internal.entitypath.EntityLockRepository;
+import io.locked.jpa.internal.dialect.Dialect;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -10,7 +10,7 @@ import java.util.logging.Logger;
  * transaction of its own that deletes at most {@link #SIZE} rows: memory, transaction size and row
  * locks stay bounded whatever the size of the table, and no transaction stays open long enough to
  * hold back an acquirer or the database's purge of old row versions. Both paths run it
- * ({@link NativeIdleRows}, and {@link EntityLockRepository} through the {@code EntityManager}).
+ * ({@link NativeIdleRows}, and {@code EntityLockRepository} through the {@code EntityManager}).
  *
  * <p>Each batch is logged at FINER on the logger {@value #LOGGER} with the keys it looked at
  * (parameter 0) and the rows it deleted (parameter 1).
@@ -23,7 +23,7 @@ public final class IdleRowBatches {
      * that its undo stays small, and that its statements, which carry this many keys, stay far below
      * any driver's limit on parameters (PostgreSQL's is 32767).
      */
-    public static final int SIZE = 500;
+    public static final int SIZE = Dialect.IDLE_BATCH;
     /** The cleanup's logger, the scheduled cleanup's own. */
     public static final String LOGGER = "io.locked.cleanup";
     /** A batch's log message: parameter 0 the keys it looked at, 1 the rows it deleted. */

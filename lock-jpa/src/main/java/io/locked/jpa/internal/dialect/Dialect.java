@@ -1,9 +1,7 @@
 package io.locked.jpa.internal.dialect;
 
-import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockDatabase;
 import io.locked.jpa.LockRow;
-import io.locked.jpa.internal.cleanup.IdleRowBatches;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -11,7 +9,7 @@ import java.util.Collections;
 import java.util.function.UnaryOperator;
 
 /**
- * The database families Locked has statements for. {@link JpaLockRepository} detects the family
+ * The database families Locked has statements for. {@code JpaLockRepository} detects the family
  * from the persistence unit; pass one explicitly when detection cannot tell.
  *
  * <p>Every time is the database's: leases start and end on its clock, and tokens are drawn as
@@ -108,6 +106,9 @@ public enum Dialect {
         return LockDatabase.valueOf(name());
     }
 
+    /** How many idle rows a cleanup batch reads and deletes at most (see {@code IdleRowBatches}). */
+    public static final int IDLE_BATCH = 500;
+
     /**
      * A Galera node retries an autocommit statement that lost certification, though it already sent
      * the client that statement's rows ({@link GaleraNode}); a lease's take must fail instead.
@@ -174,14 +175,14 @@ public enum Dialect {
     /** key. */
     public final String rowExists;
     /**
-     * minus the idle time in micros (twice): the first {@link IdleRowBatches#SIZE} keys of idle rows
+     * minus the idle time in micros (twice): the first {@link #IDLE_BATCH} keys of idle rows
      * in key order, read without locking anything.
      */
     public final String idleKeys;
     /** minus the idle time in micros (twice), key: as {@link #idleKeys}, after that key. */
     public final String idleKeysAfter;
     /**
-     * minus the idle time in micros (twice), then {@link IdleRowBatches#SIZE} keys (repeat the last to
+     * minus the idle time in micros (twice), then {@link #IDLE_BATCH} keys (repeat the last to
      * fill the list): row-locks those still idle, skipping rows locked right now, and returns their keys.
      */
     public final String lockIdle;
@@ -260,10 +261,10 @@ public enum Dialect {
         // waiting (MariaDB 10.6+, MySQL 8.0.1+, PostgreSQL, H2 2.x). One key list of a fixed length,
         // so that each statement is one text, prepared once where the driver caches statements
         this.idleKeys = "SELECT lock_key FROM " + table + " WHERE " + idle + " ORDER BY lock_key LIMIT "
-                + IdleRowBatches.SIZE;
+                + IDLE_BATCH;
         this.idleKeysAfter = "SELECT lock_key FROM " + table + " WHERE " + idle + " AND lock_key > ?"
-                + " ORDER BY lock_key LIMIT " + IdleRowBatches.SIZE;
-        String batchKeys = " AND lock_key IN (" + String.join(", ", Collections.nCopies(IdleRowBatches.SIZE, "?")) + ")";
+                + " ORDER BY lock_key LIMIT " + IDLE_BATCH;
+        String batchKeys = " AND lock_key IN (" + String.join(", ", Collections.nCopies(IDLE_BATCH, "?")) + ")";
         // InnoDB locks every row a locking statement reads, before it judges the row: on a small table
         // the optimizer would scan it all for 500 keys, and wait for a holder's row, or keep a busy
         // row locked until the batch commits. The primary key reads exactly the batch's rows

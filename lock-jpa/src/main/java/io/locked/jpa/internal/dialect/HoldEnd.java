@@ -1,7 +1,7 @@
 package io.locked.jpa.internal.dialect;
 
 import io.locked.jpa.LockRow;
-import io.locked.jpa.internal.inspection.NativeInspection;
+import io.locked.jpa.internal.transaction.LockTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -110,7 +110,7 @@ public final class HoldEnd {
 
     private static boolean written(Connection connection, String key, long token, String holder, long session)
             throws SQLException {
-        return NativeInspection.readAt(connection, Connection.TRANSACTION_READ_UNCOMMITTED, c -> {
+        return LockTransaction.readAt(connection, Connection.TRANSACTION_READ_UNCOMMITTED, c -> {
             try (PreparedStatement read = c.prepareStatement(WRITTEN)) {
                 read.setString(1, key);
                 read.setLong(2, token);
@@ -126,7 +126,7 @@ public final class HoldEnd {
     // ABORT_SESSION is a function: the committed row is read and the session ended in one statement
     private static boolean abortUnreached(Connection connection, String key, long token, long session)
             throws SQLException {
-        return NativeInspection.readAt(connection, Connection.TRANSACTION_READ_COMMITTED, c -> {
+        return LockTransaction.readAt(connection, Connection.TRANSACTION_READ_COMMITTED, c -> {
             try (PreparedStatement end = c.prepareStatement("SELECT ABORT_SESSION(CAST(? AS INT)) FROM (VALUES 1)"
                     + " WHERE NOT EXISTS (" + REACHED.replace("COUNT(*)", "1") + ")")) {
                 end.setLong(1, session);

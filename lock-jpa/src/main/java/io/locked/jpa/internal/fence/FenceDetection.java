@@ -2,8 +2,8 @@ package io.locked.jpa.internal.fence;
 
 import io.locked.jpa.LockDatabase;
 import io.locked.jpa.internal.connection.LockConnections;
+import io.locked.jpa.internal.dialect.DatabaseDetection;
 import io.locked.jpa.internal.dialect.FenceStatements;
-import io.locked.jpa.internal.startup.DatabaseDetection;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;

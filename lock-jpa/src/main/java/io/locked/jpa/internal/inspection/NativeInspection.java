@@ -11,7 +11,7 @@ import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.internal.dialect.HoldEnd;
 import io.locked.jpa.internal.dialect.HolderSession;
 import io.locked.jpa.internal.fence.FenceDetection;
-import io.locked.jpa.internal.transaction.JdbcFenceTransaction;
+import io.locked.jpa.internal.fence.JdbcFenceTransaction;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.LockRowState;
 import java.sql.Connection;
@@ -140,7 +140,7 @@ public final class NativeInspection {
         return call(about, "reading the lock rows", connection -> {
             List<Row> rows = database == Dialect.POSTGRESQL
                     ? rows(connection, sql, parameters)
-                    : readAt(connection, Connection.TRANSACTION_READ_UNCOMMITTED, c -> rows(c, sql, parameters));
+                    : LockTransaction.readAt(connection, Connection.TRANSACTION_READ_UNCOMMITTED, c -> rows(c, sql, parameters));
             Set<String> rowLocked = database == Dialect.POSTGRESQL ? Set.of() : rowLocked(connection, rows);
             List<LockRowState> states = new ArrayList<>(rows.size());
             for (Row row : rows) {
@@ -232,18 +232,6 @@ public final class NativeInspection {
             }
         }
         return locked;
-    }
-
-    // A holder's uncommitted change is its only trace on MariaDB, MySQL and H2. The connection's level
-    // is put back before it returns to the pool.
-    public static <T> T readAt(Connection connection, int level, LockTransaction.Work<T> read) throws SQLException {
-        int before = connection.getTransactionIsolation();
-        connection.setTransactionIsolation(level);
-        try {
-            return read.on(connection);
-        } finally {
-            connection.setTransactionIsolation(before);
-        }
     }
 
     private static long endedToken(LockRowState hold) {

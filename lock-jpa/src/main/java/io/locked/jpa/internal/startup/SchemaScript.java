@@ -1,7 +1,6 @@
 package io.locked.jpa.internal.startup;
 
 import io.locked.api.LockStoreUnavailableException;
-import io.locked.jpa.LockFence;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.LockConnections;
@@ -18,7 +17,7 @@ import java.sql.Statement;
 
 /**
  * The shipped schema script of a database family: the lock table and the fence table of
- * {@link LockFence}, for demos and tests (production runs its migrations). Both lock paths use it.
+ * {@code LockFence}, for demos and tests (production runs its migrations). Both lock paths use it.
  */
 public final class SchemaScript {
     private SchemaScript() {

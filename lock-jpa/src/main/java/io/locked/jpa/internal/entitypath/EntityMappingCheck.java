@@ -1,10 +1,8 @@
-package io.locked.jpa.internal.startup;
+package io.locked.jpa.internal.entitypath;
 
-import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.dialect.Dialect;
-import io.locked.jpa.internal.entitypath.DatabaseClock;
-import io.locked.jpa.internal.entitypath.EntityLockRepository;
+import io.locked.jpa.internal.startup.LockTableCheck;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -27,7 +25,7 @@ import java.util.logging.Logger;
  *   with the database's default collation) would make {@code 'k'} and {@code 'k '} one lock. Where
  *   Locked reaches the unit's connections, {@link LockTableCheck} names the exact collation first.</li>
  * </ul>
- * A unit whose table is not there yet is checked when {@link JpaLockRepository#createTableIfMissing()} made it.
+ * A unit whose table is not there yet is checked when {@code JpaLockRepository.createTableIfMissing()} made it.
  */
 public final class EntityMappingCheck {
     private static final Logger LOG = Logger.getLogger(EntityMappingCheck.class.getName());

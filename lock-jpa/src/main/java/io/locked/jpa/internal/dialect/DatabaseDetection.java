@@ -1,4 +1,4 @@
-package io.locked.jpa.internal.startup;
+package io.locked.jpa.internal.dialect;
 
 import io.locked.jpa.LockDatabase;
 import io.locked.jpa.internal.connection.LockConnections;

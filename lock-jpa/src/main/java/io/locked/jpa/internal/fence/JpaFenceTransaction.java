@@ -1,6 +1,7 @@
-package io.locked.jpa.internal.transaction;
+package io.locked.jpa.internal.fence;
 
 import io.locked.jpa.internal.dialect.FenceStatements;
+import io.locked.jpa.internal.transaction.FenceTransaction;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.Query;
 import java.util.List;

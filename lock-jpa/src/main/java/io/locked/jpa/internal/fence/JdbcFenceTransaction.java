@@ -1,5 +1,6 @@
-package io.locked.jpa.internal.transaction;
+package io.locked.jpa.internal.fence;
 
+import io.locked.jpa.internal.transaction.FenceTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
