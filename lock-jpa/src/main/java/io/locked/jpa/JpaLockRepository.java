@@ -11,7 +11,6 @@ import io.locked.jpa.internal.entitypath.DatabaseClock;
 import io.locked.jpa.internal.entitypath.EntityLockRepository;
 import io.locked.jpa.internal.entitypath.EntityMappingCheck;
 import io.locked.jpa.internal.nativepath.NativeLockRepository;
-import io.locked.jpa.internal.startup.LockTableCheck;
 import io.locked.jpa.internal.startup.SchemaScript;
 import io.locked.jpa.internal.transaction.CallerTransaction;
 import io.locked.jpa.internal.transaction.TransactionManagerLookup;
@@ -163,14 +162,14 @@ public final class JpaLockRepository implements LockRepository {
             if (family == null) {
                 HsqldbSettingsCheck.requireRowLocks(settings.factory, connections, transactions);
             } else if (connections != null) {
-                LockTableCheck.check(connections, Dialect.of(family)); // a table the provider generated may compare keys loosely
+                Dialect.of(family).checkLockTable(connections); // a table the provider generated may compare keys loosely
             }
             EntityMappingCheck.verify(settings.factory, Dialect.of(family), transactions);
-            LockRepository path = new EntityLockRepository(settings.factory, DatabaseClock.of(family, settings.factory),
+            LockRepository path = new EntityLockRepository(settings.factory, DatabaseClock.of(Dialect.of(family), settings.factory),
                     transactions, connections, settings.connectionWait);
             // row locks are per Galera node on this path too; it has no per-lock node check, so only the
             // single-writer declaration makes pessimistic locks safe
-            Optional<GaleraNode> galera = family == LockDatabase.MARIADB && connections != null
+            Optional<GaleraNode> galera = family != null && Dialect.of(family).mayBeGaleraNode() && connections != null
                     ? Optional.ofNullable(GaleraNode.detect(connections, settings.galeraSingleWriter, CallBounds.brief()))
                     : Optional.empty();
             return new Paths(connections, family, statements, path, galera);

@@ -13,6 +13,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.internal.dialect.DatabaseDetection;
+import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.internal.fence.FenceDetection;
 import io.locked.jpa.testing.Store;
@@ -34,12 +35,12 @@ class H2LockFenceTest extends LockFenceSuite {
 
     @Override
     FenceStatements expectedForConnection() {
-        return FenceStatements.H2;
+        return Dialect.of(LockDatabase.H2).fence(false);
     }
 
     @Override
     FenceStatements expectedForEntityManager() {
-        return FenceStatements.H2;
+        return Dialect.of(LockDatabase.H2).fence(true);
     }
 
     @Test
@@ -50,7 +51,7 @@ class H2LockFenceTest extends LockFenceSuite {
                     Map.of("jakarta.persistence.nonJtaDataSource", pool));
             try {
                 assertNull(DatabaseDetection.fromText(String.valueOf(unit.getProperties())), "the settings name the database");
-                assertEquals(FenceStatements.H2, FenceDetection.of(unit));
+                assertEquals(Dialect.of(LockDatabase.H2).fence(true), FenceDetection.of(unit));
             } finally {
                 unit.close();
             }

@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.testing.TestDatabase;
 
@@ -12,11 +13,11 @@ class MariaDbLockFenceTest extends LockFenceSuite {
 
     @Override
     FenceStatements expectedForConnection() {
-        return FenceStatements.MARIADB;
+        return Dialect.of(LockDatabase.MARIADB).fence(false);
     }
 
     @Override
     FenceStatements expectedForEntityManager() {
-        return FenceStatements.MYSQL;
+        return Dialect.of(LockDatabase.MARIADB).fence(true);
     }
 }

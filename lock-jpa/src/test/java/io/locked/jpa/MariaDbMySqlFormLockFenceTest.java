@@ -1,7 +1,7 @@
 package io.locked.jpa;
 
 import io.locked.api.LockHandle;
-import io.locked.jpa.internal.dialect.FenceStatements;
+import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.fence.JdbcFenceTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -13,6 +13,6 @@ import java.sql.SQLException;
 class MariaDbMySqlFormLockFenceTest extends MariaDbLockFenceTest {
     @Override
     void fence(Connection connection, LockHandle handle) throws SQLException {
-        LockFence.pass(new JdbcFenceTransaction(connection), FenceStatements.MYSQL, handle);
+        LockFence.pass(new JdbcFenceTransaction(connection), Dialect.of(LockDatabase.MYSQL).fence(false), handle);
     }
 }

@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.testing.TestDatabase;
 
@@ -12,11 +13,11 @@ class PostgreSqlLockFenceTest extends LockFenceSuite {
 
     @Override
     FenceStatements expectedForConnection() {
-        return FenceStatements.POSTGRESQL;
+        return Dialect.of(LockDatabase.POSTGRESQL).fence(false);
     }
 
     @Override
     FenceStatements expectedForEntityManager() {
-        return FenceStatements.POSTGRESQL;
+        return Dialect.of(LockDatabase.POSTGRESQL).fence(true);
     }
 }

@@ -39,7 +39,7 @@ public final class NativeIdleRows {
 
     private IdleRowBatches.Batch batch(String after, long minusIdleMicros) {
         List<String> candidates = null;
-        try (LockTransaction transaction = LockTransaction.begin(connections, database.family(), CallBounds.maintenance())) {
+        try (LockTransaction transaction = LockTransaction.begin(connections, database.startsTransactionsBySql(), CallBounds.maintenance())) {
             Connection connection = transaction.connection();
             candidates = idleKeys(connection, after, minusIdleMicros);
             List<String> locked = candidates.isEmpty() ? List.of() : lockIdle(connection, minusIdleMicros, candidates);

@@ -14,11 +14,7 @@ package io.locked.jpa.internal.dialect;
  *   ({@code set_config(..., true)}), where other sessions of the same role can read them.</li>
  * </ul>
  */
-public enum HolderSession {
-    MYSQL_FAMILY("CONNECTION_ID()"),
-    H2("SESSION_ID()"),
-    POSTGRESQL("pg_backend_pid()");
-
+public final class HolderSession {
     /** Between the holder text and the session id in the holder column. */
     public static final String MARK = " db-session=";
     /** What a PostgreSQL lock transaction's application_name starts with: then the token, a space, the holder. */
@@ -27,19 +23,21 @@ public enum HolderSession {
     private static final int HOLDER_TEXT_LENGTH = 220;
     /** PostgreSQL keeps the first 63 bytes of an application_name. */
     private static final int APPLICATION_NAME_LENGTH = 63;
-    private final String sessionId;
 
-    HolderSession(String sessionId) {
-        this.sessionId = sessionId;
+    private HolderSession() {
     }
 
-    /** The value a pessimistic lock statement writes to the holder column for the holder parameter. */
-    public String holderValue() {
+    /**
+     * The value a pessimistic lock statement writes to the holder column for the holder parameter.
+     *
+     * @param sessionId the database's expression for the statement's own session id
+     */
+    static String holderValue(String sessionId) {
         return "CONCAT(LEFT(?, " + HOLDER_TEXT_LENGTH + "), '" + MARK + "', " + sessionId + ")";
     }
 
     /** PostgreSQL: a RETURNING column that publishes token and holder until the transaction ends. */
-    public String publishedAfterLock(String token, String holder) {
+    static String publishedAfterLock(String token, String holder) {
         return "set_config('application_name', LEFT('" + PUBLISHED + "' || " + token + " || ' ' || " + holder + ", "
                 + APPLICATION_NAME_LENGTH + "), true)";
     }

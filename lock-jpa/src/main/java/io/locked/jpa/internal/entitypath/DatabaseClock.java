@@ -1,6 +1,6 @@
 package io.locked.jpa.internal.entitypath;
 
-import io.locked.jpa.LockDatabase;
+import io.locked.jpa.internal.dialect.Dialect;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Timestamp;
@@ -21,7 +21,7 @@ import java.util.UUID;
 /**
  * The database's clock as the JPA path reads it: a JPQL expression whose value is the time at which
  * the database computes it, and its conversion to an instant. "Computed" matters: a pessimistic
- * acquisition draws its token from the clock after its row lock was granted (see {@link LockDatabase}),
+ * acquisition draws its token from the clock after its row lock was granted (see {@link Dialect}),
  * so the clock must not be the transaction's start, as {@code CURRENT_TIMESTAMP} is on PostgreSQL and
  * H2; on MySQL, MariaDB, Derby, HSQLDB, Oracle and SQL Server it is the statement's start, which is
  * what a statement sent after the grant needs.
@@ -29,48 +29,23 @@ import java.util.UUID;
  * @param jpql the expression, for a JPQL select list
  */
 public record DatabaseClock(String jpql) {
-    /**
-     * MySQL and MariaDB, zone-free: {@code UTC_TIMESTAMP(6)}, the statement's start in UTC with
-     * microseconds, which the JPA path reads in a statement of its own after the row lock was granted.
-     * As text, read here as UTC: a provider types a function it does not know like its first argument,
-     * and would read it as a timestamp in the JVM's zone, or to the second. EclipseLink renders it as
-     * written; Hibernate knows the function, refuses the argument, and would drop the microseconds.
-     */
-    public static final DatabaseClock MYSQL_FAMILY =
-            new DatabaseClock("FUNCTION('concat', '', FUNCTION('utc_timestamp', 6))");
-    /**
-     * {@link #MYSQL_FAMILY} as Hibernate renders it: through its {@code sql} function (ORM 6.6 is
-     * tested), which writes its text into the SQL as it is. Every other clock of Hibernate's on MySQL is local time
-     * ({@code SYSDATE}, {@code CURRENT_TIMESTAMP}), which a zone with daylight saving reads an hour
-     * ahead for the first hour after its autumn change, and then steps back.
-     */
-    public static final DatabaseClock MYSQL_FAMILY_HIBERNATE =
-            new DatabaseClock("FUNCTION('concat', '', FUNCTION('sql', 'UTC_TIMESTAMP(6)'))");
     private static final DateTimeFormatter UTC_TEXT = new DateTimeFormatterBuilder()
             .appendPattern("yyyy-MM-dd HH:mm:ss").optionalStart()
             .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
             .optionalStart().appendOffset("+HH:mm", "Z").optionalEnd().toFormatter();
-    /** The time the function is called, not the transaction's start. */
-    public static final DatabaseClock POSTGRESQL = new DatabaseClock("FUNCTION('clock_timestamp')");
-    /** H2 reads its clock when it computes a version 7 UUID, whose top 48 bits are milliseconds since the epoch. */
-    public static final DatabaseClock H2 = new DatabaseClock("FUNCTION('RANDOM_UUID', 7)");
     /** Any other database: the statement's start. */
     public static final DatabaseClock STANDARD = new DatabaseClock("CURRENT_TIMESTAMP");
 
     /**
-     * @param family  the database, if it has native statements
+     * @param dialect the database, if it has native statements
      * @param factory its persistence unit, whose provider must accept the clock's expression
-     * @return the clock of a database with native statements, else the standard one
+     * @return the dialect's clock ({@link Dialect#jpqlClocks()}), else the standard one
      */
-    public static DatabaseClock of(LockDatabase family, EntityManagerFactory factory) {
-        if (family == null) {
+    public static DatabaseClock of(Dialect dialect, EntityManagerFactory factory) {
+        if (dialect == null) {
             return STANDARD;
         }
-        return switch (family) {
-            case MARIADB, MYSQL -> firstAccepted(factory, MYSQL_FAMILY, MYSQL_FAMILY_HIBERNATE);
-            case POSTGRESQL -> POSTGRESQL;
-            case H2 -> H2;
-        };
+        return firstAccepted(factory, dialect.jpqlClocks().stream().map(DatabaseClock::new).toArray(DatabaseClock[]::new));
     }
 
     /** The first form the provider parses; parsing a query sends nothing to the database. */

@@ -2,7 +2,6 @@ package io.locked.jpa.internal.entitypath;
 
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.dialect.Dialect;
-import io.locked.jpa.internal.startup.LockTableCheck;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -23,7 +22,7 @@ import java.util.logging.Logger;
  *   (EclipseLink reads MySQL's {@code VARBINARY} as hexadecimal digits) would never find a lock's row again;</li>
  *   <li>the key's comparison: a column that ignores trailing spaces (a MySQL or MariaDB table generated
  *   with the database's default collation) would make {@code 'k'} and {@code 'k '} one lock. Where
- *   Locked reaches the unit's connections, {@link LockTableCheck} names the exact collation first.</li>
+ *   Locked reaches the unit's connections, the dialect's table check ({@code Dialect.checkLockTable}) names the exact collation first.</li>
  * </ul>
  * A unit whose table is not there yet is checked when {@code JpaLockRepository.createTableIfMissing()} made it.
  */
@@ -84,6 +83,8 @@ public final class EntityMappingCheck {
         EntityManager manager = factory.createEntityManager();
         List<?> readBack;
         boolean padded;
+        // as text where Locked can read the database's text of a time; a projection reads the columns afresh
+        String time = family == null ? "r.acquiredAt" : "FUNCTION('concat', '', r.acquiredAt)";
         try {
             transactions.begin(manager);
             if (!tableAnswers(manager, probeKey)) {
@@ -93,8 +94,6 @@ public final class EntityMappingCheck {
             probe.lockedBy(0, PROBE_TIME, "Locked's start-up check");
             manager.persist(probe);
             manager.flush();
-            // as text where Locked can read the database's text of a time; a projection reads the columns afresh
-            String time = family == null ? "r.acquiredAt" : "FUNCTION('concat', '', r.acquiredAt)";
             readBack = manager.createQuery("SELECT r.key, " + time + " FROM LockRow r WHERE r.key = :key")
                     .setParameter("key", probeKey).getResultList();
             padded = ((Number) manager.createQuery("SELECT COUNT(r) FROM LockRow r WHERE r.key = :key")
@@ -125,7 +124,7 @@ public final class EntityMappingCheck {
                     + " only by trailing spaces ('k' and 'k ') are one lock");
         }
         if (family != null) {
-            Instant stored = DatabaseClock.MYSQL_FAMILY.instant(row[1]);
+            Instant stored = new DatabaseClock(time).instant(row[1]);
             if (!PROBE_TIME.equals(stored)) {
                 throw new IllegalStateException("The persistence unit stores " + LockRow.class.getName()
                         + "'s times shifted: " + PROBE_TIME + " was stored as " + stored + " (UTC). " + mappingAdvice(family));
@@ -147,22 +146,16 @@ public final class EntityMappingCheck {
         }
     }
 
-    private static boolean mySqlFamily(Dialect family) {
-        return family == Dialect.MARIADB || family == Dialect.MYSQL;
-    }
-
     private static String mappingAdvice(Dialect family) {
-        String file = mySqlFamily(family) ? "META-INF/locked/instant-mapping-mysql.xml" : "META-INF/locked/instant-mapping.xml";
+        String file = family == null ? "META-INF/locked/instant-mapping.xml" : family.instantMappingFile();
         return "A provider of Jakarta Persistence 3.1 other than Hibernate ORM (EclipseLink 4) needs the unit to list"
                 + " <mapping-file>" + file + "</mapping-file>";
     }
 
     private static String keyAdvice(Dialect family) {
-        return family == Dialect.MYSQL
-                ? "With this provider on MySQL 8.0.17 or later, make the key column text that compares exactly:"
-                + " ALTER TABLE " + LockRow.TABLE + " MODIFY lock_key VARCHAR(255) CHARACTER SET utf8mb4"
-                + " COLLATE utf8mb4_0900_bin NOT NULL; or use Hibernate ORM, which reads the script's VARBINARY key"
-                : "Make the key column text (VARCHAR) that compares exactly, as the shipped schema script does";
+        return family == null
+                ? "Make the key column text (VARCHAR) that compares exactly, as the shipped schema script does"
+                : family.keyColumnAdvice();
     }
 
     private static String rootMessage(Throwable failure) {

@@ -3,13 +3,14 @@ package io.locked.jpa.internal.fence;
 import io.locked.jpa.LockDatabase;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.DatabaseDetection;
+import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.Dialects;
 import io.locked.jpa.internal.dialect.FenceStatements;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Collections;
-import java.util.Locale;
 import java.util.Map;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,14 +32,12 @@ public final class FenceDetection {
     public static FenceStatements of(Connection connection) throws SQLException {
         DatabaseMetaData metaData = connection.getMetaData();
         String product = String.valueOf(metaData.getDatabaseProductName());
-        LockDatabase family = DatabaseDetection.fromText(product);
-        if (family != LockDatabase.MARIADB) {
-            return BY_PRODUCT.computeIfAbsent(product, ignored -> forFamily(family, false));
+        Dialect dialect = Dialects.named(product);
+        if (dialect == null || !dialect.needsServerVersion()) {
+            return BY_PRODUCT.computeIfAbsent(product, ignored -> forFamily(dialect, false));
         }
-        // Connector/J calls MariaDB and MySQL both "MySQL": only the version tells them apart
-        boolean mariaDb = product.toLowerCase(Locale.ROOT).contains("mariadb")
-                || DatabaseDetection.mySqlFamily(metaData.getDatabaseProductVersion()) == LockDatabase.MARIADB;
-        return forFamily(mariaDb ? LockDatabase.MARIADB : LockDatabase.MYSQL, false);
+        // Connector/J calls MariaDB and MySQL both "MySQL": the product's name or its version tells them apart
+        return dialect.byServerVersion(product + " " + metaData.getDatabaseProductVersion()).fence(false);
     }
 
     /**
@@ -48,7 +47,7 @@ public final class FenceDetection {
     public static FenceStatements of(EntityManagerFactory factory) {
         FenceStatements known = BY_UNIT.get(factory);
         if (known == null) {
-            known = forFamily(familyOf(factory), true);
+            known = forFamily(Dialect.of(familyOf(factory)), true);
             BY_UNIT.put(factory, known);
         }
         return known;
@@ -77,17 +76,7 @@ public final class FenceDetection {
      * An EntityManager runs every statement that returns rows as a query, which Connector/J refuses
      * for an INSERT: MariaDB through an EntityManager uses the MySQL form.
      */
-    private static FenceStatements forFamily(LockDatabase family, boolean throughEntityManager) {
-        if (family == null) {
-            return FenceStatements.PORTABLE;
-        }
-        return switch (family) {
-            case H2 -> FenceStatements.H2;
-            case POSTGRESQL -> FenceStatements.POSTGRESQL;
-            case MARIADB -> throughEntityManager ? FenceStatements.MYSQL : FenceStatements.MARIADB;
-            case MYSQL -> FenceStatements.MYSQL;
-            // a family added later works with the standard statements until it gets its own
-            default -> FenceStatements.PORTABLE;
-        };
+    private static FenceStatements forFamily(Dialect dialect, boolean throughEntityManager) {
+        return dialect == null ? FenceStatements.PORTABLE : dialect.fence(throughEntityManager);
     }
 }

@@ -8,7 +8,6 @@ import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.FenceStatements;
-import io.locked.jpa.internal.dialect.HoldEnd;
 import io.locked.jpa.internal.dialect.HolderSession;
 import io.locked.jpa.internal.fence.FenceDetection;
 import io.locked.jpa.internal.fence.JdbcFenceTransaction;
@@ -43,7 +42,7 @@ import java.util.Set;
  *   token and holder ({@link HolderSession}).</li>
  * </ul>
  * A forced release ends a pessimistic holder's session, only while the hold it read is still open
- * ({@link HoldEnd}): the database rolls its transaction back and frees the row. Then, in one
+ * ({@link Dialect#endHold}): the database rolls its transaction back and frees the row. Then, in one
  * transaction, it frees the row, draws the key's next token and raises the key's fence row to it, so
  * that the old holder's fenced writes are refused.
  */
@@ -56,20 +55,15 @@ public final class NativeInspection {
     private static final int ROW_LOCK_WAIT_SECONDS = 5;
     private final LockConnections connections;
     private final Dialect database;
-    private final HoldEnd holdEnd;
     private final String selectRows;
 
     public NativeInspection(LockConnections connections, Dialect database) {
         this.connections = connections;
         this.database = database;
-        this.holdEnd = new HoldEnd(database);
         String live = "CASE WHEN l.owner IS NOT NULL AND l.expires_at > " + database.now + " THEN 1 ELSE 0 END";
         String columns = "l.lock_key, l.owner, l.holder, l.token, " + micros("l.acquired_at") + ", "
                 + micros("l.expires_at") + ", " + live;
-        this.selectRows = database == Dialect.POSTGRESQL
-                ? "SELECT " + columns + ", a.pid, a.application_name, " + micros("a.xact_start") + " FROM "
-                        + LockRow.TABLE + " l LEFT JOIN pg_stat_activity a ON a.backend_xid = l.xmax WHERE "
-                : "SELECT " + columns + " FROM " + LockRow.TABLE + " l WHERE ";
+        this.selectRows = database.selectRows(columns);
     }
 
     public Optional<LockRowState> inspect(String key) {
@@ -98,7 +92,7 @@ public final class NativeInspection {
             return Optional.empty();
         }
         boolean fenced = fenceTableExists(key);
-        try (LockTransaction transaction = LockTransaction.begin(connections, database.family(), CallBounds.within(BOUND))) {
+        try (LockTransaction transaction = LockTransaction.begin(connections, database.startsTransactionsBySql(), CallBounds.within(BOUND))) {
             Connection connection = transaction.connection();
             LockedRow row = lockRow(connection, key);
             if (row != null && row.releasedItself(hold)) {
@@ -138,10 +132,10 @@ public final class NativeInspection {
     private List<LockRowState> read(String about, String filter, List<String> parameters, int limit) {
         String sql = selectRows + filter + " ORDER BY l.lock_key LIMIT " + limit;
         return call(about, "reading the lock rows", connection -> {
-            List<Row> rows = database == Dialect.POSTGRESQL
+            List<Row> rows = database.showsHolderSessions()
                     ? rows(connection, sql, parameters)
                     : LockTransaction.readAt(connection, Connection.TRANSACTION_READ_UNCOMMITTED, c -> rows(c, sql, parameters));
-            Set<String> rowLocked = database == Dialect.POSTGRESQL ? Set.of() : rowLocked(connection, rows);
+            Set<String> rowLocked = database.showsHolderSessions() ? Set.of() : rowLocked(connection, rows);
             List<LockRowState> states = new ArrayList<>(rows.size());
             for (Row row : rows) {
                 states.add(row.state(rowLocked.contains(row.key)));
@@ -198,7 +192,7 @@ public final class NativeInspection {
             List<Row> rows = new ArrayList<>();
             try (ResultSet result = read.executeQuery()) {
                 while (result.next()) {
-                    boolean sessions = database == Dialect.POSTGRESQL;
+                    boolean sessions = database.showsHolderSessions();
                     rows.add(new Row(result.getString(1), result.getString(2), result.getString(3), result.getLong(4),
                             nullableLong(result, 5), nullableLong(result, 6), result.getInt(7) == 1,
                             sessions ? (Integer) result.getObject(8, Integer.class) : null,
@@ -239,7 +233,7 @@ public final class NativeInspection {
     }
 
     /**
-     * Ends the session of a pessimistic hold, if that hold is still open ({@link HoldEnd}).
+     * Ends the session of a pessimistic hold, if that hold is still open ({@link Dialect#endHold}).
      *
      * @return false if the hold had ended, and nothing was ended
      */
@@ -259,7 +253,7 @@ public final class NativeInspection {
         }
         long token = endedToken(hold);
         return call(key, "ending the holder's database session " + session,
-                connection -> holdEnd.end(connection, key, token, hold.holder(), session),
+                connection -> database.endHold(connection, key, token, hold.holder(), session),
                 "the lock table's database user may end only its own sessions unless it is allowed to end others':"
                         + " CONNECTION ADMIN on MariaDB, CONNECTION_ADMIN or SUPER on MySQL, pg_signal_backend on"
                         + " PostgreSQL, ADMIN on H2");
@@ -294,9 +288,7 @@ public final class NativeInspection {
     private LockedRow lockRow(Connection connection, String key) throws SQLException {
         String lock = "SELECT owner, CASE WHEN owner IS NOT NULL AND expires_at > " + database.now
                 + " THEN 1 ELSE 0 END, token FROM " + LockRow.TABLE + " WHERE lock_key = ? FOR UPDATE";
-        if (database == Dialect.MARIADB) {
-            lock = "SET STATEMENT innodb_lock_wait_timeout = " + ROW_LOCK_WAIT_SECONDS + " FOR " + lock;
-        }
+        lock = database.withRowLockWait(lock, ROW_LOCK_WAIT_SECONDS);
         try (PreparedStatement read = connection.prepareStatement(lock)) {
             read.setString(1, key);
             // execute, not executeQuery: Connector/J refuses a SET STATEMENT there, though it returns rows
@@ -311,10 +303,7 @@ public final class NativeInspection {
     private long freeWithNextToken(Connection connection, String key) throws SQLException {
         String free = "UPDATE " + LockRow.TABLE + " SET owner = NULL, expires_at = NULL, version = version + 1,"
                 + " token = GREATEST(token + 1, " + database.tokenMicros + ") WHERE lock_key = ?";
-        if (database == Dialect.MARIADB) {
-            // its token clock is SYSDATE, read in the session's zone
-            free = "SET STATEMENT time_zone = '+00:00' FOR " + free;
-        }
+        free = database.drawingTokenInUtc(free);
         try (PreparedStatement update = connection.prepareStatement(free)) {
             update.setString(1, key);
             update.executeUpdate();
@@ -357,11 +346,7 @@ public final class NativeInspection {
     }
 
     private String micros(String column) {
-        return switch (database) {
-            case MARIADB, MYSQL -> "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + column + ")";
-            case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM " + column + ") * 1000000 AS BIGINT)";
-            case H2 -> "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', " + column + ")";
-        };
+        return database.micros(column);
     }
 
     /** A LIKE pattern for keys that start with the prefix, its wildcards escaped with '!'. */

@@ -14,7 +14,6 @@ import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
 import io.locked.jpa.internal.inspection.NativeInspection;
-import io.locked.jpa.internal.startup.LockTableCheck;
 import io.locked.jpa.internal.startup.SchemaScript;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.Lease;
@@ -78,13 +77,13 @@ public final class NativeLockRepository implements LockRepository {
         this.connectionWait = connectionWait;
         this.database = database;
         this.galeraSingleWriter = galeraSingleWriter;
-        this.galera = database == Dialect.MARIADB ? null : Optional.empty();
+        this.galera = database.mayBeGaleraNode() ? null : Optional.empty();
         try {
             galera(CallBounds.brief());
         } catch (IllegalStateException unreachable) {
             // a database that is down fails the first lock clearly, which asks again
         }
-        LockTableCheck.check(connections, database);
+        database.checkLockTable(connections);
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.shortage = new PoolShortage(connections);
         this.inspection = new NativeInspection(connections, database);
@@ -197,7 +196,7 @@ public final class NativeLockRepository implements LockRepository {
 
     /** Begins a lock transaction and row-locks the key in it; the transaction is closed if that fails. */
     private LockedRow lockRow(String key, String holder, CallBounds bounds, boolean galera) throws SQLException {
-        LockTransaction transaction = LockTransaction.begin(connections, database.family(), bounds);
+        LockTransaction transaction = LockTransaction.begin(connections, database.startsTransactionsBySql(), bounds);
         try {
             return new LockedRow(transaction, lockRow(transaction, key, holder, bounds, galera));
         } catch (SQLException | RuntimeException failure) {
@@ -257,11 +256,11 @@ public final class NativeLockRepository implements LockRepository {
                 }
             }
         }
-        try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+        try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
              PreparedStatement lock = connection.prepareStatement(database.lockRow())) {
             int parameter = 1;
             if (database.settingsFirst()) {
-                lock.setString(parameter++, Dialect.lockWait(waitMillis));
+                lock.setString(parameter++, database.lockWaitParameter(waitMillis));
             }
             lock.setString(parameter++, holder);
             lock.setString(parameter, key);
@@ -307,7 +306,7 @@ public final class NativeLockRepository implements LockRepository {
     }
 
     private void insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
-        try (SessionLockTimeout bounded = SessionLockTimeout.boundCreation(connection, database, waitMillis);
+        try (SessionLockTimeout bounded = database.boundRowCreation(connection, waitMillis);
              PreparedStatement insert = database.insertIfAbsent(connection, key, waitMillis)) {
             insert.execute();
         } catch (SQLException raceOrFailure) {
@@ -328,7 +327,7 @@ public final class NativeLockRepository implements LockRepository {
         CallBounds bounds = CallBounds.forWait(dbWait, connectionWait);
         try {
             Take take = tryTake(key, owner, holder, lease, bounds);
-            if (take.noRow() && (database.takeTellsMissingRow || !rowExists(key, bounds))) {
+            if (take.noRow() && (database.takeTellsMissingRow() || !rowExists(key, bounds))) {
                 ensureRow(key, bounds);
                 take = tryTake(key, owner, holder, lease, bounds);
             }
@@ -364,7 +363,7 @@ public final class NativeLockRepository implements LockRepository {
                         }
                     }
                 }
-                try (SessionLockTimeout bounded = SessionLockTimeout.bound(connection, database, waitMillis);
+                try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
                      PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
                     try (ResultSet taken = execute(take)) {
                         return take(taken, key, owner);
@@ -470,11 +469,11 @@ public final class NativeLockRepository implements LockRepository {
         return storeCall(lease.key(), "handing the lease over", CallBounds.brief(), connection -> {
             boolean asInsertId = database.handOverTokenAsInsertId();
             try (PreparedStatement handOver = asInsertId
-                    ? connection.prepareStatement(database.handOverLease, Statement.RETURN_GENERATED_KEYS)
-                    : connection.prepareStatement(database.handOverLease)) {
+                    ? connection.prepareStatement(database.handOverLease(), Statement.RETURN_GENERATED_KEYS)
+                    : connection.prepareStatement(database.handOverLease())) {
                 int parameter = 1;
                 if (database.settingsFirst()) {
-                    handOver.setString(parameter++, Dialect.lockWait(HAND_OVER_LOCK_WAIT_MILLIS));
+                    handOver.setString(parameter++, database.lockWaitParameter(HAND_OVER_LOCK_WAIT_MILLIS));
                 }
                 handOver.setString(parameter++, newOwner);
                 handOver.setString(parameter++, holder);

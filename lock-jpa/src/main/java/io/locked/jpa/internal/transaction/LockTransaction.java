@@ -1,6 +1,5 @@
 package io.locked.jpa.internal.transaction;
 
-import io.locked.jpa.LockDatabase;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
@@ -49,9 +48,12 @@ public final class LockTransaction implements AutoCloseable {
     /**
      * Takes a connection from the pool within the call's wait and starts a transaction on it.
      *
+     * @param startsBySql start it with {@code START TRANSACTION} where the pool's connections are in
+     *                    autocommit (the dialect's {@code startsTransactionsBySql})
+     *
      * @throws NoFreeConnection if the pool had none free within the wait
      */
-    public static LockTransaction begin(LockConnections connections, LockDatabase database, CallBounds bounds)
+    public static LockTransaction begin(LockConnections connections, boolean startsBySql, CallBounds bounds)
             throws SQLException {
         Connection connection = connections.open(bounds.borrowNanos());
         LockTransaction transaction;
@@ -59,7 +61,7 @@ public final class LockTransaction implements AutoCloseable {
             boolean pooledAutoCommit = connection.getAutoCommit();
             int pooledNetworkTimeout = NetworkTimeouts.apply(connection, bounds.statementMillis());
             transaction = new LockTransaction(connections, connection, pooledAutoCommit,
-                    pooledAutoCommit && (database == LockDatabase.MARIADB || database == LockDatabase.MYSQL), pooledNetworkTimeout, bounds.statementMillis());
+                    pooledAutoCommit && startsBySql, pooledNetworkTimeout, bounds.statementMillis());
         } catch (SQLException failure) {
             if (LockConflicts.isSessionGone(failure)) {
                 abort(connections, connection);

@@ -3,6 +3,7 @@ package io.locked.jpa.internal.dialect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.locked.jpa.LockDatabase;
 import org.junit.jupiter.api.Test;
 
 class InlinedStatementTest {
@@ -30,7 +31,7 @@ class InlinedStatementTest {
     @Test
     void everyInlinedLockStatementTakesTheValuesItIsGiven() {
         // with() refuses a count that does not match the placeholders
-        for (Dialect database : new Dialect[] {Dialect.MARIADB, Dialect.MYSQL}) {
+        for (Dialect database : new Dialect[] {Dialect.of(LockDatabase.MARIADB), Dialect.of(LockDatabase.MYSQL)}) {
             database.lockRowText("holder", "key", 5000, false);
             database.lockRowText("holder", "key", 5000, true);
             database.takeLeaseText("owner", "holder", 30_000_000, "key", 5000, false);

@@ -1,0 +1,48 @@
+package io.locked.jpa.internal.dialect;
+
+import io.locked.jpa.LockRow;
+import java.sql.Connection;
+import java.sql.SQLException;
+
+/**
+ * How another JVM finds a pessimistic holder's database session, and ends it for a forced release.
+ * The holder's row change is uncommitted while it holds the lock, so each database shows it its own
+ * way ({@link HolderSession}): MariaDB, MySQL and H2 read uncommitted rows, whose holder column
+ * names the session; PostgreSQL reads none, and its {@code pg_stat_activity} names the session that
+ * row-locks a row.
+ */
+public interface HolderSessions {
+
+    /**
+     * The start of the inspection's read of lock rows, up to its WHERE, for the given columns of the
+     * lock table {@code l}; where {@link #showsHolderSessions()} says so, three more columns follow:
+     * the row-locking session's id, its published holder and its transaction's start in micros.
+     */
+    default String selectRows(String columns) {
+        return "SELECT " + columns + " FROM " + LockRow.TABLE + " l WHERE ";
+    }
+
+    /**
+     * Whether the database names the session that row-locks a row ({@link #selectRows}); where it
+     * does not, rows are read uncommitted, and a {@code FOR UPDATE SKIP LOCKED} read of the same keys
+     * tells which rows are row-locked right now.
+     */
+    default boolean showsHolderSessions() {
+        return false;
+    }
+
+    /**
+     * Ends the session of one pessimistic hold, the one inspection read, only while that hold is
+     * still open: its holder may have released the key since, and its pool lent the same session to
+     * other work (a holder of another key, the application's transaction), which must not be ended.
+     * Check and end come as close together as the database allows, on one connection in autocommit;
+     * between them a holder may still commit its release, which the caller tells by the committed
+     * token.
+     *
+     * @param token   the hold's token
+     * @param holder  the hold's holder text, without the session mark
+     * @param session the hold's session id
+     * @return false if the hold had ended, and nothing was ended
+     */
+    boolean endHold(Connection connection, String key, long token, String holder, long session) throws SQLException;
+}

@@ -1,0 +1,200 @@
+package io.locked.jpa.internal.dialect;
+
+import io.locked.jpa.LockDatabase;
+import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.transaction.FenceTransaction;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * PostgreSQL 12+. Its clock for leases and tokens is {@code clock_timestamp()}, the time it is read
+ * (not the transaction's start), which moves within a statement: each statement judges a row once.
+ * A statement's lock wait is bounded by {@code lock_timeout}, set for its transaction in the same
+ * round trip ({@link #settingsFirst()}). It reads no uncommitted row, so a pessimistic holder
+ * publishes token and holder as its session's {@code application_name} until its transaction ends
+ * ({@link HolderSession}), and another session finds it through the row's {@code xmax}.
+ */
+final class PostgreSqlDialect extends Dialect {
+    /** The bound on a statement's lock wait, sent first in the same round trip; it ends with the transaction. */
+    private static final String LOCK_WAIT = "SELECT set_config('lock_timeout', ?, true)";
+    /**
+     * lock wait: the settings of the lock transaction, which end with it. The wait, and
+     * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
+     * lost in a server crash is harmless because the next one is drawn from the database clock,
+     * which has moved on by then.
+     */
+    private static final String LOCK_SETTINGS =
+            "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
+    private static final String INSERT_IF_ABSENT = "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token)"
+            + " VALUES (?, 0, 0) ON CONFLICT (lock_key) DO NOTHING";
+    /** key, session: ends the session only while its transaction is the one that row-locks the key. */
+    private static final String END_HOLD = "SELECT pg_terminate_backend(a.pid) FROM " + LockRow.TABLE
+            + " l JOIN pg_stat_activity a ON a.backend_xid = l.xmax WHERE l.lock_key = ? AND a.pid = ?";
+    /** One upsert that keeps the higher token and returns the row as written. */
+    private static final FenceStatements FENCE = new FenceStatements() {
+        private static final String RAISE = "INSERT INTO " + TABLE + " AS f (lock_key, token) VALUES (?, ?)"
+                + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(f.token, EXCLUDED.token) RETURNING f.token";
+
+        @Override
+        public long raise(FenceTransaction transaction, String key, long token) throws SQLException {
+            return requireRow(transaction.queryLong(RAISE, key, token), key);
+        }
+
+        @Override
+        public String toString() {
+            return "POSTGRESQL";
+        }
+    };
+
+    private final String take;
+    private final String lockRow;
+    private final String handOver;
+
+    PostgreSqlDialect() {
+        super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
+                "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
+                micros -> "(clock_timestamp() + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')", null);
+        String table = LockRow.TABLE;
+        // An UPDATE computes its new values before it waits for a row lock, and keeps them if the
+        // transaction it waited for rolls back: its token would come from a clock read before that
+        // holder's. So the row is locked first, in its own step, and the update joins the locked row,
+        // computing its values after the wait. A held lease is filtered out before any lock, so that a
+        // failed attempt locks and writes nothing; the last branch answers in the same round trip
+        // whether the row exists (it sees the row as it was).
+        this.take = LOCK_WAIT + "; WITH free AS (SELECT lock_key FROM " + table + " WHERE lock_key = ? AND "
+                + freeOrExpired() + " FOR NO KEY UPDATE),"
+                + " taken AS (UPDATE " + table + " l SET owner = ?, holder = ?, version = l.version + 1,"
+                + " token = GREATEST(l.token + 1, " + tokenMicros + "), acquired_at = " + now
+                + ", expires_at = " + nowPlus("?") + " FROM free WHERE l.lock_key = free.lock_key"
+                + " RETURNING l.token, l.version, l.owner)"
+                + " SELECT token, version, owner FROM taken"
+                + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
+        // The holder's row change is not visible to other sessions until it commits, so the statement
+        // also publishes token and holder as its session's application_name until then (HolderSession),
+        // and says whether it created the row (a new row's xmax is 0; a row updated on conflict has the
+        // updater's): the caller commits a row it created and locks it again, so that others see it.
+        // clock_timestamp() moves within a statement, so the row is judged once, in RETURNING (which
+        // sees the owner and expiry as they were: the statement does not write them). Judging in each
+        // SET and again there could answer "free" over a token left unchanged, when a lease ran out in
+        // between. So the SET writes the next token whether or not the key is free: a busy answer rolls
+        // the lock transaction back, and the write with it.
+        this.lockRow = LOCK_SETTINGS + "; INSERT INTO " + table + " AS l (holder, lock_key, version, token, acquired_at)"
+                + " VALUES (?, ?, 1, " + tokenMicros + ", " + now + ")"
+                + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + tokenMicros + "),"
+                + " version = l.version + 1, acquired_at = " + now + ", holder = EXCLUDED.holder"
+                + " RETURNING l.token, CASE WHEN l.owner IS NULL OR l.expires_at <= " + now + " THEN 1 ELSE 0 END,"
+                + " l.xmax = 0, " + HolderSession.publishedAfterLock("l.token", "l.holder");
+        this.handOver = LOCK_WAIT + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
+    }
+
+    /** PostgreSQL's lock_timeout for a wait: 0 would mean "forever", so the shortest wait is 1 ms. */
+    static String lockWait(long waitMillis) {
+        return Math.max(1, waitMillis) + "ms";
+    }
+
+    @Override
+    public PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key,
+                                       long waitMillis) throws SQLException {
+        PreparedStatement take = connection.prepareStatement(this.take);
+        take.setString(1, lockWait(waitMillis));
+        take.setString(2, key); // the row to lock
+        take.setString(3, owner);
+        take.setString(4, holder);
+        take.setLong(5, leaseMicros);
+        take.setString(6, key); // the existence branch's
+        return take;
+    }
+
+    @Override
+    public String lockRow() {
+        return lockRow;
+    }
+
+    /** A second bounds its wait where a pessimistic acquirer holds the row. */
+    @Override
+    public String handOverLease() {
+        return handOver;
+    }
+
+    @Override
+    public boolean createsRowUnseen() {
+        return true;
+    }
+
+    @Override
+    public boolean settingsFirst() {
+        return true;
+    }
+
+    @Override
+    public String lockWaitParameter(long waitMillis) {
+        return lockWait(waitMillis);
+    }
+
+    @Override
+    public PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
+        PreparedStatement insert = connection.prepareStatement(LOCK_WAIT + "; " + INSERT_IF_ABSENT);
+        insert.setString(1, lockWait(waitMillis));
+        insert.setString(2, key);
+        return insert;
+    }
+
+    @Override
+    public String micros(String column) {
+        return "CAST(EXTRACT(EPOCH FROM " + column + ") * 1000000 AS BIGINT)";
+    }
+
+    /** The row's {@code xmax} names the transaction that row-locks it, {@code pg_stat_activity} its session. */
+    @Override
+    public String selectRows(String columns) {
+        return "SELECT " + columns + ", a.pid, a.application_name, " + micros("a.xact_start") + " FROM "
+                + LockRow.TABLE + " l LEFT JOIN pg_stat_activity a ON a.backend_xid = l.xmax WHERE ";
+    }
+
+    @Override
+    public boolean showsHolderSessions() {
+        return true;
+    }
+
+    /**
+     * One statement joins the row's {@code xmax} to the session's transaction; the signal it sends is
+     * acted on an instant later.
+     */
+    @Override
+    public boolean endHold(Connection connection, String key, long token, String holder, long session)
+            throws SQLException {
+        try (PreparedStatement end = connection.prepareStatement(END_HOLD)) {
+            end.setString(1, key);
+            end.setInt(2, (int) session);
+            try (ResultSet ended = end.executeQuery()) {
+                if (!ended.next()) {
+                    return false;
+                }
+                if (!ended.getBoolean(1)) {
+                    throw new SQLException("pg_terminate_backend(" + session + ") answered false");
+                }
+                return true;
+            }
+        }
+    }
+
+    @Override
+    public FenceStatements fence(boolean throughEntityManager) {
+        return FENCE;
+    }
+
+    /** The time the function is called, not the transaction's start. */
+    @Override
+    public List<String> jpqlClocks() {
+        return List.of("FUNCTION('clock_timestamp')");
+    }
+
+    @Override
+    protected boolean namedIn(String text) {
+        return text.contains("jdbc:postgresql:") || text.contains("postgresqldialect") || text.contains("postgresplus")
+                || text.equals("postgresql");
+    }
+}

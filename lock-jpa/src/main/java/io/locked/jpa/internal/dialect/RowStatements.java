@@ -1,0 +1,113 @@
+package io.locked.jpa.internal.dialect;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * The statements that differ per database for one key's row: a lease's take and hand-over, and the
+ * pessimistic acquisition, with how each answers. Each is one statement (one round trip).
+ */
+public interface RowStatements {
+
+    /**
+     * The take, its parameters bound: one compare-and-set that succeeds only on a free or expired
+     * row, returning token, version and owner: the lease was taken if the owner is the caller's.
+     * Where {@link #takeTellsMissingRow()} says so, no row comes back only when the key has no row;
+     * elsewhere no row comes back for a missing row and for a held lease alike. It queues at most
+     * waitMillis for a row lock (a pessimistic holder's): past it the statement fails as busy. Where
+     * {@link #settingsFirst()} says so, its first result is the settings'. Databases that send the take
+     * as text have {@link #takeLeaseText} instead.
+     */
+    default PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros,
+                                        String key, long waitMillis) throws SQLException {
+        throw new IllegalStateException(this + " sends its take as text: takeLeaseText");
+    }
+
+    /**
+     * The take of {@link #takeLease} as text with its values written in ({@link InlinedStatement}),
+     * for the databases that {@link #inlinesLockStatements()}. On a Galera node the node must not run
+     * the statement again after it sent its rows.
+     */
+    default String takeLeaseText(String owner, String holder, long leaseMicros, String key, long waitMillis,
+                                 boolean galera) {
+        throw new IllegalStateException(this + " prepares its take: takeLease");
+    }
+
+    /** Whether {@link #takeLease} answers "no row" only for a key that has no row. */
+    default boolean takeTellsMissingRow() {
+        return true;
+    }
+
+    /**
+     * The pessimistic acquisition in one statement, queueing at most the caller's wait for the row
+     * lock: it row-locks the key and writes the next token, which counts only if no live lease holds
+     * the key (a busy answer is rolled back by the caller). Parameters: the lock wait as text where
+     * {@link #settingsFirst()} says so, then holder, key. Returns the token and 1 if the key was free
+     * (0: a live lease holds it), then where {@link #createsRowUnseen()} says so whether it created the
+     * row. Databases that send it as text have {@link #lockRowText} instead.
+     */
+    default String lockRow() {
+        throw new IllegalStateException(this + " sends its lock statement as text: lockRowText");
+    }
+
+    /**
+     * {@link #lockRow()} as text with holder and key written in ({@link InlinedStatement}). On a Galera
+     * node a last column names the node ({@code host:port}) that holds the row lock.
+     */
+    default String lockRowText(String holder, String key, long waitMillis, boolean galera) {
+        throw new IllegalStateException(this + " prepares its lock statement: lockRow");
+    }
+
+    /**
+     * Whether the lock statements (a pessimistic acquisition, a lease's take) are sent as text with
+     * their values written in ({@link InlinedStatement}) rather than prepared.
+     */
+    default boolean inlinesLockStatements() {
+        return false;
+    }
+
+    /**
+     * Whether a take and a pessimistic acquisition answer by counts and the insert id rather than
+     * by rows: 0 rows found means the key has no row; a generated key is the token; none, a live
+     * lease holds the key.
+     */
+    default boolean answersByInsertId() {
+        return false;
+    }
+
+    /**
+     * (the lock wait first where {@link #settingsFirst()} says so) new owner, holder, lease micros,
+     * key, owner, token: the lease passed to another owner with a new token, if still live; returns
+     * the new token (as a row, or as the last insert id where {@link #handOverTokenAsInsertId()} says
+     * so). The row is the giver's, so its lock wait is short.
+     */
+    String handOverLease();
+
+    /** Whether {@link #handOverLease} gives its token as the last insert id rather than as a row. */
+    default boolean handOverTokenAsInsertId() {
+        return false;
+    }
+
+    /**
+     * Whether a pessimistic lock statement that created the key's row leaves it invisible to other
+     * sessions until it commits: the row is committed and locked again, once per key, so that
+     * inspection from another session sees the hold.
+     */
+    default boolean createsRowUnseen() {
+        return false;
+    }
+
+    /**
+     * Whether a statement's lock wait is bounded by settings sent in the same round trip, as a first
+     * statement: the statement's first result is theirs, and its first parameter the lock wait.
+     */
+    default boolean settingsFirst() {
+        return false;
+    }
+
+    /** @return the first parameter of a statement whose {@link #settingsFirst()} bound its lock wait */
+    default String lockWaitParameter(long waitMillis) {
+        throw new IllegalStateException(this + " has no settings before its statements");
+    }
+}
