@@ -27,8 +27,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * A forced release checks that a pessimistic hold is open and then ends its session: two steps on
  * every database (inside one statement on H2, MariaDB and PostgreSQL). A holder that releases
  * between them gives its session back to its pool, idle, and the end reaches it there. The lock's
- * next statement on that pooled session must not fail for it: it runs again on another connection.
- * The pool has one connection, so that the lock's next statement gets the ended session.
+ * next statement on that pooled session must not fail for it: it runs again on another connection,
+ * where that is safe. A pessimistic lock always is (nothing of it was committed). A lease's statement
+ * is where the server says it ended the session (PostgreSQL, H2): MariaDB and MySQL close a killed
+ * session without a word, which looks like a reply lost after the statement ran, and a lease's take,
+ * hand-over or release must not run twice then ({@code LostHandOverReplyTest}).
  */
 class EndedPooledSessionTest {
 
@@ -37,7 +40,7 @@ class EndedPooledSessionTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB", "MYSQL8", "POSTGRESQL"})
+    @EnumSource(value = TestDatabase.class, names = {"H2", "POSTGRESQL"})
     void aLeaseIsTakenRenewedAndReleasedOnAPoolWhoseIdleSessionWasEnded(TestDatabase database) throws Exception {
         try (Store store = database.open(1, Map.of(), settings -> settings.statements(LockStatements.NATIVE))) {
             JpaLockRepository locks = store.repository();

@@ -54,13 +54,23 @@ public final class LockConflicts {
     /**
      * The connection's session is gone: its server ended it (a forced release that raced the hold's
      * own release, a restart), or its network went. A pooled connection shows it only at its next
-     * statement: 08 connection exception (Connector/J after a KILL), PostgreSQL's 57P01 (terminated
-     * by an administrator), H2's 90121 (the session's database is closed to it).
+     * statement: 08 connection exception (Connector/J after a KILL, and any broken connection),
+     * PostgreSQL's 57P01 (terminated by an administrator), H2's 90121 (the session is closed).
+     * A connection exception may also be a reply lost after the statement ran.
      */
     public static boolean isSessionGone(Throwable failure) {
-        return anySqlException(failure, sql -> sql.getSQLState() != null
-                && (sql.getSQLState().startsWith("08") || sql.getSQLState().equals("57P01"))
-                || sql.getErrorCode() == H2_CLOSED);
+        return isSessionEnded(failure) || anySqlException(failure,
+                sql -> sql.getSQLState() != null && sql.getSQLState().startsWith("08"));
+    }
+
+    /**
+     * The server ended the connection's session, and says so: PostgreSQL's 57P01, H2's 90121. A
+     * statement that meets it did not run, or ran in a transaction the end rolled back. (MariaDB and
+     * MySQL close a killed session's socket without a word: a connection exception, as a reply lost
+     * after the statement ran would be.)
+     */
+    public static boolean isSessionEnded(Throwable failure) {
+        return anySqlException(failure, sql -> "57P01".equals(sql.getSQLState()) || sql.getErrorCode() == H2_CLOSED);
     }
 
     /** @return whether an SQLException in the failure's chain of causes answers the question */

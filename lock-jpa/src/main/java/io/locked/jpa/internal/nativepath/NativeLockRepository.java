@@ -501,7 +501,7 @@ public final class NativeLockRepository implements LockRepository {
                     return row != null && row.next() ? row.getLong(1) : null;
                 }
             }
-        });
+        }, false);
     }
 
     private Long ownersToken(Connection connection, String key, String owner) throws SQLException {
@@ -573,18 +573,24 @@ public final class NativeLockRepository implements LockRepository {
     }
 
     /**
-     * Runs the work in autocommit, and once more on another connection if the first one's session
-     * was gone ({@link LockConflicts#isSessionGone}): a pooled session ended while idle fails only the
-     * statement that next uses it. Each work here may run twice: a take answers the caller's own
-     * lease as taken, a renewal and a release are conditional on the owner and token, the rest read
-     * or create a row.
+     * Runs the work in autocommit, and once more on another connection if the server said it had
+     * ended the first one's session ({@link LockConflicts#isSessionEnded}): a pooled session ended
+     * while idle fails only the statement that next uses it, and that statement did not run.
      */
     private <T> T storeCall(String key, String what, CallBounds bounds, LockTransaction.Work<T> work) {
+        return storeCall(key, what, bounds, work, true);
+    }
+
+    /**
+     * @param again whether the work may run once more after an ended session; not a hand-over, which
+     *              settles a lost reply by reading the owner ({@link #handOverLease})
+     */
+    private <T> T storeCall(String key, String what, CallBounds bounds, LockTransaction.Work<T> work, boolean again) {
         try {
             try {
                 return LockTransaction.autocommit(connections, bounds, work);
             } catch (SQLException failure) {
-                if (!LockConflicts.isSessionGone(failure)) {
+                if (!again || !LockConflicts.isSessionEnded(failure)) {
                     throw failure;
                 }
                 return LockTransaction.autocommit(connections, bounds, work);
