@@ -11,7 +11,7 @@ import io.locked.jpa.internal.entitypath.DatabaseClock;
 import io.locked.jpa.internal.entitypath.EntityLockRepository;
 import io.locked.jpa.internal.entitypath.EntityMappingCheck;
 import io.locked.jpa.internal.nativepath.NativeLockRepository;
-import io.locked.jpa.internal.startup.SchemaScript;
+import io.locked.jpa.internal.schema.SchemaScript;
 import io.locked.jpa.internal.transaction.CallerTransaction;
 import io.locked.jpa.internal.transaction.TransactionManagerLookup;
 import io.locked.jpa.internal.transaction.UnitTransactions;

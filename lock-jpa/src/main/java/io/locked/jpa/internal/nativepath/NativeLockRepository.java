@@ -14,7 +14,7 @@ import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
 import io.locked.jpa.internal.inspection.NativeInspection;
-import io.locked.jpa.internal.startup.SchemaScript;
+import io.locked.jpa.internal.schema.SchemaScript;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;

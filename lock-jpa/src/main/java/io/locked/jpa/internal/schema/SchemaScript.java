@@ -1,4 +1,4 @@
-package io.locked.jpa.internal.startup;
+package io.locked.jpa.internal.schema;
 
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.LockRow;
