@@ -1,18 +1,14 @@
 package io.locked.jpa;
 
 import io.locked.api.LockMode;
-import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.LockPaths;
 import io.locked.jpa.internal.connection.LockConnections;
-import io.locked.jpa.internal.dialect.DatabaseDetection;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
-import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
-import io.locked.jpa.internal.entitypath.DatabaseClock;
-import io.locked.jpa.internal.entitypath.EntityLockRepository;
 import io.locked.jpa.internal.entitypath.EntityMappingCheck;
-import io.locked.jpa.internal.nativepath.NativeLockRepository;
 import io.locked.jpa.internal.schema.SchemaScript;
 import io.locked.jpa.internal.transaction.CallerTransaction;
+import io.locked.jpa.internal.transaction.HoldOutsideCaller;
 import io.locked.jpa.internal.transaction.TransactionManagerLookup;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.Lease;
@@ -21,11 +17,9 @@ import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.transaction.TransactionManager;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.logging.Logger;
 
 /**
  * The lock rows ({@link LockRow}) of a JPA persistence unit: the {@link LockRepository} that
@@ -47,7 +41,6 @@ public final class JpaLockRepository implements LockRepository {
      * too small is reported before a caller who asked not to wait notices.
      */
     public static final Duration DEFAULT_CONNECTION_WAIT = Duration.ofMillis(500);
-    private static final Logger LOG = Logger.getLogger(JpaLockRepository.class.getName());
     private final LockRepository path;
     private final LockStatements statements;
     /** The database's native statements, if it has some, also when the JPA path runs. */
@@ -90,7 +83,8 @@ public final class JpaLockRepository implements LockRepository {
         this.caller = transactions.caller();
         this.unitTransactions = transactions.unit();
         // the start-up checks are lock work too: on a server, never in a transaction of the deployment's
-        Paths paths = caller.outside(() -> Paths.of(settings, unitTransactions));
+        LockPaths paths = caller.outside(() -> LockPaths.choose(settings.factory, settings.database, settings.statements,
+                settings.galeraSingleWriter, settings.connectionWait, unitTransactions));
         this.connections = paths.connections();
         this.database = paths.database();
         this.statements = paths.statements();
@@ -105,74 +99,6 @@ public final class JpaLockRepository implements LockRepository {
             throw new IllegalStateException("The lock table's persistence unit does not map " + LockRow.class.getName()
                     + ": list it in persistence.xml (<class>" + LockRow.class.getName() + "</class>), or on Quarkus"
                     + " put it in the unit's packages (quarkus.hibernate-orm.packages=io.locked.jpa)", notListed);
-        }
-    }
-
-    /** The path that locks the rows, and what chose it. */
-    private record Paths(LockConnections connections, LockDatabase database, LockStatements statements,
-                         LockRepository path, Optional<GaleraNode> galeraForJpa) {
-        static Paths of(Builder settings, UnitTransactions transactions) {
-            String noConnections = null;
-            LockConnections connections = null;
-            try {
-                connections = LockConnections.of(settings.factory);
-            } catch (IllegalStateException unreachable) {
-                noConnections = unreachable.getMessage();
-            }
-            String noStatements = null;
-            LockDatabase family = settings.database;
-            if (family == null && connections != null) {
-                try {
-                    family = DatabaseDetection.detect(settings.factory, connections);
-                } catch (IllegalStateException noNative) {
-                    if (noNative.getCause() instanceof SQLException) {
-                        throw noNative; // the database did not answer: it says nothing about its statements
-                    }
-                    noStatements = noNative.getMessage();
-                }
-            } else if (family == null) {
-                family = DatabaseDetection.fromText(String.valueOf(settings.factory.getProperties()));
-            }
-            LockStatements statements = switch (settings.statements) {
-                case NATIVE -> {
-                    if (connections == null) {
-                        throw new IllegalStateException(LockStatements.KEY + "=native: " + noConnections);
-                    }
-                    if (family == null) {
-                        throw new IllegalStateException(LockStatements.KEY + "=native: " + noStatements
-                                + ". Use " + LockStatements.KEY + "=auto or jpa, which lock through JPA itself");
-                    }
-                    yield LockStatements.NATIVE;
-                }
-                case JPA -> LockStatements.JPA;
-                case AUTO -> {
-                    if (connections != null && family != null) {
-                        yield LockStatements.NATIVE;
-                    }
-                    String reason = connections == null ? noConnections : noStatements;
-                    LOG.info(() -> "Locked locks through JPA (" + LockStatements.KEY + "=jpa): " + reason);
-                    yield LockStatements.JPA;
-                }
-            };
-            if (statements == LockStatements.NATIVE) {
-                return new Paths(connections, family, statements,
-                        new NativeLockRepository(connections, Dialect.of(family), settings.galeraSingleWriter, settings.connectionWait),
-                        Optional.empty());
-            }
-            if (family == null) {
-                HsqldbSettingsCheck.requireRowLocks(settings.factory, connections, transactions);
-            } else if (connections != null) {
-                Dialect.of(family).checkLockTable(connections); // a table the provider generated may compare keys loosely
-            }
-            EntityMappingCheck.verify(settings.factory, Dialect.of(family), transactions);
-            LockRepository path = new EntityLockRepository(settings.factory, DatabaseClock.of(Dialect.of(family), settings.factory),
-                    transactions, connections, settings.connectionWait);
-            // row locks are per Galera node on this path too; it has no per-lock node check, so only the
-            // single-writer declaration makes pessimistic locks safe
-            Optional<GaleraNode> galera = family != null && Dialect.of(family).mayBeGaleraNode() && connections != null
-                    ? Optional.ofNullable(GaleraNode.detect(connections, settings.galeraSingleWriter, CallBounds.brief()))
-                    : Optional.empty();
-            return new Paths(connections, family, statements, path, galera);
         }
     }
 
@@ -338,7 +264,7 @@ public final class JpaLockRepository implements LockRepository {
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
         PessimisticHold hold = caller.outside(() -> path.lockPessimistic(key, owner, holder, dbWait), PessimisticHold::release);
-        return hold == null || caller == CallerTransaction.NONE ? hold : new HoldOutsideCaller(hold);
+        return hold == null || caller == CallerTransaction.NONE ? hold : new HoldOutsideCaller(caller, hold);
     }
 
     @Override
@@ -379,29 +305,5 @@ public final class JpaLockRepository implements LockRepository {
     @Override
     public Optional<LockRowState> forceRelease(String key) {
         return caller.outside(() -> path.forceRelease(key));
-    }
-
-    /** A pessimistic hold whose check and release also run outside the caller's transaction. */
-    private final class HoldOutsideCaller implements PessimisticHold {
-        private final PessimisticHold hold;
-
-        HoldOutsideCaller(PessimisticHold hold) {
-            this.hold = hold;
-        }
-
-        @Override
-        public long token() {
-            return hold.token();
-        }
-
-        @Override
-        public boolean isAlive(Duration timeout) {
-            return caller.outside(() -> hold.isAlive(timeout));
-        }
-
-        @Override
-        public boolean release() {
-            return caller.outside(hold::release);
-        }
     }
 }

@@ -1,0 +1,112 @@
+package io.locked.jpa.internal;
+
+import io.locked.jpa.LockDatabase;
+import io.locked.jpa.LockStatements;
+import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.connection.LockConnections;
+import io.locked.jpa.internal.dialect.DatabaseDetection;
+import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.GaleraNode;
+import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
+import io.locked.jpa.internal.entitypath.DatabaseClock;
+import io.locked.jpa.internal.entitypath.EntityLockRepository;
+import io.locked.jpa.internal.entitypath.EntityMappingCheck;
+import io.locked.jpa.internal.nativepath.NativeLockRepository;
+import io.locked.jpa.internal.transaction.UnitTransactions;
+import io.locked.spi.LockRepository;
+import jakarta.persistence.EntityManagerFactory;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.logging.Logger;
+
+/**
+ * Which of the two paths locks a unit's rows ({@link LockStatements}), chosen once at start-up with
+ * the checks that path needs: the native path where the database has a dialect and its connections
+ * can be reached, the JPA path everywhere else.
+ *
+ * @param connections  the unit's connections, null where Locked cannot reach them
+ * @param database     the database, null where it has no dialect
+ * @param statements   the path chosen
+ * @param path         the repository of that path
+ * @param galeraForJpa on the JPA path, the Galera node the unit talks to, if it is one
+ */
+public record LockPaths(LockConnections connections, LockDatabase database, LockStatements statements,
+                        LockRepository path, Optional<GaleraNode> galeraForJpa) {
+    private static final Logger LOG = Logger.getLogger(LockPaths.class.getName());
+
+    /**
+     * Chooses the path and runs its start-up checks.
+     *
+     * @param factory            the lock table's persistence unit
+     * @param database           the database as configured, or null to detect it
+     * @param requested          the path as configured ({@link LockStatements#AUTO}: native where it can run)
+     * @param galeraSingleWriter whether the user declared a single writer node on Galera
+     * @param connectionWait     how long an acquisition waits for a pooled connection
+     * @param transactions       the unit's own transactions, for the JPA path's checks
+     */
+    public static LockPaths choose(EntityManagerFactory factory, LockDatabase database, LockStatements requested,
+                                   boolean galeraSingleWriter, Duration connectionWait, UnitTransactions transactions) {
+        String noConnections = null;
+        LockConnections connections = null;
+        try {
+            connections = LockConnections.of(factory);
+        } catch (IllegalStateException unreachable) {
+            noConnections = unreachable.getMessage();
+        }
+        String noStatements = null;
+        LockDatabase family = database;
+        if (family == null && connections != null) {
+            try {
+                family = DatabaseDetection.detect(factory, connections);
+            } catch (IllegalStateException noNative) {
+                if (noNative.getCause() instanceof SQLException) {
+                    throw noNative; // the database did not answer: it says nothing about its statements
+                }
+                noStatements = noNative.getMessage();
+            }
+        } else if (family == null) {
+            family = DatabaseDetection.fromText(String.valueOf(factory.getProperties()));
+        }
+        LockStatements statements = switch (requested) {
+            case NATIVE -> {
+                if (connections == null) {
+                    throw new IllegalStateException(LockStatements.KEY + "=native: " + noConnections);
+                }
+                if (family == null) {
+                    throw new IllegalStateException(LockStatements.KEY + "=native: " + noStatements
+                            + ". Use " + LockStatements.KEY + "=auto or jpa, which lock through JPA itself");
+                }
+                yield LockStatements.NATIVE;
+            }
+            case JPA -> LockStatements.JPA;
+            case AUTO -> {
+                if (connections != null && family != null) {
+                    yield LockStatements.NATIVE;
+                }
+                String reason = connections == null ? noConnections : noStatements;
+                LOG.info(() -> "Locked locks through JPA (" + LockStatements.KEY + "=jpa): " + reason);
+                yield LockStatements.JPA;
+            }
+        };
+        if (statements == LockStatements.NATIVE) {
+            return new LockPaths(connections, family, statements,
+                    new NativeLockRepository(connections, Dialect.of(family), galeraSingleWriter, connectionWait),
+                    Optional.empty());
+        }
+        if (family == null) {
+            HsqldbSettingsCheck.requireRowLocks(factory, connections, transactions);
+        } else if (connections != null) {
+            Dialect.of(family).checkLockTable(connections); // a table the provider generated may compare keys loosely
+        }
+        EntityMappingCheck.verify(factory, Dialect.of(family), transactions);
+        LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
+                transactions, connections, connectionWait);
+        // row locks are per Galera node on this path too; it has no per-lock node check, so only the
+        // single-writer declaration makes pessimistic locks safe
+        Optional<GaleraNode> galera = family != null && Dialect.of(family).mayBeGaleraNode() && connections != null
+                ? Optional.ofNullable(GaleraNode.detect(connections, galeraSingleWriter, CallBounds.brief()))
+                : Optional.empty();
+        return new LockPaths(connections, family, statements, path, galera);
+    }
+}

@@ -1,0 +1,30 @@
+package io.locked.jpa.internal.transaction;
+
+import io.locked.spi.PessimisticHold;
+import java.time.Duration;
+
+/** A pessimistic hold whose session check and release also run outside the caller's transaction. */
+public final class HoldOutsideCaller implements PessimisticHold {
+    private final CallerTransaction caller;
+    private final PessimisticHold hold;
+
+    public HoldOutsideCaller(CallerTransaction caller, PessimisticHold hold) {
+        this.caller = caller;
+        this.hold = hold;
+    }
+
+    @Override
+    public long token() {
+        return hold.token();
+    }
+
+    @Override
+    public boolean isAlive(Duration timeout) {
+        return caller.outside(() -> hold.isAlive(timeout));
+    }
+
+    @Override
+    public boolean release() {
+        return caller.outside(hold::release);
+    }
+}
