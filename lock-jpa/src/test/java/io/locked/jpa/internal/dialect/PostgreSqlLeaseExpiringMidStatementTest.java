@@ -1,4 +1,4 @@
-package io.locked.jpa;
+package io.locked.jpa.internal.dialect;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;

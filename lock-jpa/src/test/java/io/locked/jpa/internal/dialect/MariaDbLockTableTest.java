@@ -1,5 +1,6 @@
-package io.locked.jpa;
+package io.locked.jpa.internal.dialect;
 
+import io.locked.jpa.LockDatabase;
 import io.locked.jpa.testing.TestDatabase;
 import java.util.List;
 

@@ -1,9 +1,9 @@
-package io.locked.jpa;
+package io.locked.jpa.internal.dialect;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import io.locked.jpa.internal.dialect.DatabaseDetection;
+import io.locked.jpa.LockDatabase;
 import org.junit.jupiter.api.Test;
 
 /** Which statements a unit gets, from its settings or the server's own words. */

@@ -1,4 +1,4 @@
-package io.locked.jpa;
+package io.locked.jpa.internal.cleanup;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,7 +9,7 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
-import io.locked.jpa.internal.cleanup.IdleRowBatches;
+import io.locked.jpa.LockStatements;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.sql.Connection;

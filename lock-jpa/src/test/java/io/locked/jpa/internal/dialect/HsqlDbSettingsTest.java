@@ -1,4 +1,4 @@
-package io.locked.jpa;
+package io.locked.jpa.internal.dialect;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
+import io.locked.jpa.JpaLockRepository;
+import io.locked.jpa.LockStatements;
 import io.locked.jpa.testing.TestDatabase;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * An HSQLDB on which the JPA path would not exclude with bounded waits is refused at start-up, with
- * the settings it needs; the settings that {@link HsqlDbLockContractTest} runs on, or MVCC with the
+ * the settings it needs; the settings that {@code HsqlDbLockContractTest} runs on, or MVCC with the
  * lock unit's connections at REPEATABLE READ, are accepted. Each case is a database of its own.
  */
 class HsqlDbSettingsTest {

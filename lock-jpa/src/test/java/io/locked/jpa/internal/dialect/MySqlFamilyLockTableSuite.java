@@ -1,11 +1,12 @@
-package io.locked.jpa;
+package io.locked.jpa.internal.dialect;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.JpaLockRepository;
+import io.locked.jpa.LockDatabase;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.io.IOException;
