@@ -1,0 +1,4 @@
+/**
+ * Deleting idle lock rows in bounded batches, on either path. Not API.
+ */
+package io.locked.jpa.internal.cleanup;
