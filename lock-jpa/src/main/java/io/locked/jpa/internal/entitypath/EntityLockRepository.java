@@ -1,5 +1,9 @@
 package io.locked.jpa.internal.entitypath;
 
+import static io.locked.jpa.internal.entitypath.EntityRows.LOCK_TIMEOUT;
+import static io.locked.jpa.internal.entitypath.EntityRows.NO_WAIT;
+import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
+
 import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.LockRow;
@@ -22,10 +26,7 @@ import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.LockModeType;
-import jakarta.persistence.LockTimeoutException;
 import jakarta.persistence.PersistenceException;
-import jakarta.persistence.PessimisticLockException;
-import jakarta.persistence.QueryTimeoutException;
 import jakarta.persistence.TypedQuery;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -55,10 +56,6 @@ import java.util.Optional;
  * ({@link ConnectionBudget}).
  */
 public final class EntityLockRepository implements LockRepository {
-    public static final String LOCK_TIMEOUT = "jakarta.persistence.lock.timeout";
-    public static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
-    // a cleanup never waits behind a holder: it skips a row that is locked right now
-    private static final int NO_WAIT = 0;
     /** How long reading a page of rows, or a forced release, may take. */
     private static final Duration INSPECTION_BOUND = Duration.ofSeconds(10);
     /** The answer of a take whose key has no row. */
@@ -68,13 +65,14 @@ public final class EntityLockRepository implements LockRepository {
             "(r.acquiredAt IS NULL OR r.acquiredAt < :idleSince) AND (r.owner IS NULL OR r.expiresAt < :idleSince)";
 
     private final EntityManagerFactory factory;
+    private final EntityTransactions ownTransactions;
+    private final EntityRows rows;
     private final DatabaseClock clock;
     private final UnitTransactions transactions;
     private final ConnectionBudget budget;
     private final PoolShortage shortage;
     private final Duration connectionWait;
     private final String readRow;
-    private final String readClock;
     private final String handOverIfUnchanged;
     private final String renewIfUnchanged;
     private final String freeIfUnchanged;
@@ -89,12 +87,13 @@ public final class EntityLockRepository implements LockRepository {
         this.factory = factory;
         this.clock = clock;
         this.transactions = transactions;
+        this.ownTransactions = new EntityTransactions(factory, transactions);
+        this.rows = new EntityRows(factory, clock, transactions, ownTransactions);
         this.budget = ConnectionBudget.forPool(connections == null ? 0 : connections.maximumSize());
         this.shortage = connections == null ? null : new PoolShortage(connections);
         this.connectionWait = connectionWait;
         this.readRow = "SELECT r.version, r.token, r.owner, r.expiresAt, " + clock.jpql()
                 + " FROM LockRow r WHERE r.key = :key";
-        this.readClock = "SELECT " + clock.jpql() + " FROM LockRow r WHERE r.key = :key";
         String unchanged = " WHERE r.key = :key AND r.version = :version";
         this.handOverIfUnchanged = "UPDATE LockRow r SET r.owner = :owner, r.holder = :holder, r.token = :token,"
                 + " r.acquiredAt = :now, r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
@@ -123,19 +122,19 @@ public final class EntityLockRepository implements LockRepository {
         boolean handedOver = false;
         try {
             transactions.beginHold(manager);
-            LockRow row = lockRow(manager, key, bounds);
+            LockRow row = rows.lockRow(manager, key, bounds);
             if (row == null) {
                 // create the row in a short transaction of its own on this manager, then lock it
                 transactions.rollbackIfActive(manager);
-                createRow(manager, key, bounds);
+                rows.createRow(manager, key, bounds);
                 transactions.beginHold(manager);
-                row = lockRow(manager, key, bounds);
+                row = rows.lockRow(manager, key, bounds);
                 if (row == null) {
                     return null; // deleted again by a cleanup in between: the caller tries again
                 }
             }
             // read after the grant, so that a holder granted meanwhile and rolled back drew an older clock
-            Instant now = now(manager, key, bounds);
+            Instant now = rows.now(manager, key, bounds);
             if (row.leasedAt(now)) {
                 return null; // a live lease holds the key
             }
@@ -146,35 +145,16 @@ public final class EntityLockRepository implements LockRepository {
             handedOver = true;
             return hold;
         } catch (RuntimeException failure) {
-            if (isBusy(failure)) {
+            if (EntityConflicts.isBusy(failure)) {
                 return null;
             }
             throw new LockStoreUnavailableException(key, "pessimistic lock failed", failure);
         } finally {
             if (!handedOver) {
-                end(manager);
+                ownTransactions.end(manager);
                 budget.giveBack();
             }
         }
-    }
-
-    /**
-     * {@code PESSIMISTIC_WRITE} on the key's row, the wait bounded by the lock timeout hint and, where
-     * a provider or database ignores that hint (Hibernate on PostgreSQL, for one), by a query timeout.
-     * A query rather than {@code find}: providers apply a query timeout to queries.
-     */
-    private LockRow lockRow(EntityManager manager, String key, CallBounds bounds) {
-        return lockRow(manager, key, (int) Math.min(Integer.MAX_VALUE, bounds.remainingWaitMillis()));
-    }
-
-    private static LockRow lockRow(EntityManager manager, String key, int waitMillis) {
-        List<LockRow> rows = manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key", LockRow.class)
-                .setParameter("key", key)
-                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
-                .setHint(LOCK_TIMEOUT, waitMillis)
-                .setHint(QUERY_TIMEOUT, statementMillis(waitMillis))
-                .getResultList();
-        return rows.isEmpty() ? null : rows.get(0);
     }
 
     /**
@@ -239,7 +219,7 @@ public final class EntityLockRepository implements LockRepository {
             } catch (RuntimeException lost) {
                 return false;
             } finally {
-                end(manager);
+                ownTransactions.end(manager);
                 budget.giveBack();
             }
         }
@@ -265,7 +245,7 @@ public final class EntityLockRepository implements LockRepository {
      */
     private List<LockRowState> states(String about, String filter, Map<String, Object> parameters, int limit) {
         CallBounds bounds = CallBounds.within(INSPECTION_BOUND);
-        List<Object[]> rows = inTransaction(about, "reading the lock rows", bounds, manager -> {
+        List<Object[]> rows = ownTransactions.inTransaction(about, "reading the lock rows", bounds, manager -> {
             var query = manager.createQuery("SELECT r.key, r.owner, r.holder, r.token, r.acquiredAt, r.expiresAt, "
                     + clock.jpql() + " FROM LockRow r WHERE " + filter + " ORDER BY r.key", Object[].class);
             parameters.forEach(query::setParameter);
@@ -295,7 +275,7 @@ public final class EntityLockRepository implements LockRepository {
         EntityManager manager = factory.createEntityManager();
         try {
             transactions.begin(manager);
-            if (lockRow(manager, key, NO_WAIT) != null) {
+            if (EntityRows.lockRow(manager, key, NO_WAIT) != null) {
                 // an MVCC database that locks rows by writes only (HSQLDB) lets that read through: a
                 // write that changes nothing meets a holder's write
                 manager.createQuery("UPDATE LockRow r SET r.token = r.token WHERE r.key = :key")
@@ -303,12 +283,12 @@ public final class EntityLockRepository implements LockRepository {
             }
             return false;
         } catch (RuntimeException failure) {
-            if (isBusy(failure)) {
+            if (EntityConflicts.isBusy(failure)) {
                 return true;
             }
             throw new LockStoreUnavailableException(key, "trying the row lock failed", failure);
         } finally {
-            end(manager);
+            ownTransactions.end(manager);
         }
     }
 
@@ -330,12 +310,12 @@ public final class EntityLockRepository implements LockRepository {
         }
         boolean fenced = fenceTableExists(key);
         CallBounds bounds = CallBounds.within(INSPECTION_BOUND);
-        Boolean freed = inTransaction(key, "forcing the release", bounds, manager -> {
-            LockRow row = lockRow(manager, key, (int) INSPECTION_BOUND.toMillis());
+        Boolean freed = ownTransactions.inTransaction(key, "forcing the release", bounds, manager -> {
+            LockRow row = EntityRows.lockRow(manager, key, (int) INSPECTION_BOUND.toMillis());
             if (row == null || !lease.owner().equals(row.getOwner())) {
                 return false; // released or taken over meanwhile
             }
-            long token = DatabaseClock.nextToken(row.getToken(), now(manager, key, bounds));
+            long token = DatabaseClock.nextToken(row.getToken(), rows.now(manager, key, bounds));
             row.forcedFreeWith(token);
             manager.flush();
             if (fenced) {
@@ -352,7 +332,7 @@ public final class EntityLockRepository implements LockRepository {
 
     private boolean fenceTableExists(String key) {
         try {
-            inTransaction(key, "looking for the fence table", CallBounds.within(INSPECTION_BOUND), manager ->
+            ownTransactions.inTransaction(key, "looking for the fence table", CallBounds.within(INSPECTION_BOUND), manager ->
                     manager.createNativeQuery(FenceStatements.PROBE).getSingleResult(), false);
             return true;
         } catch (LockStoreUnavailableException failure) {
@@ -370,7 +350,7 @@ public final class EntityLockRepository implements LockRepository {
         CallBounds bounds = CallBounds.forWait(dbWait, Duration.ZERO);
         Lease taken = take(key, owner, holder, lease, bounds);
         if (taken == MISSING) {
-            createRow(key, bounds);
+            rows.createRow(key, bounds);
             taken = take(key, owner, holder, lease, bounds);
         }
         return taken == MISSING ? null : taken;
@@ -380,12 +360,12 @@ public final class EntityLockRepository implements LockRepository {
     // does: a pessimistic holder granted while the take waited may have used its token and been
     // rolled back, and this token must still be higher (a clock read before the wait would not be).
     private Lease take(String key, String owner, String holder, Duration lease, CallBounds bounds) {
-        return inTransaction(key, "taking the lease", bounds, manager -> {
-            LockRow row = lockRow(manager, key, bounds);
+        return ownTransactions.inTransaction(key, "taking the lease", bounds, manager -> {
+            LockRow row = rows.lockRow(manager, key, bounds);
             if (row == null) {
                 return MISSING;
             }
-            Instant now = now(manager, key, bounds);
+            Instant now = rows.now(manager, key, bounds);
             if (row.leasedAt(now)) {
                 return null; // a live lease
             }
@@ -430,7 +410,7 @@ public final class EntityLockRepository implements LockRepository {
         CallBounds bounds = CallBounds.brief();
         Row row;
         try {
-            row = inTransaction(key, "checking a hand-over", bounds, manager -> read(manager, key, bounds), false);
+            row = ownTransactions.inTransaction(key, "checking a hand-over", bounds, manager -> read(manager, key, bounds), false);
         } catch (LockStoreUnavailableException stillDown) {
             replyLost.addSuppressed(stillDown);
             throw replyLost;
@@ -496,11 +476,11 @@ public final class EntityLockRepository implements LockRepository {
      * version can move under a write for a reason that leaves the lease live; a takeover is seen by
      * the next read. Bounded by the call's time.
      */
-    private <T> T untilSettled(String key, String what, CallBounds bounds, Work<Attempt<T>> attempt) {
+    private <T> T untilSettled(String key, String what, CallBounds bounds, EntityTransactions.Work<Attempt<T>> attempt) {
         while (true) {
             Attempt<T> outcome;
             try {
-                outcome = inTransaction(key, what, bounds, attempt, false);
+                outcome = ownTransactions.inTransaction(key, what, bounds, attempt, false);
             } catch (LockStoreUnavailableException failure) {
                 if (!LockConflicts.isWriteConflict(failure)) {
                     throw failure;
@@ -541,58 +521,20 @@ public final class EntityLockRepository implements LockRepository {
     }
 
     private Row read(EntityManager manager, String key, CallBounds bounds) {
-        List<?> rows = manager.createQuery(readRow).setParameter("key", key)
+        List<?> found = manager.createQuery(readRow).setParameter("key", key)
                 .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList();
-        if (rows.isEmpty()) {
+        if (found.isEmpty()) {
             return null;
         }
-        Object[] row = (Object[]) rows.get(0);
+        Object[] row = (Object[]) found.get(0);
         return new Row(((Number) row[0]).longValue(), ((Number) row[1]).longValue(), (String) row[2],
                 (Instant) row[3], clock.instant(row[4]));
-    }
-
-    private Instant now(EntityManager manager, String key, CallBounds bounds) {
-        return clock.instant(manager.createQuery(readClock).setParameter("key", key)
-                .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult());
-    }
-
-    // ---- rows
-
-    private void createRow(String key, CallBounds bounds) {
-        EntityManager manager = factory.createEntityManager();
-        try {
-            createRow(manager, key, bounds);
-        } catch (RuntimeException failure) {
-            if (!isBusy(failure)) {
-                throw new LockStoreUnavailableException(key, "creating the lock row failed", failure);
-            }
-        } finally {
-            end(manager);
-        }
-    }
-
-    /** Persists a free row for the key in a transaction of its own; a concurrent creation of the same key is fine. */
-    private void createRow(EntityManager manager, String key, CallBounds bounds) {
-        try {
-            transactions.begin(manager);
-            manager.persist(new LockRow(key));
-            manager.flush();
-            transactions.commit(manager);
-        } catch (RuntimeException raceOrFailure) {
-            transactions.rollbackIfActive(manager);
-            if (!isDuplicate(raceOrFailure)) {
-                throw raceOrFailure;
-            }
-        } finally {
-            // the persisted instance is detached either way; the lock reads the row afresh
-            manager.clear();
-        }
     }
 
     @Override
     public void checkReachable(Duration timeout) {
         CallBounds bounds = CallBounds.within(timeout);
-        inTransaction("(readiness)", "reading the lock table", bounds, manager ->
+        ownTransactions.inTransaction("(readiness)", "reading the lock table", bounds, manager ->
                 manager.createQuery("SELECT COUNT(r) FROM LockRow r WHERE r.key = :none")
                         .setParameter("none", "").setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult(), false);
     }
@@ -603,7 +545,7 @@ public final class EntityLockRepository implements LockRepository {
             throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);
         }
         CallBounds bounds = CallBounds.maintenance();
-        Instant idleSince = inTransaction("(cleanup)", "reading the database clock", bounds, manager -> {
+        Instant idleSince = ownTransactions.inTransaction("(cleanup)", "reading the database clock", bounds, manager -> {
             // a count always answers one row, and the empty key is never locked: no row lock to wait for
             Object[] answer = (Object[]) manager.createQuery("SELECT COUNT(r), " + clock.jpql()
                             + " FROM LockRow r WHERE r.key = :none")
@@ -620,18 +562,18 @@ public final class EntityLockRepository implements LockRepository {
     // one. So a cleanup never makes an acquirer wait and never waits behind a holder.
     private IdleRowBatches.Batch deleteIdleBatch(String after, Instant idleSince) {
         CallBounds bounds = CallBounds.maintenance();
-        List<String> candidates = inTransaction("(cleanup)", "finding idle rows", bounds,
+        List<String> candidates = ownTransactions.inTransaction("(cleanup)", "finding idle rows", bounds,
                 manager -> idleKeys(manager, after, idleSince, bounds), false);
         if (candidates.isEmpty()) {
             return IdleRowBatches.Batch.END;
         }
-        Integer deleted = inTransaction("(cleanup)", "deleting idle rows", bounds, manager -> {
+        Integer deleted = ownTransactions.inTransaction("(cleanup)", "deleting idle rows", bounds, manager -> {
             int removed = 0;
             for (LockRow row : manager.createQuery("SELECT r FROM LockRow r WHERE r.key IN :keys", LockRow.class)
                     .setParameter("keys", candidates)
                     .setLockMode(LockModeType.PESSIMISTIC_WRITE)
                     .setHint(LOCK_TIMEOUT, NO_WAIT)
-                    .setHint(QUERY_TIMEOUT, statementMillis(NO_WAIT))
+                    .setHint(QUERY_TIMEOUT, EntityRows.statementMillis(NO_WAIT))
                     .getResultList()) {
                 if (row.idleSince(idleSince)) {
                     manager.remove(row);
@@ -669,8 +611,8 @@ public final class EntityLockRepository implements LockRepository {
     // the version it locked.
     private int deleteIfStillIdle(String key, Instant idleSince) {
         CallBounds bounds = CallBounds.maintenance();
-        Integer deleted = inTransaction(key, "deleting an idle row", bounds, manager -> {
-            LockRow row = lockRow(manager, key, NO_WAIT);
+        Integer deleted = ownTransactions.inTransaction(key, "deleting an idle row", bounds, manager -> {
+            LockRow row = EntityRows.lockRow(manager, key, NO_WAIT);
             if (row == null || !row.idleSince(idleSince)) {
                 return 0;
             }
@@ -678,76 +620,5 @@ public final class EntityLockRepository implements LockRepository {
             return 1;
         }, true);
         return deleted == null ? 0 : deleted;
-    }
-
-    // ---- transactions and failures
-
-    private interface Work<T> {
-        T run(EntityManager manager);
-    }
-
-    /**
-     * Runs work in a transaction of its own and commits it.
-     *
-     * @param busyAnswersNull whether a row held by another transaction (a lock wait that ran out, a
-     *                        lost compare-and-set at commit) answers null rather than failing
-     */
-    private <T> T inTransaction(String key, String what, CallBounds bounds, Work<T> work, boolean busyAnswersNull) {
-        EntityManager manager = factory.createEntityManager();
-        try {
-            transactions.begin(manager);
-            T result = work.run(manager);
-            transactions.commit(manager);
-            return result;
-        } catch (RuntimeException failure) {
-            if (busyAnswersNull && isBusy(failure)) {
-                return null;
-            }
-            throw new LockStoreUnavailableException(key, what + " failed", failure);
-        } finally {
-            end(manager);
-        }
-    }
-
-    /** Rolls back what is still open and closes the manager, which gives its connection back. */
-    private void end(EntityManager manager) {
-        try {
-            transactions.rollbackIfActive(manager);
-        } catch (RuntimeException alreadyGone) {
-            // the connection died with the transaction; closing still gives it back to the pool
-        } finally {
-            manager.close();
-        }
-    }
-
-    /** Another transaction holds the row: a lock wait that ran out, or a lost version check. */
-    public static boolean isBusy(Throwable failure) {
-        if (LockConflicts.isFailure(failure)) {
-            return false;
-        }
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof LockTimeoutException || t instanceof PessimisticLockException
-                    || t instanceof QueryTimeoutException || t instanceof jakarta.persistence.OptimisticLockException) {
-                return true;
-            }
-        }
-        return LockConflicts.isBusy(failure);
-    }
-
-    private static boolean isDuplicate(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof jakarta.persistence.EntityExistsException) {
-                return true;
-            }
-            if (t instanceof SQLException sql && LockConflicts.isDuplicate(sql)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A statement's bound: the lock wait it was given plus the allowance of a healthy statement. */
-    private static int statementMillis(long waitMillis) {
-        return (int) Math.min(Integer.MAX_VALUE, waitMillis + CallBounds.STATEMENT_ALLOWANCE.toMillis());
     }
 }
