@@ -13,7 +13,6 @@ import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
-import io.locked.jpa.internal.connection.PoolShortage;
 import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.internal.fence.FenceDetection;
 import io.locked.jpa.internal.fence.JpaFenceTransaction;
@@ -31,7 +30,6 @@ import jakarta.persistence.TypedQuery;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -58,8 +56,6 @@ import java.util.Optional;
 public final class EntityLockRepository implements LockRepository {
     /** How long reading a page of rows, or a forced release, may take. */
     private static final Duration INSPECTION_BOUND = Duration.ofSeconds(10);
-    /** The answer of a take whose key has no row. */
-    private static final Lease MISSING = new Lease("", "", 0, 0);
     // rows created but never acquired have no acquired_at yet
     private static final String IDLE =
             "(r.acquiredAt IS NULL OR r.acquiredAt < :idleSince) AND (r.owner IS NULL OR r.expiresAt < :idleSince)";
@@ -67,15 +63,10 @@ public final class EntityLockRepository implements LockRepository {
     private final EntityManagerFactory factory;
     private final EntityTransactions ownTransactions;
     private final EntityRows rows;
+    private final PessimisticRowLocks pessimistic;
+    private final EntityLeases leases;
     private final DatabaseClock clock;
     private final UnitTransactions transactions;
-    private final ConnectionBudget budget;
-    private final PoolShortage shortage;
-    private final Duration connectionWait;
-    private final String readRow;
-    private final String handOverIfUnchanged;
-    private final String renewIfUnchanged;
-    private final String freeIfUnchanged;
 
     /**
      * @param connections    the unit's pool as Locked sees it, for the pessimistic budget; null where
@@ -89,140 +80,14 @@ public final class EntityLockRepository implements LockRepository {
         this.transactions = transactions;
         this.ownTransactions = new EntityTransactions(factory, transactions);
         this.rows = new EntityRows(factory, clock, transactions, ownTransactions);
-        this.budget = ConnectionBudget.forPool(connections == null ? 0 : connections.maximumSize());
-        this.shortage = connections == null ? null : new PoolShortage(connections);
-        this.connectionWait = connectionWait;
-        this.readRow = "SELECT r.version, r.token, r.owner, r.expiresAt, " + clock.jpql()
-                + " FROM LockRow r WHERE r.key = :key";
-        String unchanged = " WHERE r.key = :key AND r.version = :version";
-        this.handOverIfUnchanged = "UPDATE LockRow r SET r.owner = :owner, r.holder = :holder, r.token = :token,"
-                + " r.acquiredAt = :now, r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
-        this.renewIfUnchanged = "UPDATE LockRow r SET r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
-        this.freeIfUnchanged = "UPDATE LockRow r SET r.owner = NULL, r.expiresAt = NULL, r.version = r.version + 1"
-                + unchanged;
+        this.pessimistic = new PessimisticRowLocks(factory, transactions, ownTransactions, rows, connections,
+                connectionWait);
+        this.leases = new EntityLeases(clock, ownTransactions, rows);
     }
-
-    // ---- pessimistic
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        // the provider borrows the connection with the pool's own timeout; only the budget waits here
-        CallBounds bounds = CallBounds.forWait(dbWait, Duration.ZERO);
-        CallBounds budgetBounds = CallBounds.forWait(dbWait, connectionWait);
-        if (!budget.take(key, budgetBounds.borrowNanos())) {
-            throw shortage.budgetSpent(key, budgetBounds.borrowWait(), budget);
-        }
-        EntityManager manager;
-        try {
-            manager = factory.createEntityManager();
-        } catch (RuntimeException | Error failure) {
-            budget.giveBack();
-            throw failure;
-        }
-        boolean handedOver = false;
-        try {
-            transactions.beginHold(manager);
-            LockRow row = rows.lockRow(manager, key, bounds);
-            if (row == null) {
-                // create the row in a short transaction of its own on this manager, then lock it
-                transactions.rollbackIfActive(manager);
-                rows.createRow(manager, key, bounds);
-                transactions.beginHold(manager);
-                row = rows.lockRow(manager, key, bounds);
-                if (row == null) {
-                    return null; // deleted again by a cleanup in between: the caller tries again
-                }
-            }
-            // read after the grant, so that a holder granted meanwhile and rolled back drew an older clock
-            Instant now = rows.now(manager, key, bounds);
-            if (row.leasedAt(now)) {
-                return null; // a live lease holds the key
-            }
-            long token = DatabaseClock.nextToken(row.getToken(), now);
-            row.lockedBy(token, now, holder);
-            manager.flush();
-            EntityRowHold hold = new EntityRowHold(manager, key, token, transactions.park());
-            handedOver = true;
-            return hold;
-        } catch (RuntimeException failure) {
-            if (EntityConflicts.isBusy(failure)) {
-                return null;
-            }
-            throw new LockStoreUnavailableException(key, "pessimistic lock failed", failure);
-        } finally {
-            if (!handedOver) {
-                ownTransactions.end(manager);
-                budget.giveBack();
-            }
-        }
-    }
-
-    /**
-     * A pessimistic hold: the manager's open transaction, whose commit frees the row lock. A JTA
-     * transaction is parked off the thread while the method runs, and taken back for each check and
-     * for the release, on whichever thread makes them.
-     */
-    private final class EntityRowHold implements PessimisticHold {
-        private final EntityManager manager;
-        private final String key;
-        private final long token;
-        private UnitTransactions.Parked parked;
-        private boolean released;
-
-        public EntityRowHold(EntityManager manager, String key, long token, UnitTransactions.Parked parked) {
-            this.manager = manager;
-            this.key = key;
-            this.token = token;
-            this.parked = parked;
-        }
-
-        @Override
-        public long token() {
-            return token;
-        }
-
-        // the watchdog's check and the holder's release may come from two threads; an
-        // EntityManager serves one at a time
-        @Override
-        public synchronized boolean isAlive(Duration timeout) {
-            if (released) {
-                return true;
-            }
-            try {
-                parked.resume();
-            } catch (RuntimeException transactionGone) {
-                return false; // ended by its transaction manager (a timeout): the row lock is gone
-            }
-            try {
-                manager.createQuery("SELECT r.version FROM LockRow r WHERE r.key = :key")
-                        .setParameter("key", key)
-                        .setHint(QUERY_TIMEOUT, (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())))
-                        .getResultList();
-                return true;
-            } catch (RuntimeException sessionGone) {
-                return false;
-            } finally {
-                parked = transactions.park();
-            }
-        }
-
-        @Override
-        public synchronized boolean release() {
-            if (released) {
-                return false;
-            }
-            released = true;
-            try {
-                parked.resume();
-                transactions.commit(manager);
-                return true;
-            } catch (RuntimeException lost) {
-                return false;
-            } finally {
-                ownTransactions.end(manager);
-                budget.giveBack();
-            }
-        }
+        return pessimistic.lock(key, holder, dbWait);
     }
 
     // ---- inspection
@@ -343,192 +208,24 @@ public final class EntityLockRepository implements LockRepository {
         }
     }
 
-    // ---- optimistic
-
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        CallBounds bounds = CallBounds.forWait(dbWait, Duration.ZERO);
-        Lease taken = take(key, owner, holder, lease, bounds);
-        if (taken == MISSING) {
-            rows.createRow(key, bounds);
-            taken = take(key, owner, holder, lease, bounds);
-        }
-        return taken == MISSING ? null : taken;
-    }
-
-    // The take row-locks first and reads the clock after the grant, as a pessimistic acquisition
-    // does: a pessimistic holder granted while the take waited may have used its token and been
-    // rolled back, and this token must still be higher (a clock read before the wait would not be).
-    private Lease take(String key, String owner, String holder, Duration lease, CallBounds bounds) {
-        return ownTransactions.inTransaction(key, "taking the lease", bounds, manager -> {
-            LockRow row = rows.lockRow(manager, key, bounds);
-            if (row == null) {
-                return MISSING;
-            }
-            Instant now = rows.now(manager, key, bounds);
-            if (row.leasedAt(now)) {
-                return null; // a live lease
-            }
-            long token = DatabaseClock.nextToken(row.getToken(), now);
-            // written at commit, guarded by the version it was read with
-            row.leasedTo(owner, holder, token, now, expiry(now, lease));
-            manager.flush();
-            return new Lease(key, owner, token, row.getVersion());
-        }, true);
+        return leases.takeLease(key, owner, holder, lease, dbWait);
     }
 
     @Override
     public Lease renewLease(Lease lease, Duration duration) {
-        CallBounds bounds = CallBounds.forRenewal(duration);
-        return untilSettled(lease.key(), "renewing the lease", bounds, manager -> {
-            Row row = read(manager, lease.key(), bounds);
-            if (row == null || !row.liveFor(lease)) {
-                return Attempt.settled(null);
-            }
-            int written = manager.createQuery(renewIfUnchanged)
-                    .setParameter("expires", expiry(row.now(), duration))
-                    .setParameter("key", lease.key()).setParameter("version", row.version())
-                    .setHint(QUERY_TIMEOUT, bounds.statementMillis())
-                    .executeUpdate();
-            return written == 1 ? Attempt.settled(new Lease(lease.key(), lease.owner(), lease.token(), row.version() + 1))
-                    : Attempt.again();
-        });
+        return leases.renewLease(lease, duration);
     }
 
     @Override
     public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
-        try {
-            return handOver(lease, newOwner, holder, duration);
-        } catch (LockStoreUnavailableException replyLost) {
-            // applied or not: a lost commit reply must not leave the row in the successor's name unknown to both
-            return successorsLeaseAfter(replyLost, lease.key(), newOwner);
-        }
-    }
-
-    /** A hand-over's commit reply was lost: the row is the successor's if it was applied. */
-    private Lease successorsLeaseAfter(LockStoreUnavailableException replyLost, String key, String newOwner) {
-        CallBounds bounds = CallBounds.brief();
-        Row row;
-        try {
-            row = ownTransactions.inTransaction(key, "checking a hand-over", bounds, manager -> read(manager, key, bounds), false);
-        } catch (LockStoreUnavailableException stillDown) {
-            replyLost.addSuppressed(stillDown);
-            throw replyLost;
-        }
-        if (row == null || !newOwner.equals(row.owner())) {
-            throw replyLost;
-        }
-        return new Lease(key, newOwner, row.token(), row.version());
-    }
-
-    private Lease handOver(Lease lease, String newOwner, String holder, Duration duration) {
-        CallBounds bounds = CallBounds.brief();
-        return untilSettled(lease.key(), "handing the lease over", bounds, manager -> {
-            Row row = read(manager, lease.key(), bounds);
-            if (row == null || !row.liveFor(lease)) {
-                return Attempt.settled(null);
-            }
-            // the row is this owner's: no pessimistic holder can have drawn a token on it meanwhile
-            long token = DatabaseClock.nextToken(row.token(), row.now());
-            int written = manager.createQuery(handOverIfUnchanged)
-                    .setParameter("owner", newOwner).setParameter("holder", holder).setParameter("token", token)
-                    .setParameter("now", row.now()).setParameter("expires", expiry(row.now(), duration))
-                    .setParameter("key", lease.key()).setParameter("version", row.version())
-                    .setHint(QUERY_TIMEOUT, bounds.statementMillis())
-                    .executeUpdate();
-            return written == 1 ? Attempt.settled(new Lease(lease.key(), newOwner, token, row.version() + 1))
-                    : Attempt.again();
-        });
+        return leases.handOverLease(lease, newOwner, holder, duration);
     }
 
     @Override
     public boolean releaseLease(Lease lease) {
-        CallBounds bounds = CallBounds.brief();
-        return untilSettled(lease.key(), "releasing the lease", bounds, manager -> {
-            Row row = read(manager, lease.key(), bounds);
-            if (row == null || !lease.owner().equals(row.owner())) {
-                return Attempt.settled(false); // taken over: never touch another owner's row
-            }
-            boolean live = row.liveFor(lease);
-            // an expired row still ours is freed too, though the holder must learn it was lost
-            int written = manager.createQuery(freeIfUnchanged)
-                    .setParameter("key", lease.key()).setParameter("version", row.version())
-                    .setHint(QUERY_TIMEOUT, bounds.statementMillis())
-                    .executeUpdate();
-            return written == 1 ? Attempt.settled(live) : Attempt.again();
-        });
-    }
-
-    /** One read and compare-and-set: its answer, or "the version moved, read again". */
-    private record Attempt<T>(boolean settled, T value) {
-        public static <T> Attempt<T> settled(T value) {
-            return new Attempt<>(true, value);
-        }
-
-        public static <T> Attempt<T> again() {
-            return new Attempt<>(false, null);
-        }
-    }
-
-    /**
-     * Repeats a read and compare-and-set, each in a transaction of its own (a snapshot would show the
-     * same row again), until it settles. The core may renew and release one lease at once, so the
-     * version can move under a write for a reason that leaves the lease live; a takeover is seen by
-     * the next read. Bounded by the call's time.
-     */
-    private <T> T untilSettled(String key, String what, CallBounds bounds, EntityTransactions.Work<Attempt<T>> attempt) {
-        while (true) {
-            Attempt<T> outcome;
-            try {
-                outcome = ownTransactions.inTransaction(key, what, bounds, attempt, false);
-            } catch (LockStoreUnavailableException failure) {
-                if (!LockConflicts.isWriteConflict(failure)) {
-                    throw failure;
-                }
-                // a concurrent write of the same row won (HSQLDB's serializable transactions say so
-                // instead of matching no row; a deadlock victim too): as a moved version, read again
-                outcome = Attempt.again();
-            }
-            if (outcome.settled()) {
-                return outcome.value();
-            }
-            if (bounds.borrowNanos() == 0) {
-                throw new LockStoreUnavailableException(key, what + " kept meeting concurrent writes for "
-                        + bounds.borrowWait(), null);
-            }
-        }
-    }
-
-    /**
-     * A lease's end, rounded up to a whole second: some drivers drop the fraction when they send a
-     * time (Connector/J to a MariaDB that reports itself as "5.5.5-10.x" does), and a lease that
-     * ended before its holder thought would let a second holder in. Rounded up, it only ends later.
-     */
-    public static Instant expiry(Instant now, Duration lease) {
-        Instant end = now.plus(lease);
-        return end.getNano() == 0 ? end : end.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
-    }
-
-    /** The row as one query read it, with the database's clock at that moment. */
-    private record Row(long version, long token, String owner, Instant expiresAt, Instant now) {
-        public boolean free() {
-            return owner == null || expiresAt == null || !expiresAt.isAfter(now);
-        }
-
-        public boolean liveFor(Lease lease) {
-            return lease.owner().equals(owner) && lease.token() == token && expiresAt != null && expiresAt.isAfter(now);
-        }
-    }
-
-    private Row read(EntityManager manager, String key, CallBounds bounds) {
-        List<?> found = manager.createQuery(readRow).setParameter("key", key)
-                .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList();
-        if (found.isEmpty()) {
-            return null;
-        }
-        Object[] row = (Object[]) found.get(0);
-        return new Row(((Number) row[0]).longValue(), ((Number) row[1]).longValue(), (String) row[2],
-                (Instant) row[3], clock.instant(row[4]));
+        return leases.releaseLease(lease);
     }
 
     @Override
@@ -598,7 +295,7 @@ public final class EntityLockRepository implements LockRepository {
     private static List<String> idleKeys(EntityManager manager, String after, Instant idleSince, CallBounds bounds) {
         TypedQuery<String> read = manager.createQuery("SELECT r.key FROM LockRow r WHERE " + IDLE
                         + (after == null ? "" : " AND r.key > :after") + " ORDER BY r.key", String.class)
-                .setParameter("idleSince", expiry(idleSince, Duration.ZERO))
+                .setParameter("idleSince", EntityLeases.expiry(idleSince, Duration.ZERO))
                 .setMaxResults(IdleRowBatches.SIZE)
                 .setHint(QUERY_TIMEOUT, bounds.statementMillis());
         if (after != null) {
