@@ -99,7 +99,7 @@ public final class EntityMappingCheck {
             padded = ((Number) manager.createQuery("SELECT COUNT(r) FROM LockRow r WHERE r.key = :key")
                     .setParameter("key", probeKey.substring(0, probeKey.length() - 1)).getSingleResult()).longValue() > 0;
         } catch (RuntimeException refused) {
-            if (EntityLockRepository.isBusy(refused)) {
+            if (EntityConflicts.isBusy(refused)) {
                 throw new BusyProbe(refused);
             }
             throw new IllegalStateException("The persistence unit cannot store " + LockRow.class.getName()

@@ -1,0 +1,231 @@
+package io.locked.jpa.internal.entitypath;
+
+import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
+
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.connection.LockConflicts;
+import io.locked.spi.Lease;
+import jakarta.persistence.EntityManager;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+
+/**
+ * Optimistic leases on the JPA path: takes, renews, hands over and releases them. A take row-locks
+ * the key; each renewal, hand-over and release reads the row with the database's clock in one query,
+ * judges it, and writes it with one JPQL update guarded by the version it read: a compare-and-set on
+ * the {@code @Version}. Expiry is judged only on that clock.
+ */
+final class EntityLeases {
+    /** The answer of a take whose key has no row. */
+    private static final Lease MISSING = new Lease("", "", 0, 0);
+
+    private final DatabaseClock clock;
+    private final EntityTransactions ownTransactions;
+    private final EntityRows rows;
+    private final String readRow;
+    private final String handOverIfUnchanged;
+    private final String renewIfUnchanged;
+    private final String freeIfUnchanged;
+
+    EntityLeases(DatabaseClock clock, EntityTransactions ownTransactions, EntityRows rows) {
+        this.clock = clock;
+        this.ownTransactions = ownTransactions;
+        this.rows = rows;
+        this.readRow = "SELECT r.version, r.token, r.owner, r.expiresAt, " + clock.jpql()
+                + " FROM LockRow r WHERE r.key = :key";
+        String unchanged = " WHERE r.key = :key AND r.version = :version";
+        this.handOverIfUnchanged = "UPDATE LockRow r SET r.owner = :owner, r.holder = :holder, r.token = :token,"
+                + " r.acquiredAt = :now, r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
+        this.renewIfUnchanged = "UPDATE LockRow r SET r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
+        this.freeIfUnchanged = "UPDATE LockRow r SET r.owner = NULL, r.expiresAt = NULL, r.version = r.version + 1"
+                + unchanged;
+    }
+
+    Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+        CallBounds bounds = CallBounds.forWait(dbWait, Duration.ZERO);
+        Lease taken = take(key, owner, holder, lease, bounds);
+        if (taken == MISSING) {
+            rows.createRow(key, bounds);
+            taken = take(key, owner, holder, lease, bounds);
+        }
+        return taken == MISSING ? null : taken;
+    }
+
+    // The take row-locks first and reads the clock after the grant, as a pessimistic acquisition
+    // does: a pessimistic holder granted while the take waited may have used its token and been
+    // rolled back, and this token must still be higher (a clock read before the wait would not be).
+    private Lease take(String key, String owner, String holder, Duration lease, CallBounds bounds) {
+        return ownTransactions.inTransaction(key, "taking the lease", bounds, manager -> {
+            LockRow row = rows.lockRow(manager, key, bounds);
+            if (row == null) {
+                return MISSING;
+            }
+            Instant now = rows.now(manager, key, bounds);
+            if (row.leasedAt(now)) {
+                return null; // a live lease
+            }
+            long token = DatabaseClock.nextToken(row.getToken(), now);
+            // written at commit, guarded by the version it was read with
+            row.leasedTo(owner, holder, token, now, expiry(now, lease));
+            manager.flush();
+            return new Lease(key, owner, token, row.getVersion());
+        }, true);
+    }
+
+    Lease renewLease(Lease lease, Duration duration) {
+        CallBounds bounds = CallBounds.forRenewal(duration);
+        return untilSettled(lease.key(), "renewing the lease", bounds, manager -> {
+            Row row = read(manager, lease.key(), bounds);
+            if (row == null || !row.liveFor(lease)) {
+                return Attempt.settled(null);
+            }
+            int written = manager.createQuery(renewIfUnchanged)
+                    .setParameter("expires", expiry(row.now(), duration))
+                    .setParameter("key", lease.key()).setParameter("version", row.version())
+                    .setHint(QUERY_TIMEOUT, bounds.statementMillis())
+                    .executeUpdate();
+            return written == 1 ? Attempt.settled(new Lease(lease.key(), lease.owner(), lease.token(), row.version() + 1))
+                    : Attempt.again();
+        });
+    }
+
+    Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        try {
+            return handOver(lease, newOwner, holder, duration);
+        } catch (LockStoreUnavailableException replyLost) {
+            // applied or not: a lost commit reply must not leave the row in the successor's name unknown to both
+            return successorsLeaseAfter(replyLost, lease.key(), newOwner);
+        }
+    }
+
+    /** A hand-over's commit reply was lost: the row is the successor's if it was applied. */
+    private Lease successorsLeaseAfter(LockStoreUnavailableException replyLost, String key, String newOwner) {
+        CallBounds bounds = CallBounds.brief();
+        Row row;
+        try {
+            row = ownTransactions.inTransaction(key, "checking a hand-over", bounds,
+                    manager -> read(manager, key, bounds), false);
+        } catch (LockStoreUnavailableException stillDown) {
+            replyLost.addSuppressed(stillDown);
+            throw replyLost;
+        }
+        if (row == null || !newOwner.equals(row.owner())) {
+            throw replyLost;
+        }
+        return new Lease(key, newOwner, row.token(), row.version());
+    }
+
+    private Lease handOver(Lease lease, String newOwner, String holder, Duration duration) {
+        CallBounds bounds = CallBounds.brief();
+        return untilSettled(lease.key(), "handing the lease over", bounds, manager -> {
+            Row row = read(manager, lease.key(), bounds);
+            if (row == null || !row.liveFor(lease)) {
+                return Attempt.settled(null);
+            }
+            // the row is this owner's: no pessimistic holder can have drawn a token on it meanwhile
+            long token = DatabaseClock.nextToken(row.token(), row.now());
+            int written = manager.createQuery(handOverIfUnchanged)
+                    .setParameter("owner", newOwner).setParameter("holder", holder).setParameter("token", token)
+                    .setParameter("now", row.now()).setParameter("expires", expiry(row.now(), duration))
+                    .setParameter("key", lease.key()).setParameter("version", row.version())
+                    .setHint(QUERY_TIMEOUT, bounds.statementMillis())
+                    .executeUpdate();
+            return written == 1 ? Attempt.settled(new Lease(lease.key(), newOwner, token, row.version() + 1))
+                    : Attempt.again();
+        });
+    }
+
+    boolean releaseLease(Lease lease) {
+        CallBounds bounds = CallBounds.brief();
+        return untilSettled(lease.key(), "releasing the lease", bounds, manager -> {
+            Row row = read(manager, lease.key(), bounds);
+            if (row == null || !lease.owner().equals(row.owner())) {
+                return Attempt.settled(false); // taken over: never touch another owner's row
+            }
+            boolean live = row.liveFor(lease);
+            // an expired row still ours is freed too, though the holder must learn it was lost
+            int written = manager.createQuery(freeIfUnchanged)
+                    .setParameter("key", lease.key()).setParameter("version", row.version())
+                    .setHint(QUERY_TIMEOUT, bounds.statementMillis())
+                    .executeUpdate();
+            return written == 1 ? Attempt.settled(live) : Attempt.again();
+        });
+    }
+
+    /** One read and compare-and-set: its answer, or "the version moved, read again". */
+    private record Attempt<T>(boolean settled, T value) {
+        public static <T> Attempt<T> settled(T value) {
+            return new Attempt<>(true, value);
+        }
+
+        public static <T> Attempt<T> again() {
+            return new Attempt<>(false, null);
+        }
+    }
+
+    /**
+     * Repeats a read and compare-and-set, each in a transaction of its own (a snapshot would show the
+     * same row again), until it settles. The core may renew and release one lease at once, so the
+     * version can move under a write for a reason that leaves the lease live; a takeover is seen by
+     * the next read. Bounded by the call's time.
+     */
+    private <T> T untilSettled(String key, String what, CallBounds bounds,
+                               EntityTransactions.Work<Attempt<T>> attempt) {
+        while (true) {
+            Attempt<T> outcome;
+            try {
+                outcome = ownTransactions.inTransaction(key, what, bounds, attempt, false);
+            } catch (LockStoreUnavailableException failure) {
+                if (!LockConflicts.isWriteConflict(failure)) {
+                    throw failure;
+                }
+                // a concurrent write of the same row won (HSQLDB's serializable transactions say so
+                // instead of matching no row; a deadlock victim too): as a moved version, read again
+                outcome = Attempt.again();
+            }
+            if (outcome.settled()) {
+                return outcome.value();
+            }
+            if (bounds.borrowNanos() == 0) {
+                throw new LockStoreUnavailableException(key, what + " kept meeting concurrent writes for "
+                        + bounds.borrowWait(), null);
+            }
+        }
+    }
+
+    /**
+     * A lease's end, rounded up to a whole second: some drivers drop the fraction when they send a
+     * time (Connector/J to a MariaDB that reports itself as "5.5.5-10.x" does), and a lease that
+     * ended before its holder thought would let a second holder in. Rounded up, it only ends later.
+     */
+    static Instant expiry(Instant now, Duration lease) {
+        Instant end = now.plus(lease);
+        return end.getNano() == 0 ? end : end.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+    }
+
+    /** The row as one query read it, with the database's clock at that moment. */
+    private record Row(long version, long token, String owner, Instant expiresAt, Instant now) {
+        public boolean free() {
+            return owner == null || expiresAt == null || !expiresAt.isAfter(now);
+        }
+
+        public boolean liveFor(Lease lease) {
+            return lease.owner().equals(owner) && lease.token() == token && expiresAt != null && expiresAt.isAfter(now);
+        }
+    }
+
+    private Row read(EntityManager manager, String key, CallBounds bounds) {
+        List<?> found = manager.createQuery(readRow).setParameter("key", key)
+                .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getResultList();
+        if (found.isEmpty()) {
+            return null;
+        }
+        Object[] row = (Object[]) found.get(0);
+        return new Row(((Number) row[0]).longValue(), ((Number) row[1]).longValue(), (String) row[2],
+                (Instant) row[3], clock.instant(row[4]));
+    }
+}

@@ -1,0 +1,99 @@
+package io.locked.jpa.internal.entitypath;
+
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.transaction.UnitTransactions;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.LockModeType;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A key's lock row as every part of the JPA path reaches it: row-locked with {@code PESSIMISTIC_WRITE},
+ * the database's clock read beside it, and created free where it is missing.
+ */
+final class EntityRows {
+    static final String LOCK_TIMEOUT = "jakarta.persistence.lock.timeout";
+    static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
+    // a cleanup never waits behind a holder: it skips a row that is locked right now
+    static final int NO_WAIT = 0;
+
+    private final EntityManagerFactory factory;
+    private final DatabaseClock clock;
+    private final UnitTransactions transactions;
+    private final EntityTransactions ownTransactions;
+    private final String readClock;
+
+    EntityRows(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
+               EntityTransactions ownTransactions) {
+        this.factory = factory;
+        this.clock = clock;
+        this.transactions = transactions;
+        this.ownTransactions = ownTransactions;
+        this.readClock = "SELECT " + clock.jpql() + " FROM LockRow r WHERE r.key = :key";
+    }
+
+    /**
+     * {@code PESSIMISTIC_WRITE} on the key's row, the wait bounded by the lock timeout hint and, where
+     * a provider or database ignores that hint (Hibernate on PostgreSQL, for one), by a query timeout.
+     * A query rather than {@code find}: providers apply a query timeout to queries.
+     */
+    LockRow lockRow(EntityManager manager, String key, CallBounds bounds) {
+        return lockRow(manager, key, (int) Math.min(Integer.MAX_VALUE, bounds.remainingWaitMillis()));
+    }
+
+    static LockRow lockRow(EntityManager manager, String key, int waitMillis) {
+        List<LockRow> rows = manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key", LockRow.class)
+                .setParameter("key", key)
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .setHint(LOCK_TIMEOUT, waitMillis)
+                .setHint(QUERY_TIMEOUT, statementMillis(waitMillis))
+                .getResultList();
+        return rows.isEmpty() ? null : rows.get(0);
+    }
+
+    /** The database's clock, read in the manager's transaction. */
+    Instant now(EntityManager manager, String key, CallBounds bounds) {
+        return clock.instant(manager.createQuery(readClock).setParameter("key", key)
+                .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult());
+    }
+
+    /** Creates the key's row with a manager of its own; a row held by another transaction is left to it. */
+    void createRow(String key, CallBounds bounds) {
+        EntityManager manager = factory.createEntityManager();
+        try {
+            createRow(manager, key, bounds);
+        } catch (RuntimeException failure) {
+            if (!EntityConflicts.isBusy(failure)) {
+                throw new LockStoreUnavailableException(key, "creating the lock row failed", failure);
+            }
+        } finally {
+            ownTransactions.end(manager);
+        }
+    }
+
+    /** Persists a free row for the key in a transaction of its own; a concurrent creation of the same key is fine. */
+    void createRow(EntityManager manager, String key, CallBounds bounds) {
+        try {
+            transactions.begin(manager);
+            manager.persist(new LockRow(key));
+            manager.flush();
+            transactions.commit(manager);
+        } catch (RuntimeException raceOrFailure) {
+            transactions.rollbackIfActive(manager);
+            if (!EntityConflicts.isDuplicate(raceOrFailure)) {
+                throw raceOrFailure;
+            }
+        } finally {
+            // the persisted instance is detached either way; the lock reads the row afresh
+            manager.clear();
+        }
+    }
+
+    /** A statement's bound: the lock wait it was given plus the allowance of a healthy statement. */
+    static int statementMillis(long waitMillis) {
+        return (int) Math.min(Integer.MAX_VALUE, waitMillis + CallBounds.STATEMENT_ALLOWANCE.toMillis());
+    }
+}
