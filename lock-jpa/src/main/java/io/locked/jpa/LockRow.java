@@ -5,13 +5,13 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import jakarta.persistence.Version;
+import io.locked.jpa.internal.entitypath.LockRowAccess;
 import java.time.Instant;
 
 /**
  * One lock: a row per key. Add this class to the persistence unit that holds the lock table.
  * Times are written by the database from its own clock, never bound from the JVM. Applications
- * read it; only Locked changes it (its JPA path, in {@code io.locked.jpa.internal.entitypath}, uses
- * the public methods that do).
+ * read it; only Locked changes it.
  */
 @Entity
 @Table(name = LockRow.TABLE)
@@ -42,17 +42,53 @@ public class LockRow {
     @Column(name = "holder", length = 255)
     private String holder;
 
+    static {
+        // the JPA path changes rows through this, and nothing else can
+        LockRowAccess.register(new LockRowAccess() {
+            @Override
+            public LockRow newRow(String key) {
+                return new LockRow(key);
+            }
+
+            @Override
+            public boolean leasedAt(LockRow row, Instant now) {
+                return row.leasedAt(now);
+            }
+
+            @Override
+            public boolean idleSince(LockRow row, Instant idleSince) {
+                return row.idleSince(idleSince);
+            }
+
+            @Override
+            public void leasedTo(LockRow row, String owner, String holder, long token, Instant acquiredAt,
+                                 Instant expiresAt) {
+                row.leasedTo(owner, holder, token, acquiredAt, expiresAt);
+            }
+
+            @Override
+            public void lockedBy(LockRow row, long token, Instant acquiredAt, String holder) {
+                row.lockedBy(token, acquiredAt, holder);
+            }
+
+            @Override
+            public void forcedFreeWith(LockRow row, long token) {
+                row.forcedFreeWith(token);
+            }
+        });
+    }
+
     /** For JPA. */
     protected LockRow() {
     }
 
     /** A new key's row: free, never acquired, token 0. */
-    public LockRow(String key) {
+    LockRow(String key) {
         this.key = key;
     }
 
     /** @return whether a live optimistic lease holds the key at that time of the database's clock */
-    public boolean leasedAt(Instant now) {
+    boolean leasedAt(Instant now) {
         return owner != null && expiresAt != null && expiresAt.isAfter(now);
     }
 
@@ -60,7 +96,7 @@ public class LockRow {
      * @param idleSince a time of the database's clock
      * @return whether the row is free and was not acquired since then: a cleanup may delete it
      */
-    public boolean idleSince(Instant idleSince) {
+    boolean idleSince(Instant idleSince) {
         // a row created but never acquired has no acquired_at yet
         boolean notAcquiredSince = acquiredAt == null || acquiredAt.isBefore(idleSince);
         boolean free = owner == null || (expiresAt != null && expiresAt.isBefore(idleSince));
@@ -71,7 +107,7 @@ public class LockRow {
      * Records an optimistic lease in the managed, row-locked entity; the provider bumps the version
      * when it writes it.
      */
-    public void leasedTo(String owner, String holder, long token, Instant acquiredAt, Instant expiresAt) {
+    void leasedTo(String owner, String holder, long token, Instant acquiredAt, Instant expiresAt) {
         this.owner = owner;
         this.holder = holder;
         this.token = token;
@@ -83,7 +119,7 @@ public class LockRow {
      * Records a pessimistic acquisition in the managed, row-locked entity; the provider bumps the
      * version when it writes it. An expired lease's owner stays, as the native statements leave it.
      */
-    public void lockedBy(long token, Instant acquiredAt, String holder) {
+    void lockedBy(long token, Instant acquiredAt, String holder) {
         this.token = token;
         this.acquiredAt = acquiredAt;
         this.holder = holder;
@@ -93,7 +129,7 @@ public class LockRow {
      * Frees the managed, row-locked entity with a new token, as an operator's forced release does:
      * the old holder's owner and token no longer match; the provider bumps the version.
      */
-    public void forcedFreeWith(long token) {
+    void forcedFreeWith(long token) {
         this.owner = null;
         this.expiresAt = null;
         this.token = token;

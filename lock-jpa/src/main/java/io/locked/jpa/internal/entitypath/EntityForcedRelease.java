@@ -20,6 +20,7 @@ import java.util.Optional;
  * raises the key's fence to it where the fence table exists.
  */
 final class EntityForcedRelease {
+    private static final LockRowAccess ROWS = LockRowAccess.rows();
     private final EntityManagerFactory factory;
     private final EntityTransactions ownTransactions;
     private final EntityRows rows;
@@ -56,7 +57,7 @@ final class EntityForcedRelease {
                 return false; // released or taken over meanwhile
             }
             long token = DatabaseClock.nextToken(row.getToken(), rows.now(manager, key, bounds));
-            row.forcedFreeWith(token);
+            ROWS.forcedFreeWith(row, token);
             manager.flush();
             if (fenced) {
                 try {

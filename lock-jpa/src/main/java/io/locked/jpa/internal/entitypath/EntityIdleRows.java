@@ -19,6 +19,7 @@ import java.util.List;
  * ({@link IdleRowBatches}), without ever waiting behind a holder or making an acquirer wait.
  */
 final class EntityIdleRows {
+    private static final LockRowAccess ROWS = LockRowAccess.rows();
     // rows created but never acquired have no acquired_at yet
     private static final String IDLE =
             "(r.acquiredAt IS NULL OR r.acquiredAt < :idleSince) AND (r.owner IS NULL OR r.expiresAt < :idleSince)";
@@ -66,7 +67,7 @@ final class EntityIdleRows {
                     .setHint(LOCK_TIMEOUT, NO_WAIT)
                     .setHint(QUERY_TIMEOUT, EntityRows.statementMillis(NO_WAIT))
                     .getResultList()) {
-                if (row.idleSince(idleSince)) {
+                if (ROWS.idleSince(row, idleSince)) {
                     manager.remove(row);
                     removed++;
                 }
@@ -104,7 +105,7 @@ final class EntityIdleRows {
         CallBounds bounds = CallBounds.maintenance();
         Integer deleted = ownTransactions.inTransaction(key, "deleting an idle row", bounds, manager -> {
             LockRow row = EntityRows.lockRow(manager, key, NO_WAIT);
-            if (row == null || !row.idleSince(idleSince)) {
+            if (row == null || !ROWS.idleSince(row, idleSince)) {
                 return 0;
             }
             manager.remove(row);

@@ -20,6 +20,7 @@ import java.util.List;
  * the {@code @Version}. Expiry is judged only on that clock.
  */
 final class EntityLeases {
+    private static final LockRowAccess ROWS = LockRowAccess.rows();
     /** The answer of a take whose key has no row. */
     private static final Lease MISSING = new Lease("", "", 0, 0);
 
@@ -65,12 +66,12 @@ final class EntityLeases {
                 return MISSING;
             }
             Instant now = rows.now(manager, key, bounds);
-            if (row.leasedAt(now)) {
+            if (ROWS.leasedAt(row, now)) {
                 return null; // a live lease
             }
             long token = DatabaseClock.nextToken(row.getToken(), now);
             // written at commit, guarded by the version it was read with
-            row.leasedTo(owner, holder, token, now, expiry(now, lease));
+            ROWS.leasedTo(row, owner, holder, token, now, expiry(now, lease));
             manager.flush();
             return new Lease(key, owner, token, row.getVersion());
         }, true);

@@ -90,8 +90,8 @@ public final class EntityMappingCheck {
             if (!tableAnswers(manager, probeKey)) {
                 return; // no table yet (createTableIfMissing checks again), or no database: the lock calls will say
             }
-            LockRow probe = new LockRow(probeKey);
-            probe.lockedBy(0, PROBE_TIME, "Locked's start-up check");
+            LockRow probe = LockRowAccess.rows().newRow(probeKey);
+            LockRowAccess.rows().lockedBy(probe, 0, PROBE_TIME, "Locked's start-up check");
             manager.persist(probe);
             manager.flush();
             readBack = manager.createQuery("SELECT r.key, " + time + " FROM LockRow r WHERE r.key = :key")

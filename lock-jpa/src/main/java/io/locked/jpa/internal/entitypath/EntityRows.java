@@ -15,6 +15,7 @@ import java.util.List;
  * the database's clock read beside it, and created free where it is missing.
  */
 final class EntityRows {
+    private static final LockRowAccess ROWS = LockRowAccess.rows();
     static final String LOCK_TIMEOUT = "jakarta.persistence.lock.timeout";
     static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
     // a cleanup never waits behind a holder: it skips a row that is locked right now
@@ -78,7 +79,7 @@ final class EntityRows {
     void createRow(EntityManager manager, String key, CallBounds bounds) {
         try {
             transactions.begin(manager);
-            manager.persist(new LockRow(key));
+            manager.persist(ROWS.newRow(key));
             manager.flush();
             transactions.commit(manager);
         } catch (RuntimeException raceOrFailure) {

@@ -19,6 +19,7 @@ import java.time.Instant;
  * all but one of the pool's connections where its size is known ({@link ConnectionBudget}).
  */
 final class PessimisticRowLocks {
+    private static final LockRowAccess ROWS = LockRowAccess.rows();
     private final EntityManagerFactory factory;
     private final UnitTransactions transactions;
     private final EntityTransactions ownTransactions;
@@ -73,11 +74,11 @@ final class PessimisticRowLocks {
             }
             // read after the grant, so that a holder granted meanwhile and rolled back drew an older clock
             Instant now = rows.now(manager, key, bounds);
-            if (row.leasedAt(now)) {
+            if (ROWS.leasedAt(row, now)) {
                 return null; // a live lease holds the key
             }
             long token = DatabaseClock.nextToken(row.getToken(), now);
-            row.lockedBy(token, now, holder);
+            ROWS.lockedBy(row, token, now, holder);
             manager.flush();
             EntityRowHold hold = new EntityRowHold(manager, key, token, transactions.park(), transactions,
                     ownTransactions, budget);
