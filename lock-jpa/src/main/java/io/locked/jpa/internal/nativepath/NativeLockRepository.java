@@ -13,6 +13,7 @@ import io.locked.jpa.internal.connection.PoolShortage;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
+import io.locked.jpa.internal.inspection.ForcedRelease;
 import io.locked.jpa.internal.inspection.NativeInspection;
 import io.locked.jpa.internal.schema.SchemaScript;
 import io.locked.jpa.internal.transaction.LockTransaction;
@@ -55,6 +56,7 @@ public final class NativeLockRepository implements LockRepository {
     private final ConnectionBudget budget;
     private final PoolShortage shortage;
     private final NativeInspection inspection;
+    private final ForcedRelease forcedRelease;
     private final boolean galeraSingleWriter;
     private final Duration connectionWait;
     /**
@@ -87,6 +89,7 @@ public final class NativeLockRepository implements LockRepository {
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.shortage = new PoolShortage(connections);
         this.inspection = new NativeInspection(connections, database);
+        this.forcedRelease = new ForcedRelease(connections, database, inspection);
     }
 
     @Override
@@ -561,7 +564,7 @@ public final class NativeLockRepository implements LockRepository {
 
     @Override
     public Optional<LockRowState> forceRelease(String key) {
-        return inspection.forceRelease(key);
+        return forcedRelease.forceRelease(key);
     }
 
     @Override
