@@ -1,0 +1,254 @@
+package io.locked.jpa.internal.nativepath;
+
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.connection.LockConflicts;
+import io.locked.jpa.internal.connection.NoFreeConnection;
+import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.SessionLockTimeout;
+import io.locked.spi.Lease;
+import io.locked.spi.NoConnectionException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/**
+ * Optimistic leases on the native path: taking, renewing, handing over and releasing a lease, each
+ * one autocommit statement ({@link StoreCalls}), with the creation of a missing row before a take
+ * and the settlement of a hand-over whose reply was lost.
+ */
+final class NativeLeases {
+    // the row being handed over is the giver's: only a pessimistic acquirer checking it holds it, briefly
+    private static final long HAND_OVER_LOCK_WAIT_MILLIS = 1000;
+    private final Dialect database;
+    private final KnownGaleraNode galera;
+    private final StoreCalls store;
+    private final KeyRows keyRows;
+    private final Duration connectionWait;
+
+    /** @param connectionWait how long a take may wait for a connection, whatever its own wait */
+    NativeLeases(Dialect database, KnownGaleraNode galera, StoreCalls store, KeyRows keyRows, Duration connectionWait) {
+        this.database = database;
+        this.galera = galera;
+        this.store = store;
+        this.keyRows = keyRows;
+        this.connectionWait = connectionWait;
+    }
+
+    Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+        // the take and the creation of a missing row may each meet a pessimistic holder's row lock,
+        // and each needs a connection; together they wait no longer than the bounds allow
+        CallBounds bounds = CallBounds.forWait(dbWait, connectionWait);
+        try {
+            Take take = tryTake(key, owner, holder, lease, bounds);
+            if (take.noRow() && (database.takeTellsMissingRow() || !rowExists(key, bounds))) {
+                ensureRow(key, bounds);
+                take = tryTake(key, owner, holder, lease, bounds);
+            }
+            return take.lease();
+        } catch (LockStoreUnavailableException failure) {
+            if (failure.getCause() instanceof NoFreeConnection none) {
+                // StoreCalls warned
+                throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());
+            }
+            throw failure;
+        }
+    }
+
+    /** A take's answer: the lease if taken, else whether the statement returned no row at all. */
+    private record Take(Lease lease, boolean noRow) {
+        public static final Take HELD = new Take(null, false);
+        public static final Take NO_ROW = new Take(null, true);
+    }
+
+    private Take tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {
+        boolean galera = this.galera.forLockCall(key, bounds) != null;
+        try {
+            return store.call(key, "taking the lease", bounds, connection -> {
+                long waitMillis = bounds.remainingWaitMillis();
+                if (database.answersByInsertId()) {
+                    return takeByInsertId(connection, key, owner, holder, lease);
+                }
+                if (database.inlinesLockStatements()) {
+                    try (Statement take = connection.createStatement()) {
+                        take.execute(database.takeLeaseText(owner, holder, micros(lease), key, waitMillis, galera));
+                        try (ResultSet taken = take.getResultSet()) {
+                            return take(taken, key, owner);
+                        }
+                    }
+                }
+                try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
+                     PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
+                    try (ResultSet taken = ReturnedRows.of(take, database)) {
+                        return take(taken, key, owner);
+                    }
+                }
+            });
+        } catch (LockStoreUnavailableException failure) {
+            // the wait for a pessimistic holder's row lock ran out: busy, like a live lease
+            if (LockConflicts.isBusy(failure)) {
+                return Take.HELD;
+            }
+            throw failure;
+        }
+    }
+
+    /** A take's rows: the caller's lease, a held key, or no row at all. */
+    private static Take take(ResultSet taken, String key, String owner) throws SQLException {
+        if (!taken.next()) {
+            return Take.NO_ROW;
+        }
+        // another owner's row, or the existence marker: the key is held
+        return owner.equals(taken.getString(3))
+                ? new Take(new Lease(key, owner, taken.getLong(1), taken.getLong(2)), false) : Take.HELD;
+    }
+
+    /** MySQL's take: it tells a missing row by the rows it found, and the token by the insert id. */
+    private Take takeByInsertId(Connection connection, String key, String owner, String holder, Duration lease)
+            throws SQLException {
+        try (Statement take = connection.createStatement()) {
+            if (take.executeUpdate(database.takeLeaseText(owner, holder, micros(lease), key, 0, false),
+                    Statement.RETURN_GENERATED_KEYS) == 0) {
+                return Take.NO_ROW;
+            }
+            try (ResultSet token = take.getGeneratedKeys()) {
+                // the statement does not read the row's version back: 0, a diagnostic only
+                return token.next() ? new Take(new Lease(key, owner, token.getLong(1), 0), false) : Take.HELD;
+            }
+        }
+    }
+
+    private boolean rowExists(String key, CallBounds bounds) {
+        return store.call(key, "reading the lock row", bounds, connection -> keyRows.exists(connection, key));
+    }
+
+    private void ensureRow(String key, CallBounds bounds) {
+        store.call(key, "creating the lock row", bounds, connection -> {
+            keyRows.insertIfAbsent(connection, key, bounds.remainingWaitMillis());
+            return null;
+        });
+    }
+
+    Lease renewLease(Lease lease, Duration duration) {
+        int renewed = store.call(lease.key(), "renewing the lease", CallBounds.forRenewal(duration), connection -> {
+            try (PreparedStatement renew = connection.prepareStatement(database.renewLease)) {
+                renew.setLong(1, micros(duration));
+                renew.setString(2, lease.key());
+                renew.setString(3, lease.owner());
+                renew.setLong(4, lease.token());
+                return renew.executeUpdate();
+            }
+        });
+        return renewed == 0 ? null : new Lease(lease.key(), lease.owner(), lease.token(), lease.version() + 1);
+    }
+
+    Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        Long token;
+        try {
+            token = handOver(lease, newOwner, holder, duration);
+        } catch (LockStoreUnavailableException replyLost) {
+            // applied or not: a lost reply must not leave the row in the successor's name unknown to both
+            token = ownersTokenAfter(replyLost, lease.key(), newOwner);
+        }
+        return token == null ? null : new Lease(lease.key(), newOwner, token, lease.version() + 1);
+    }
+
+    /**
+     * A hand-over's reply was lost: the row is the successor's if the statement was applied. Read once
+     * more; if that fails too, the first failure stands.
+     */
+    private Long ownersTokenAfter(LockStoreUnavailableException replyLost, String key, String newOwner) {
+        if (replyLost.getCause() instanceof NoFreeConnection) {
+            throw replyLost; // never sent
+        }
+        Long token;
+        try {
+            token = store.call(key, "checking a hand-over", CallBounds.brief(),
+                    connection -> ownersToken(connection, key, newOwner));
+        } catch (LockStoreUnavailableException stillDown) {
+            replyLost.addSuppressed(stillDown);
+            throw replyLost;
+        }
+        if (token == null) {
+            throw replyLost; // not applied: the release that follows frees the row
+        }
+        return token;
+    }
+
+    private Long handOver(Lease lease, String newOwner, String holder, Duration duration) {
+        return store.call(lease.key(), "handing the lease over", CallBounds.brief(), connection -> {
+            boolean asInsertId = database.handOverTokenAsInsertId();
+            try (PreparedStatement handOver = asInsertId
+                    ? connection.prepareStatement(database.handOverLease(), Statement.RETURN_GENERATED_KEYS)
+                    : connection.prepareStatement(database.handOverLease())) {
+                int parameter = 1;
+                if (database.settingsFirst()) {
+                    handOver.setString(parameter++, database.lockWaitParameter(HAND_OVER_LOCK_WAIT_MILLIS));
+                }
+                handOver.setString(parameter++, newOwner);
+                handOver.setString(parameter++, holder);
+                handOver.setLong(parameter++, micros(duration));
+                handOver.setString(parameter++, lease.key());
+                handOver.setString(parameter++, lease.owner());
+                handOver.setLong(parameter, lease.token());
+                if (asInsertId) {
+                    if (handOver.executeUpdate() != 1) {
+                        return null;
+                    }
+                    try (ResultSet keys = handOver.getGeneratedKeys()) {
+                        if (keys.next()) {
+                            return keys.getLong(1);
+                        }
+                    }
+                    // a driver that does not report the insert id: the row is the new owner's now
+                    return ownersToken(connection, lease.key(), newOwner);
+                }
+                handOver.execute();
+                if (database.settingsFirst()) {
+                    handOver.getMoreResults();
+                }
+                try (ResultSet row = handOver.getResultSet()) {
+                    return row != null && row.next() ? row.getLong(1) : null;
+                }
+            }
+        }, false);
+    }
+
+    private Long ownersToken(Connection connection, String key, String owner) throws SQLException {
+        try (PreparedStatement read = ownerStatement(connection, database.ownersToken, key, owner);
+             ResultSet row = read.executeQuery()) {
+            return row.next() ? row.getLong(1) : null;
+        }
+    }
+
+    boolean releaseLease(Lease lease) {
+        return store.call(lease.key(), "releasing the lease", CallBounds.brief(), connection -> {
+            try (PreparedStatement release = ownerStatement(connection, database.releaseLease, lease.key(), lease.owner())) {
+                release.setLong(3, lease.token());
+                if (release.executeUpdate() == 1) {
+                    return true;
+                }
+            }
+            // expired but not taken over: still ours to free, though the holder must learn it was lost
+            try (PreparedStatement free = ownerStatement(connection, database.freeOwnExpiredLease, lease.key(), lease.owner())) {
+                free.executeUpdate();
+            }
+            return false;
+        });
+    }
+
+    private static PreparedStatement ownerStatement(Connection connection, String sql, String key, String owner)
+            throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql);
+        statement.setString(1, key);
+        statement.setString(2, owner);
+        return statement;
+    }
+
+    private static long micros(Duration duration) {
+        return duration.toNanos() / 1000;
+    }
+}

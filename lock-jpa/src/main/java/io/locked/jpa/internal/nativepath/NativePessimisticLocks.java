@@ -1,0 +1,210 @@
+package io.locked.jpa.internal.nativepath;
+
+import io.locked.api.LockMode;
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.connection.ConnectionBudget;
+import io.locked.jpa.internal.connection.LockConflicts;
+import io.locked.jpa.internal.connection.LockConnections;
+import io.locked.jpa.internal.connection.NoFreeConnection;
+import io.locked.jpa.internal.connection.PoolShortage;
+import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.GaleraNode;
+import io.locked.jpa.internal.dialect.SessionLockTimeout;
+import io.locked.jpa.internal.transaction.LockTransaction;
+import io.locked.spi.NoConnectionException;
+import io.locked.spi.PessimisticHold;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/**
+ * Pessimistic acquisition on the native path: one statement that row-locks the key and draws its
+ * token, in the lock's own transaction, which the returned {@link PessimisticRowHold} keeps open
+ * until its release. The acquisitions take at most all but one of the pool's connections where its
+ * size can be read ({@link ConnectionBudget}).
+ */
+final class NativePessimisticLocks {
+    private final LockConnections connections;
+    private final Dialect database;
+    private final KnownGaleraNode galera;
+    private final PoolShortage shortage;
+    private final KeyRows keyRows;
+    private final Duration connectionWait;
+    private final ConnectionBudget budget;
+
+    /** @param connectionWait how long an acquisition may wait for a connection, whatever its own wait */
+    NativePessimisticLocks(LockConnections connections, Dialect database, KnownGaleraNode galera,
+                           PoolShortage shortage, KeyRows keyRows, Duration connectionWait) {
+        this.connections = connections;
+        this.database = database;
+        this.galera = galera;
+        this.shortage = shortage;
+        this.keyRows = keyRows;
+        this.connectionWait = connectionWait;
+        this.budget = ConnectionBudget.forPool(connections.maximumSize());
+    }
+
+    /** @return the hold, or null if the key stayed busy for the wait */
+    PessimisticHold lock(String key, String holder, Duration dbWait) {
+        CallBounds bounds = CallBounds.forWait(dbWait, connectionWait);
+        GaleraNode galera = this.galera.forLockCall(key, bounds);
+        if (galera != null) {
+            // the manager asks first; this is reached when the database was down when it asked
+            galera.refusal(LockMode.PESSIMISTIC).ifPresent(reason -> {
+                throw new IllegalStateException("Cannot lock '" + key + "' PESSIMISTIC: " + reason);
+            });
+        }
+        if (!budget.take(key, bounds.borrowNanos())) {
+            throw shortage.budgetSpent(key, bounds.borrowWait(), budget);
+        }
+        LockTransaction transaction = null;
+        boolean handedOver = false;
+        try {
+            LockedRow locked;
+            try {
+                locked = lockRow(key, holder, bounds, galera != null);
+            } catch (SQLException failure) {
+                if (!LockConflicts.isSessionGone(failure)) {
+                    throw failure;
+                }
+                // a pooled session ended while idle: nothing was locked on it, so lock on another
+                locked = lockRow(key, holder, bounds, galera != null);
+            }
+            transaction = locked.transaction();
+            DrawnToken drawn = locked.drawn();
+            if (drawn == null) {
+                // busy: closing rolls back, undoing any token the statement wrote
+                return null;
+            }
+            transaction.boundStatements(CallBounds.brief());
+            Runnable onEnd = () -> { };
+            if (galera != null) {
+                try {
+                    galera.holdOn(drawn.node());
+                } catch (IllegalStateException secondNode) {
+                    throw new LockStoreUnavailableException(key, secondNode.getMessage(), secondNode);
+                }
+                onEnd = () -> galera.ended(drawn.node());
+            }
+            handedOver = true;
+            return new PessimisticRowHold(transaction, drawn.token(), budget, onEnd);
+        } catch (NoFreeConnection none) {
+            shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
+            throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());
+        } catch (SQLException failure) {
+            if (LockConflicts.isBusy(failure)) {
+                return null;
+            }
+            throw new LockStoreUnavailableException(key, "pessimistic lock failed", failure);
+        } finally {
+            if (!handedOver) {
+                if (transaction != null) {
+                    transaction.close();
+                }
+                budget.giveBack();
+            }
+        }
+    }
+
+    /** A lock transaction and what its lock statement drew: null if the key was busy. */
+    private record LockedRow(LockTransaction transaction, DrawnToken drawn) {
+    }
+
+    /** Begins a lock transaction and row-locks the key in it; the transaction is closed if that fails. */
+    private LockedRow lockRow(String key, String holder, CallBounds bounds, boolean galera) throws SQLException {
+        LockTransaction transaction = LockTransaction.begin(connections, database.startsTransactionsBySql(), bounds);
+        try {
+            return new LockedRow(transaction, lockRow(transaction, key, holder, bounds, galera));
+        } catch (SQLException | RuntimeException failure) {
+            transaction.close();
+            throw failure;
+        }
+    }
+
+    /**
+     * Row-locks the key and draws its token in one statement; null if a live lease holds the key
+     * (or a cleanup deleted the row in between: the caller tries again).
+     */
+    private DrawnToken lockRow(LockTransaction transaction, String key, String holder, CallBounds bounds, boolean galera)
+            throws SQLException {
+        // each statement waits for what is left of the caller's wait, never the whole wait again
+        Connection connection = transaction.connection();
+        DrawnToken drawn = drawToken(connection, key, holder, bounds.remainingWaitMillis(), galera);
+        if (drawn == null && (database.answersByInsertId() || !keyRows.exists(connection, key))) {
+            // H2 and MySQL only: create the row in a short transaction of its own on this connection (a
+            // second connection could wait forever on a pool that holders have drained), then lock it.
+            // The rollback first also ends the gap lock that MySQL's look at the missing row took
+            transaction.rollback();
+            transaction.beginAgain();
+            keyRows.insertIfAbsent(connection, key, bounds.remainingWaitMillis());
+            transaction.commit();
+            transaction.beginAgain();
+            drawn = drawToken(connection, key, holder, bounds.remainingWaitMillis(), galera);
+        }
+        if (drawn != null && drawn.createdUnseen()) {
+            // PostgreSQL: other sessions would see no row, and so no hold, until this one ends
+            transaction.commit();
+            transaction.beginAgain();
+            drawn = drawToken(connection, key, holder, bounds.remainingWaitMillis(), galera);
+        }
+        return drawn != null && drawn.free() ? drawn : null;
+    }
+
+    /** The lock statement's answer: null when it returned no row (MySQL: found no row). */
+    private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis, boolean galera)
+            throws SQLException {
+        if (database.inlinesLockStatements()) {
+            try (Statement lock = connection.createStatement()) {
+                String sql = database.lockRowText(holder, key, waitMillis, galera);
+                if (database.answersByInsertId()) {
+                    if (lock.executeUpdate(sql, Statement.RETURN_GENERATED_KEYS) == 0) {
+                        return null;
+                    }
+                    try (ResultSet drawn = lock.getGeneratedKeys()) {
+                        // no token drawn: a live lease holds the key
+                        return drawn.next() ? new DrawnToken(drawn.getLong(1), true, null) : new DrawnToken(0, false, null);
+                    }
+                }
+                // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
+                lock.execute(sql);
+                try (ResultSet row = lock.getResultSet()) {
+                    return drawnToken(row, galera);
+                }
+            }
+        }
+        try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
+             PreparedStatement lock = connection.prepareStatement(database.lockRow())) {
+            int parameter = 1;
+            if (database.settingsFirst()) {
+                lock.setString(parameter++, database.lockWaitParameter(waitMillis));
+            }
+            lock.setString(parameter++, holder);
+            lock.setString(parameter, key);
+            try (ResultSet row = ReturnedRows.of(lock, database)) {
+                return drawnToken(row, galera);
+            }
+        }
+    }
+
+    private DrawnToken drawnToken(ResultSet row, boolean galera) throws SQLException {
+        if (!row.next()) {
+            return null;
+        }
+        return new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(3) : null,
+                database.createsRowUnseen() && row.getBoolean(3));
+    }
+
+    /**
+     * @param node          the Galera node holding the row lock, null on other servers
+     * @param createdUnseen whether the statement created the row, which others cannot see until it commits
+     */
+    private record DrawnToken(long token, boolean free, String node, boolean createdUnseen) {
+        public DrawnToken(long token, boolean free, String node) {
+            this(token, free, node, false);
+        }
+    }
+}
