@@ -1,8 +1,5 @@
 package io.locked.jpa.testing;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,47 +36,30 @@ public final class CountingDataSource extends PlainDataSource {
     @Override
     public Connection getConnection() throws SQLException {
         Connection connection = database.connect();
-        return proxy(Connection.class, connection, (method, args) -> {
+        return JdbcProxies.proxy(Connection.class, (method, args) -> {
             if (ENDS.contains(method.getName())) {
                 ends.incrementAndGet();
             }
             Object result = method.invoke(connection, args);
             if (result instanceof CallableStatement callable) {
-                return proxy(CallableStatement.class, callable, counting(callable));
+                return JdbcProxies.proxy(CallableStatement.class, counting(callable));
             }
             if (result instanceof PreparedStatement prepared) {
-                return proxy(PreparedStatement.class, prepared, counting(prepared));
+                return JdbcProxies.proxy(PreparedStatement.class, counting(prepared));
             }
             if (result instanceof Statement statement) {
-                return proxy(Statement.class, statement, counting(statement));
+                return JdbcProxies.proxy(Statement.class, counting(statement));
             }
             return result;
         });
     }
 
-    private Call counting(Statement statement) {
+    private JdbcProxies.Call counting(Statement statement) {
         return (method, args) -> {
             if (method.getName().startsWith("execute")) {
                 statements.incrementAndGet();
             }
             return method.invoke(statement, args);
         };
-    }
-
-    /** A call on the wrapped object, which may throw what the method declares. */
-    @FunctionalInterface
-    private interface Call {
-        Object on(java.lang.reflect.Method method, Object[] args) throws Exception;
-    }
-
-    private static <T> T proxy(Class<T> type, T target, Call call) {
-        InvocationHandler handler = (proxy, method, args) -> {
-            try {
-                return call.on(method, args);
-            } catch (InvocationTargetException thrown) {
-                throw thrown.getCause();
-            }
-        };
-        return type.cast(Proxy.newProxyInstance(CountingDataSource.class.getClassLoader(), new Class<?>[] {type}, handler));
     }
 }

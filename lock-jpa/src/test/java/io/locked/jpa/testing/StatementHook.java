@@ -1,9 +1,5 @@
 package io.locked.jpa.testing;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -47,7 +43,7 @@ public final class StatementHook extends PlainDataSource {
     @Override
     public Connection getConnection() throws SQLException {
         Connection connection = database.connect();
-        return proxy(Connection.class, connection, (method, args) -> {
+        return JdbcProxies.proxy(Connection.class, (method, args) -> {
             if (method.getName().startsWith("prepare") && args != null && args[0] instanceof String sql) {
                 fire(sql);
             }
@@ -57,7 +53,7 @@ public final class StatementHook extends PlainDataSource {
     }
 
     private Statement statement(Statement statement) {
-        return proxy(Statement.class, statement, (method, args) -> {
+        return JdbcProxies.proxy(Statement.class, (method, args) -> {
             if (method.getName().startsWith("execute") && args != null && args[0] instanceof String sql) {
                 fire(sql);
             }
@@ -70,22 +66,5 @@ public final class StatementHook extends PlainDataSource {
         if (now != null && now.trigger.test(sql) && armed.compareAndSet(now, null)) {
             now.action.run();
         }
-    }
-
-    /** A call on the wrapped object, which may throw what the method declares. */
-    @FunctionalInterface
-    private interface Call {
-        Object on(Method method, Object[] args) throws Exception;
-    }
-
-    private static <T> T proxy(Class<T> type, T target, Call call) {
-        InvocationHandler handler = (proxy, method, args) -> {
-            try {
-                return call.on(method, args);
-            } catch (InvocationTargetException thrown) {
-                throw thrown.getCause();
-            }
-        };
-        return type.cast(Proxy.newProxyInstance(StatementHook.class.getClassLoader(), new Class<?>[] {type}, handler));
     }
 }
