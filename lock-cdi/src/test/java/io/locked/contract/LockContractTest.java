@@ -387,7 +387,7 @@ public abstract class LockContractTest implements InspectionContract {
         String key = freshKey("lost");
         PausableRepository paused = new PausableRepository(repository());
         LockManager pausedHolder = manager(paused, Clock.systemUTC());
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(800));
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(400));
         LockHandle stale = pausedHolder.acquire(request);
         paused.cutRenewals();
         LockHandle next = inOtherThread(() -> locks.acquire(request.waitFor(LONG_WAIT)));
