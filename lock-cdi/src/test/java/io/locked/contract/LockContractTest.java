@@ -432,7 +432,8 @@ public abstract class LockContractTest implements InspectionContract {
         PausableRepository paused = new PausableRepository(repository());
         LockManager skewedHolder = manager(paused, skewed);
         LockManager oppositeContender = manager(repository(), opposite);
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(1500));
+        // minutes of skew against a lease of milliseconds: any lease length shows who wins
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(600));
 
         LockHandle held = skewedHolder.acquire(request);
         // cannot steal a live lease
