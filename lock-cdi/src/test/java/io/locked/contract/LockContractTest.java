@@ -472,8 +472,11 @@ public abstract class LockContractTest implements InspectionContract {
         String otherKey = freshKey("renewed");
         FaultyRepository counted = new FaultyRepository(repository());
         LockManager holder = manager(counted, Clock.systemUTC());
-        LockHandle stuck = holder.acquire(LockRequest.of(stuckKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(3)));
-        LockHandle other = holder.acquire(LockRequest.of(otherKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
+        // the stuck lease's first renewal goes out at a third of its length and hangs until its
+        // statement's timeout (seconds on the JPA store); the other lease's three renewals come well
+        // before that, and the stuck lease is still live when it is closed
+        LockHandle stuck = holder.acquire(LockRequest.of(stuckKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(2400)));
+        LockHandle other = holder.acquire(LockRequest.of(otherKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(600)));
         try (AutoCloseable rowLock = lockRowFromOutside(stuckKey)) {
             while (counted.renewalsSent(stuckKey) == 0) {
                 Thread.sleep(20); // polling a condition; @Timeout bounds it
