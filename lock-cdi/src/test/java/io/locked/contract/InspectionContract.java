@@ -165,7 +165,8 @@ public interface InspectionContract {
     private void forceRelease(LockMode mode) throws InterruptedException {
         String key = key("forced");
         try (LockManager holders = manager(); LockManager operator = manager()) {
-            LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofSeconds(2)));
+            // a short lease: the optimistic holder's next renewal, a third of it away, tells it the lease was ended
+            LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofMillis(600)));
             try {
                 if (mode == LockMode.PESSIMISTIC && !showsPessimisticHolders()) {
                     IllegalStateException refused = assertThrows(IllegalStateException.class, () -> operator.forceRelease(key));

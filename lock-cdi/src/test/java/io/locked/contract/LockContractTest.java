@@ -172,7 +172,11 @@ public abstract class LockContractTest implements InspectionContract {
     void waitRunsOutWithNotAcquired(LockMode mode) throws Exception {
         String key = freshKey("wait");
         try (LockHandle held = locks.acquire(LockRequest.of(key).mode(mode))) {
-            LockRequest impatient = LockRequest.of(key).mode(mode).waitFor(Duration.ofMillis(1200));
+            // a pessimistic waiter waits in the database, where some count a lock wait in whole seconds:
+            // over one second, so that one such wait runs out there. An optimistic waiter of the same
+            // manager waits in the JVM's queue for the key, where any wait runs out alike.
+            Duration wait = Duration.ofMillis(mode == LockMode.PESSIMISTIC ? 1200 : 400);
+            LockRequest impatient = LockRequest.of(key).mode(mode).waitFor(wait);
             // the bound is a hang detector, not a speed check
             LockNotAcquiredException refused = assertTimeoutPreemptively(Duration.ofSeconds(15), () ->
                     assertThrows(LockNotAcquiredException.class, () -> inOtherThreadUnwrapped(impatient)));
@@ -371,8 +375,9 @@ public abstract class LockContractTest implements InspectionContract {
         String key = freshKey("renewed");
         LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(600));
         try (LockHandle held = locks.acquire(request)) {
-            long until = System.nanoTime() + Duration.ofMillis(2400).toNanos();
-            // several lease lengths go by; another holder is refused all along
+            // two lease lengths go by: by the end the lease lives only through renewals sent after
+            // its first length ran out, and another holder is refused all along
+            long until = System.nanoTime() + Duration.ofMillis(1200).toNanos();
             while (System.nanoTime() < until) {
                 assertFalse(inOtherThread(() -> locks.tryAcquire(request)).isPresent(), "lease expired while renewed");
                 assertTrue(held.isValid(), "handle turned invalid while renewals succeed");
@@ -386,7 +391,7 @@ public abstract class LockContractTest implements InspectionContract {
         String key = freshKey("lost");
         PausableRepository paused = new PausableRepository(repository());
         LockManager pausedHolder = manager(paused, Clock.systemUTC());
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(800));
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(400));
         LockHandle stale = pausedHolder.acquire(request);
         paused.cutRenewals();
         LockHandle next = inOtherThread(() -> locks.acquire(request.waitFor(LONG_WAIT)));
@@ -431,7 +436,8 @@ public abstract class LockContractTest implements InspectionContract {
         PausableRepository paused = new PausableRepository(repository());
         LockManager skewedHolder = manager(paused, skewed);
         LockManager oppositeContender = manager(repository(), opposite);
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(1500));
+        // minutes of skew against a lease of milliseconds: any lease length shows who wins
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(600));
 
         LockHandle held = skewedHolder.acquire(request);
         // cannot steal a live lease
@@ -470,8 +476,11 @@ public abstract class LockContractTest implements InspectionContract {
         String otherKey = freshKey("renewed");
         FaultyRepository counted = new FaultyRepository(repository());
         LockManager holder = manager(counted, Clock.systemUTC());
-        LockHandle stuck = holder.acquire(LockRequest.of(stuckKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(3)));
-        LockHandle other = holder.acquire(LockRequest.of(otherKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
+        // the stuck lease's first renewal goes out at a third of its length and hangs until its
+        // statement's timeout (seconds on the JPA store); the other lease's three renewals come well
+        // before that, and the stuck lease is still live when it is closed
+        LockHandle stuck = holder.acquire(LockRequest.of(stuckKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(2400)));
+        LockHandle other = holder.acquire(LockRequest.of(otherKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(600)));
         try (AutoCloseable rowLock = lockRowFromOutside(stuckKey)) {
             while (counted.renewalsSent(stuckKey) == 0) {
                 Thread.sleep(20); // polling a condition; @Timeout bounds it

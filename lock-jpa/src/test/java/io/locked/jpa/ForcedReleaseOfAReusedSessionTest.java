@@ -38,8 +38,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * operator is another JVM (its own pool), and a third manager stands for a JVM that wants the key.
  */
 class ForcedReleaseOfAReusedSessionTest {
-    /** Longer than several session checks of the holders: a holder whose session was ended knows by then. */
-    private static final Duration TAKE_WAIT = Duration.ofSeconds(3);
+    /**
+     * Longer than several session checks of the holders (every 200 ms): a holder whose session was
+     * ended knows by then. A wrongly ended session frees its row at once, so the taker needs no more.
+     */
+    private static final Duration TAKE_WAIT = Duration.ofMillis(1500);
 
     private static LockManager manager(Store store) {
         return LockManagerBuilder.on(store.repository()).sessionCheckEvery(Duration.ofMillis(200)).build();

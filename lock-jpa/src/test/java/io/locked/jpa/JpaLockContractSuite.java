@@ -391,13 +391,13 @@ abstract class JpaLockContractSuite extends LockContractTest {
     @Test
     void pessimisticHoldersOfEveryConnectionButOneLeaveItToALeasesRenewals() throws Exception {
         // a pool of 3: three pessimistic holders would take every connection, and a renewal would
-        // wait for the pool's own 10 s, past the 3 s lease
+        // wait for a connection past the 1 s lease
         try (Store small = open(3)) {
             FaultyRepository counted = new FaultyRepository(small.repository());
             List<LockHandle> holds = new ArrayList<>();
             try (LockManager locks = LockManagerBuilder.on(counted).build()) {
                 String leased = "jpa:renewed:" + UUID.randomUUID();
-                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(3)));
+                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
                 int refused = 0;
                 for (int holder = 0; holder < 3; holder++) {
                     try {
