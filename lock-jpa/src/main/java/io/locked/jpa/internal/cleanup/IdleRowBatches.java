@@ -25,9 +25,9 @@ public final class IdleRowBatches {
      */
     public static final int SIZE = Dialect.IDLE_BATCH;
     /** The cleanup's logger, the scheduled cleanup's own. */
-    public static final String LOGGER = "io.locked.cleanup";
+    static final String LOGGER = "io.locked.cleanup";
     /** A batch's log message: parameter 0 the keys it looked at, 1 the rows it deleted. */
-    public static final String BATCH = "Cleanup batch: {0} idle keys looked at, {1} rows deleted";
+    static final String BATCH = "Cleanup batch: {0} idle keys looked at, {1} rows deleted";
     private static final Logger LOG = Logger.getLogger(LOGGER);
 
     private IdleRowBatches() {

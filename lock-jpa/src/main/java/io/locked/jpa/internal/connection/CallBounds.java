@@ -25,7 +25,7 @@ public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int s
      * several statements: the lock manager asks again while the caller's wait lasts. Drivers bound a
      * statement's timeout too (Connector/J counts it in int milliseconds).
      */
-    public static final long LONGEST_STATEMENT_LOCK_WAIT_MILLIS = Duration.ofDays(1).toMillis();
+    static final long LONGEST_STATEMENT_LOCK_WAIT_MILLIS = Duration.ofDays(1).toMillis();
 
     /** Cleanup scans and the schema script may read many rows. */
     private static final Duration MAINTENANCE = Duration.ofSeconds(30);

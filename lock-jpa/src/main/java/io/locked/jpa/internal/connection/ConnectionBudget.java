@@ -36,7 +36,7 @@ public final class ConnectionBudget {
     }
 
     /** @return how many connections pessimistic acquisitions may take at once; 0 if unlimited */
-    public int limit() {
+    int limit() {
         return limit;
     }
 

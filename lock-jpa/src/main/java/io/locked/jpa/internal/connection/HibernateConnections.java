@@ -34,7 +34,7 @@ public final class HibernateConnections implements LockConnections, LendingThrea
         this.neverWaits = provider.getClass().getName().equals(BUILT_IN_POOL);
     }
 
-    public static LockConnections of(EntityManagerFactory factory) {
+    static LockConnections of(EntityManagerFactory factory) {
         ConnectionProvider provider = sessionFactory(factory).getServiceRegistry().requireService(ConnectionProvider.class);
         if (provider.isUnwrappableAs(DataSource.class)) {
             return LockConnections.of(provider.unwrap(DataSource.class));

@@ -31,7 +31,7 @@ public final class HikariPools implements LockConnections {
     }
 
     /** @return the pool's connections, or null if the data source is not a HikariCP pool Locked can read */
-    public static LockConnections ifHikari(DataSource dataSource) {
+    static LockConnections ifHikari(DataSource dataSource) {
         for (Class<?> type = dataSource.getClass(); type != null; type = type.getSuperclass()) {
             if (type.getName().equals(DATA_SOURCE)) {
                 try {

@@ -29,7 +29,7 @@ public final class LendingThreads {
      * The hand-off itself takes time: a caller that may not wait at all (a {@code tryAcquire}) still
      * waits this long for the lending thread, or it would never get a connection.
      */
-    public static final long HAND_OFF_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    static final long HAND_OFF_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /**
      * The most borrows under way at once in this JVM. A pool with a free connection lends it at once,
      * so only a drained pool keeps them; past this many, more threads would only queue in it.
@@ -61,7 +61,7 @@ public final class LendingThreads {
      * @throws NoFreeConnection if none came within the wait
      * @throws SQLException     if the pool failed to lend one
      */
-    public static Connection borrow(Pool pool, long waitNanos) throws SQLException {
+    static Connection borrow(Pool pool, long waitNanos) throws SQLException {
         if (!BORROWING.tryAcquire()) {
             throw new NoFreeConnection(pool.describe() + ", where " + MAX_THREADS + " threads of Locked already wait");
         }

@@ -11,7 +11,7 @@ import javax.sql.DataSource;
 public final class LentConnections implements LockConnections, LendingThreads.Pool {
     private final DataSource dataSource;
 
-    public LentConnections(DataSource dataSource) {
+    LentConnections(DataSource dataSource) {
         this.dataSource = dataSource;
     }
 

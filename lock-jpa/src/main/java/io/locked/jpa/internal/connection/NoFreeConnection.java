@@ -6,7 +6,7 @@ import java.sql.SQLTransientConnectionException;
 public final class NoFreeConnection extends SQLTransientConnectionException {
     private static final long serialVersionUID = 1L;
 
-    public NoFreeConnection(String pool) {
+    NoFreeConnection(String pool) {
         super("No connection was free in " + pool);
     }
 }

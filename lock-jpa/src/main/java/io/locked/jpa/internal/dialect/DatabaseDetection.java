@@ -40,7 +40,7 @@ public final class DatabaseDetection {
     }
 
     /** MariaDB or MySQL, by the server's version as the driver reports it. */
-    public static LockDatabase mySqlFamily(String serverVersion) {
+    static LockDatabase mySqlFamily(String serverVersion) {
         return Dialect.of(LockDatabase.MARIADB).byServerVersion(serverVersion).family();
     }
 

@@ -140,7 +140,7 @@ public abstract class Dialect implements RowStatements, HolderSessions {
     }
 
     /** @return the public name of this dialect's database */
-    public LockDatabase family() {
+    LockDatabase family() {
         return family;
     }
 

@@ -21,7 +21,7 @@ public final class Dialects {
     }
 
     /** @return the dialect of a database family, null for null (a database without native statements) */
-    public static Dialect of(LockDatabase family) {
+    static Dialect of(LockDatabase family) {
         if (family == null) {
             return null;
         }

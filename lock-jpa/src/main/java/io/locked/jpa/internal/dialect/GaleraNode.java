@@ -31,7 +31,7 @@ import java.util.Optional;
  * </ul>
  */
 public final class GaleraNode {
-    public static final String SINGLE_WRITER = "locked.galera.single-writer";
+    static final String SINGLE_WRITER = "locked.galera.single-writer";
     private final boolean singleWriter;
     private final String clusterSize;
     private final Map<String, Integer> openHoldsByNode = new HashMap<>();

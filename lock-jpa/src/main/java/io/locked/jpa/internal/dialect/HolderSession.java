@@ -16,7 +16,7 @@ package io.locked.jpa.internal.dialect;
  */
 public final class HolderSession {
     /** Between the holder text and the session id in the holder column. */
-    public static final String MARK = " db-session=";
+    static final String MARK = " db-session=";
     /** What a PostgreSQL lock transaction's application_name starts with: then the token, a space, the holder. */
     public static final String PUBLISHED = "locked ";
     /** The holder column is 255 characters; the mark and a session id take at most 32 of them. */

@@ -18,7 +18,7 @@ import java.util.Locale;
  * such a wait.
  */
 public final class HsqldbSettingsCheck {
-    public static final String NEEDED = "hsqldb.tx=mvcc and hsqldb.tx_level=serializable on the database's URL"
+    static final String NEEDED = "hsqldb.tx=mvcc and hsqldb.tx_level=serializable on the database's URL"
             + " (or SET DATABASE TRANSACTION CONTROL MVCC and SET DATABASE DEFAULT ISOLATION LEVEL SERIALIZABLE)";
 
     private HsqldbSettingsCheck() {

@@ -26,13 +26,13 @@ public final class InlinedStatement {
     private final int length;
 
     /** @param sql a statement whose every {@code ?} is a placeholder */
-    public InlinedStatement(String sql) {
+    InlinedStatement(String sql) {
         this.parts = sql.split("\\?", -1);
         this.length = sql.length();
     }
 
     /** @return the number of values {@link #with} takes */
-    public int placeholders() {
+    int placeholders() {
         return parts.length - 1;
     }
 
@@ -41,7 +41,7 @@ public final class InlinedStatement {
      * @return the statement's text with the values written in
      * @throws IllegalArgumentException if the count or a type does not fit
      */
-    public String with(Object... values) {
+    String with(Object... values) {
         if (values.length != placeholders()) {
             throw new IllegalArgumentException("The statement takes " + placeholders() + " values, not " + values.length);
         }

@@ -18,7 +18,7 @@ import java.sql.Statement;
  */
 public final class SessionLockTimeout implements AutoCloseable {
     /** Nothing was changed, and nothing is put back. */
-    public static final SessionLockTimeout UNCHANGED = new SessionLockTimeout(null, null, 0);
+    static final SessionLockTimeout UNCHANGED = new SessionLockTimeout(null, null, 0);
     private final Connection connection;
     private final String set;
     private final long previous;

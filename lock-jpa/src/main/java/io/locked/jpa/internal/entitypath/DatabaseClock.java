@@ -34,7 +34,7 @@ public record DatabaseClock(String jpql) {
             .appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
             .optionalStart().appendOffset("+HH:mm", "Z").optionalEnd().toFormatter();
     /** Any other database: the statement's start. */
-    public static final DatabaseClock STANDARD = new DatabaseClock("CURRENT_TIMESTAMP");
+    static final DatabaseClock STANDARD = new DatabaseClock("CURRENT_TIMESTAMP");
 
     /**
      * @param dialect the database, if it has native statements
@@ -71,7 +71,7 @@ public record DatabaseClock(String jpql) {
      * @param value what the provider read for {@link #jpql()}
      * @return that time as an instant
      */
-    public Instant instant(Object value) {
+    Instant instant(Object value) {
         if (value instanceof Instant instant) {
             return instant;
         }
@@ -117,12 +117,12 @@ public record DatabaseClock(String jpql) {
      * @param lastToken the row's token as read under its row lock
      * @param now       the clock, read after that lock was granted
      */
-    public static long nextToken(long lastToken, Instant now) {
+    static long nextToken(long lastToken, Instant now) {
         return Math.max(lastToken + 1, micros(now));
     }
 
     /** @return an instant in microseconds since the epoch, as tokens count */
-    public static long micros(Instant instant) {
+    static long micros(Instant instant) {
         return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1000;
     }
 }

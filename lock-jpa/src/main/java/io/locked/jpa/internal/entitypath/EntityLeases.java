@@ -159,11 +159,11 @@ final class EntityLeases {
 
     /** One read and compare-and-set: its answer, or "the version moved, read again". */
     private record Attempt<T>(boolean settled, T value) {
-        public static <T> Attempt<T> settled(T value) {
+        static <T> Attempt<T> settled(T value) {
             return new Attempt<>(true, value);
         }
 
-        public static <T> Attempt<T> again() {
+        static <T> Attempt<T> again() {
             return new Attempt<>(false, null);
         }
     }
@@ -210,11 +210,11 @@ final class EntityLeases {
 
     /** The row as one query read it, with the database's clock at that moment. */
     private record Row(long version, long token, String owner, Instant expiresAt, Instant now) {
-        public boolean free() {
+        boolean free() {
             return owner == null || expiresAt == null || !expiresAt.isAfter(now);
         }
 
-        public boolean liveFor(Lease lease) {
+        boolean liveFor(Lease lease) {
             return lease.owner().equals(owner) && lease.token() == token && expiresAt != null && expiresAt.isAfter(now);
         }
     }

@@ -73,7 +73,7 @@ public final class EntityMappingCheck {
 
     /** The probe met another transaction's lock: nothing learnt about the mapping. */
     private static final class BusyProbe extends RuntimeException {
-        public BusyProbe(Throwable cause) {
+        BusyProbe(Throwable cause) {
             super(String.valueOf(cause.getMessage()), cause, false, false);
         }
     }

@@ -134,7 +134,7 @@ public final class ForcedRelease {
          * Whether the forced hold is still the row's: the lease forced must still be that owner's,
          * and a pessimistic hold's row must not have been leased since.
          */
-        public boolean stillHeldBy(LockRowState hold) {
+        boolean stillHeldBy(LockRowState hold) {
             return hold.mode() == LockMode.OPTIMISTIC ? hold.owner().equals(owner) : !leaseLive;
         }
 
@@ -144,7 +144,7 @@ public final class ForcedRelease {
          * between them. Its commit is the only way its token becomes the committed one: an ended
          * session rolls the token back.
          */
-        public boolean releasedItself(LockRowState hold) {
+        boolean releasedItself(LockRowState hold) {
             return hold.mode() == LockMode.PESSIMISTIC && hold.token() != null && hold.token() == token;
         }
     }

@@ -37,7 +37,7 @@ import java.util.Set;
  */
 public final class NativeInspection {
     /** The most rows one page may ask for. */
-    public static final int MAX_PAGE = 1000;
+    static final int MAX_PAGE = 1000;
     private final Dialect database;
     private final InspectionCalls calls;
     private final String selectRows;
@@ -79,7 +79,7 @@ public final class NativeInspection {
     private record Row(String key, String owner, String holder, long token, Long acquiredMicros, Long expiresMicros,
                        boolean leaseLive, Integer sessionPid, String sessionName, Long sessionSinceMicros) {
 
-        public LockRowState state(boolean rowLocked) {
+        LockRowState state(boolean rowLocked) {
             if (leaseLive) {
                 return new LockRowState(key, LockMode.OPTIMISTIC, HolderSession.holderText(holder), token,
                         instant(acquiredMicros), instant(expiresMicros), owner, null);

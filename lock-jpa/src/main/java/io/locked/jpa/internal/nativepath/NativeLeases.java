@@ -60,8 +60,8 @@ final class NativeLeases {
 
     /** A take's answer: the lease if taken, else whether the statement returned no row at all. */
     private record Take(Lease lease, boolean noRow) {
-        public static final Take HELD = new Take(null, false);
-        public static final Take NO_ROW = new Take(null, true);
+        static final Take HELD = new Take(null, false);
+        static final Take NO_ROW = new Take(null, true);
     }
 
     private Take tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {

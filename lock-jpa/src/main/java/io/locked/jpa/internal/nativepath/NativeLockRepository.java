@@ -85,7 +85,7 @@ public final class NativeLockRepository implements LockRepository {
     }
 
     /** @return the database family in use */
-    public Dialect database() {
+    Dialect database() {
         return database;
     }
 

@@ -203,7 +203,7 @@ final class NativePessimisticLocks {
      * @param createdUnseen whether the statement created the row, which others cannot see until it commits
      */
     private record DrawnToken(long token, boolean free, String node, boolean createdUnseen) {
-        public DrawnToken(long token, boolean free, String node) {
+        DrawnToken(long token, boolean free, String node) {
             this(token, free, node, false);
         }
     }

@@ -26,7 +26,7 @@ public final class PessimisticRowHold implements PessimisticHold {
      * @param budget    what the hold's connection counts against, given back with it at release
      * @param onEnd     run once, when the transaction ended: at release, or when its session was found dead
      */
-    public PessimisticRowHold(LockTransaction transaction, long token, ConnectionBudget budget, Runnable onEnd) {
+    PessimisticRowHold(LockTransaction transaction, long token, ConnectionBudget budget, Runnable onEnd) {
         this.transaction = transaction;
         this.token = token;
         this.budget = budget;

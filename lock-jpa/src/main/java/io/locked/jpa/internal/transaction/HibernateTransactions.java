@@ -19,13 +19,13 @@ public final class HibernateTransactions {
     }
 
     /** @return whether the unit is JTA; empty where its provider is not Hibernate */
-    public static Optional<Boolean> isJta(EntityManagerFactory factory) {
+    static Optional<Boolean> isJta(EntityManagerFactory factory) {
         return sessionFactory(factory).map(session -> session.getServiceRegistry()
                 .requireService(TransactionCoordinatorBuilder.class).isJta());
     }
 
     /** @return the transaction manager of the unit's JTA platform, if it has one */
-    public static Optional<TransactionManager> transactionManager(EntityManagerFactory factory) {
+    static Optional<TransactionManager> transactionManager(EntityManagerFactory factory) {
         return sessionFactory(factory).map(session -> session.getServiceRegistry().getService(JtaPlatform.class))
                 .map(JtaPlatform::retrieveTransactionManager);
     }

@@ -10,11 +10,11 @@ import java.util.function.Supplier;
 public final class JtaCallerTransaction implements CallerTransaction {
     private final TransactionManager transactions;
 
-    public JtaCallerTransaction(TransactionManager transactions) {
+    JtaCallerTransaction(TransactionManager transactions) {
         this.transactions = transactions;
     }
 
-    public TransactionManager transactionManager() {
+    TransactionManager transactionManager() {
         return transactions;
     }
 

@@ -19,11 +19,11 @@ import jakarta.transaction.TransactionManager;
  */
 public final class JtaUnitTransactions implements UnitTransactions {
     /** A day: longer than any critical section a pessimistic lock is meant for. */
-    public static final int HOLD_TIMEOUT_SECONDS = 24 * 60 * 60;
+    static final int HOLD_TIMEOUT_SECONDS = 24 * 60 * 60;
     private final TransactionManager transactions;
     private final ThreadTransactionTimeout threadTimeout;
 
-    public JtaUnitTransactions(TransactionManager transactions) {
+    JtaUnitTransactions(TransactionManager transactions) {
         this.transactions = transactions;
         this.threadTimeout = ThreadTransactionTimeout.of(transactions);
     }

@@ -18,7 +18,7 @@ public final class ThreadTransactionTimeout {
         this.getter = getter;
     }
 
-    public static ThreadTransactionTimeout of(TransactionManager transactions) {
+    static ThreadTransactionTimeout of(TransactionManager transactions) {
         for (String name : new String[] {"getTimeout", "getTransactionTimeout"}) {
             try {
                 Method getter = transactions.getClass().getMethod(name);
@@ -33,7 +33,7 @@ public final class ThreadTransactionTimeout {
     }
 
     /** @return the thread's timeout in seconds, 0 for the manager's default or when it cannot be read */
-    public int read(TransactionManager transactions) {
+    int read(TransactionManager transactions) {
         if (getter == null) {
             return 0;
         }

@@ -64,7 +64,7 @@ public final class TransactionManagerLookup {
      * @return whether the unit's entity managers take part in JTA transactions rather than their own
      *         resource-local ones
      */
-    public static boolean isJta(EntityManagerFactory factory) {
+    static boolean isJta(EntityManagerFactory factory) {
         if (HibernatePresence.onClassPath()) {
             Optional<Boolean> hibernate = HibernateTransactions.isJta(factory);
             if (hibernate.isPresent()) {
@@ -83,7 +83,7 @@ public final class TransactionManagerLookup {
         }
     }
 
-    public static Optional<TransactionManager> find(EntityManagerFactory factory, TransactionManager given) {
+    static Optional<TransactionManager> find(EntityManagerFactory factory, TransactionManager given) {
         if (given != null) {
             return Optional.of(given);
         }
