@@ -16,8 +16,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -70,46 +68,23 @@ class EndedPooledSessionTest {
         }
     }
 
-    private static void endTheIdleSession(Store store) throws SQLException {
-        endTheIdleSessions(store, 1);
-    }
-
     /**
-     * Borrows all the pool's connections to learn their sessions, gives them back, and ends those
-     * sessions from outside, as a forced release would.
+     * Borrows the pool's idle connection to learn its session, gives it back, and ends that session
+     * from outside, as a forced release would.
      */
-    private static void endTheIdleSessions(Store store, int poolSize) throws SQLException {
-        TestDatabase database = store.database();
-        List<Long> sessions = new ArrayList<>();
-        List<Connection> borrowed = new ArrayList<>();
-        try {
-            for (int i = 0; i < poolSize; i++) {
-                Connection pooled = store.pool().dataSource().getConnection();
-                borrowed.add(pooled);
-                try (Statement read = pooled.createStatement();
-                     ResultSet id = read.executeQuery(switch (database) {
-                         case MARIADB, MYSQL8 -> "SELECT CONNECTION_ID()";
-                         case POSTGRESQL -> "SELECT pg_backend_pid()";
-                         case H2 -> "SELECT SESSION_ID()";
-                         default -> throw new IllegalArgumentException(database.name());
-                     })) {
-                    id.next();
-                    sessions.add(id.getLong(1));
-                }
-            }
-        } finally {
-            for (Connection pooled : borrowed) {
-                pooled.close();
-            }
+    private static void endTheIdleSession(Store store) throws SQLException {
+        long session;
+        try (Connection pooled = store.pool().dataSource().getConnection();
+             Statement read = pooled.createStatement();
+             ResultSet id = read.executeQuery(switch (store.database()) {
+                 case MARIADB, MYSQL8 -> "SELECT CONNECTION_ID()";
+                 case POSTGRESQL -> "SELECT pg_backend_pid()";
+                 case H2 -> "SELECT SESSION_ID()";
+                 default -> throw new IllegalArgumentException(store.database().name());
+             })) {
+            id.next();
+            session = id.getLong(1);
         }
-        try (Connection outside = database.connect(); Statement end = outside.createStatement()) {
-            for (long session : sessions) {
-                end.execute(switch (database) {
-                    case MARIADB, MYSQL8 -> "KILL CONNECTION " + session;
-                    case POSTGRESQL -> "SELECT pg_terminate_backend(" + session + ")";
-                    default -> "SELECT ABORT_SESSION(" + session + ")";
-                });
-            }
-        }
+        store.endSession(session);
     }
 }

@@ -68,14 +68,6 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
             case HSQLDB -> "SELECT SESSION_ID FROM INFORMATION_SCHEMA.SYSTEM_SESSIONS WHERE USER_NAME = ?"
                     + " AND SESSION_ID <> SESSION_ID() AND TRANSACTION";
         };
-        String end = switch (database) {
-            case MARIADB, MYSQL8 -> "KILL ?";
-            case POSTGRESQL -> "SELECT pg_terminate_backend(?)";
-            case H2 -> "SELECT ABORT_SESSION(?)";
-            case DERBY -> throw new UnsupportedOperationException("Derby cannot end another session");
-            // CLOSE leaves a session in a transaction alone: roll that back first
-            case HSQLDB -> "ALTER SESSION ? RELEASE; ALTER SESSION ? CLOSE";
-        };
         java.util.List<Long> sessions = new java.util.ArrayList<>();
         try (Connection connection = database.connect()) {
             try (PreparedStatement find = connection.prepareStatement(sql)) {
@@ -87,13 +79,35 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
                 }
             }
             for (long session : sessions) {
-                try (java.sql.Statement kill = connection.createStatement()) {
-                    kill.execute(end.replace("?", Long.toString(session)));
-                }
+                end(connection, session);
             }
         }
         pool.evictIdle();
         return sessions.size();
+    }
+
+    /**
+     * Ends one session of the database from outside, as an operator (or a forced release) would,
+     * whether it is in a transaction or idle in the pool.
+     */
+    public void endSession(long session) throws SQLException {
+        try (Connection connection = database.connect()) {
+            end(connection, session);
+        }
+    }
+
+    private void end(Connection connection, long session) throws SQLException {
+        String end = switch (database) {
+            case MARIADB, MYSQL8 -> "KILL ?";
+            case POSTGRESQL -> "SELECT pg_terminate_backend(?)";
+            case H2 -> "SELECT ABORT_SESSION(?)";
+            case DERBY -> throw new UnsupportedOperationException("Derby cannot end another session");
+            // CLOSE leaves a session in a transaction alone: roll that back first
+            case HSQLDB -> "ALTER SESSION ? RELEASE; ALTER SESSION ? CLOSE";
+        };
+        try (java.sql.Statement kill = connection.createStatement()) {
+            kill.execute(end.replace("?", Long.toString(session)));
+        }
     }
 
     /**
