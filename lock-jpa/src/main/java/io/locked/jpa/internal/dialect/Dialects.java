@@ -1,7 +1,9 @@
 package io.locked.jpa.internal.dialect;
 
 import io.locked.jpa.LockDatabase;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 
 /**
@@ -17,16 +19,26 @@ public final class Dialects {
             new MariaDbDialect(),
             new MySqlDialect());
 
+    /** Each family's dialect; a family without one fails here, when the first lock store starts. */
+    private static final Map<LockDatabase, Dialect> BY_FAMILY = byFamily();
+
     private Dialects() {
     }
 
-    /** @return the dialect of a database family, null for null (a database without native statements) */
-    static Dialect of(LockDatabase family) {
-        if (family == null) {
-            return null;
+    private static Map<LockDatabase, Dialect> byFamily() {
+        Map<LockDatabase, Dialect> dialects = new EnumMap<>(LockDatabase.class);
+        ALL.forEach(dialect -> dialects.put(dialect.family(), dialect));
+        for (LockDatabase family : LockDatabase.values()) {
+            if (!dialects.containsKey(family)) {
+                throw new IllegalStateException("No dialect registered for " + family);
+            }
         }
-        return ALL.stream().filter(dialect -> dialect.family() == family).findFirst()
-                .orElseThrow(() -> new IllegalStateException("No dialect registered for " + family));
+        return dialects;
+    }
+
+    /** @return the dialect of a database family, null for null (a database without native statements) */
+    public static Dialect of(LockDatabase family) {
+        return family == null ? null : BY_FAMILY.get(family);
     }
 
     /**

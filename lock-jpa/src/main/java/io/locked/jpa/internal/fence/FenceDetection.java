@@ -1,8 +1,6 @@
 package io.locked.jpa.internal.fence;
 
-import io.locked.jpa.LockDatabase;
 import io.locked.jpa.internal.connection.LockConnections;
-import io.locked.jpa.internal.dialect.DatabaseDetection;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.Dialects;
 import io.locked.jpa.internal.dialect.FenceStatements;
@@ -47,22 +45,22 @@ public final class FenceDetection {
     public static FenceStatements of(EntityManagerFactory factory) {
         FenceStatements known = BY_UNIT.get(factory);
         if (known == null) {
-            known = forFamily(Dialect.of(familyOf(factory)), true);
+            known = forFamily(dialectOf(factory), true);
             BY_UNIT.put(factory, known);
         }
         return known;
     }
 
-    private static LockDatabase familyOf(EntityManagerFactory factory) {
-        LockDatabase family = DatabaseDetection.fromText(String.valueOf(factory.getProperties()));
-        if (family != null) {
-            return family;
+    private static Dialect dialectOf(EntityManagerFactory factory) {
+        Dialect named = Dialects.named(String.valueOf(factory.getProperties()));
+        if (named != null) {
+            return named;
         }
         try {
             LockConnections connections = LockConnections.of(factory);
             Connection connection = connections.open();
             try {
-                return DatabaseDetection.fromText(String.valueOf(connection.getMetaData().getDatabaseProductName()));
+                return Dialects.named(String.valueOf(connection.getMetaData().getDatabaseProductName()));
             } finally {
                 connections.close(connection);
             }
