@@ -22,8 +22,13 @@ import java.util.Objects;
  * @param name  what the lock's metrics are tagged with: a fixed name for a kind of lock ({@code "order"}),
  *              never the key itself, since every distinct name makes meters of its own; not blank;
  *              default {@link #DEFAULT_NAME}. {@code @Locked} methods use their key template.
+ * @param holdAtLeast how long after the acquisition the key stays taken, even when the holder released
+ *              it sooner, judged on the database's clock: a job run under it runs at most once per that
+ *              period, whichever instance's trigger fires. Zero (the default) frees the key at release.
+ *              Zero or positive, at most {@link #MAX_LEASE}
  */
-public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name) {
+public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
+                          Duration holdAtLeast) {
 
     /** The longest key the lock table holds (its primary key column is {@code VARCHAR(255)}). */
     public static final int MAX_KEY_LENGTH = 255;
@@ -44,7 +49,8 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      *
      * @throws IllegalArgumentException for a null, blank or too long key, a key with U+0000 or a lone
      *                                  surrogate, a null mode, a negative wait, a lease under 1 ms or over
-     *                                  {@link #MAX_LEASE}, or a null or blank name; the message names the value
+     *                                  {@link #MAX_LEASE}, a null or blank name, or a negative holdAtLeast
+     *                                  or one over {@link #MAX_LEASE}; the message names the value
      */
     public LockRequest {
         if (key == null) {
@@ -81,6 +87,10 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("Lock name must not be null or blank for key '" + key + "', was '" + name + "'");
         }
+        if (holdAtLeast == null || holdAtLeast.isNegative() || holdAtLeast.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("Lock holdAtLeast must be zero or positive and at most "
+                    + MAX_LEASE.toDays() + " days for key '" + key + "', was " + holdAtLeast);
+        }
     }
 
     /**
@@ -100,6 +110,20 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
             }
         }
         return null;
+    }
+
+    /**
+     * A request that frees its key at release.
+     *
+     * @param key     the lock key
+     * @param mode    the lock mode
+     * @param maxWait how long to wait
+     * @param lease   the optimistic lease
+     * @param name    the name in metrics
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name) {
+        this(key, mode, maxWait, lease, name, Duration.ZERO);
     }
 
     /**
@@ -130,7 +154,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that mode
      */
     public LockRequest mode(LockMode newMode) {
-        return new LockRequest(key, newMode, maxWait, lease, name);
+        return new LockRequest(key, newMode, maxWait, lease, name, holdAtLeast);
     }
 
     /**
@@ -138,7 +162,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that wait
      */
     public LockRequest waitFor(Duration newWait) {
-        return new LockRequest(key, mode, newWait, lease, name);
+        return new LockRequest(key, mode, newWait, lease, name, holdAtLeast);
     }
 
     /**
@@ -146,7 +170,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that lease
      */
     public LockRequest leaseFor(Duration newLease) {
-        return new LockRequest(key, mode, maxWait, newLease, name);
+        return new LockRequest(key, mode, maxWait, newLease, name, holdAtLeast);
     }
 
     /**
@@ -155,12 +179,21 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that name
      */
     public LockRequest name(String newName) {
-        return new LockRequest(key, mode, maxWait, lease, newName);
+        return new LockRequest(key, mode, maxWait, lease, newName, holdAtLeast);
+    }
+
+    /**
+     * @param newHold how long after the acquisition the key stays taken, zero or positive (see
+     *                {@link #holdAtLeast()})
+     * @return a copy with that minimum hold
+     */
+    public LockRequest holdAtLeast(Duration newHold) {
+        return new LockRequest(key, mode, maxWait, lease, name, newHold);
     }
 
     @Override
     public String toString() {
         return "LockRequest[" + Objects.toString(key) + ", " + mode + ", wait " + maxWait + ", lease " + lease
-                + ", name " + name + "]";
+                + ", name " + name + (holdAtLeast.isZero() ? "" : ", hold at least " + holdAtLeast) + "]";
     }
 }

@@ -26,7 +26,7 @@ import java.lang.annotation.Target;
  * Every member can be overridden by MicroProfile Config, most specific first:
  * {@code locked."<class>/<method>".<member>}, {@code locked."<class>".<member>},
  * {@code locked.default.<member>}; members {@code mode}, {@code wait}, {@code lease},
- * {@code on-timeout} and {@code enabled}. Misuse fails the deployment, naming class, method and member.
+ * {@code hold-at-least}, {@code on-timeout} and {@code enabled}. Misuse fails the deployment, naming class, method and member.
  */
 @InterceptorBinding
 @Inherited
@@ -79,6 +79,19 @@ public @interface Locked {
      */
     @Nonbinding
     String lease() default "30s";
+
+    /**
+     * How long after the acquisition the key stays taken, even if the method returned sooner: the
+     * release leaves the key taken until then, on the database's clock, in both modes. A job run
+     * under it runs at most once per that period, however many instances trigger it; pick it a
+     * little shorter than the job's period, and longer than the clock differences between the
+     * instances' triggers. Same formats as {@link #maxWait()}; default {@code 0s}: the release frees
+     * the key.
+     *
+     * @return the minimum hold
+     */
+    @Nonbinding
+    String holdAtLeast() default "0s";
 
     /**
      * What happens when the wait runs out. {@link OnTimeout#SKIP} needs a method whose result can

@@ -3,6 +3,7 @@ package io.locked.internal;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
+import java.time.Duration;
 
 /**
  * One acquisition of a key: the unit that owns the lock row, with the handles opened on it.
@@ -25,6 +26,8 @@ abstract class Acquisition {
     private final LockMeter meter;
     private final TimeSource time;
     private final long acquiredAtNanos;
+    /** How long after the acquisition the key stays taken; zero: the release frees it. */
+    private volatile Duration holdAtLeast = Duration.ZERO;
     private int holds;
     private int scopedHolds;
     private boolean finished;
@@ -44,6 +47,25 @@ abstract class Acquisition {
     }
 
     abstract LockMode mode();
+
+    /** Set once, before the first handle: the request's minimum hold. */
+    void holdAtLeast(Duration hold) {
+        this.holdAtLeast = hold;
+    }
+
+    /**
+     * Whether the release must keep the key taken: the minimum hold may not have passed yet. Counted
+     * on this JVM from when the store answered the acquisition, which is after the database set the
+     * row's acquisition time: when this says it has passed, it has on the database's clock too. When it
+     * has not, the store decides on that clock.
+     */
+    boolean holdsPastRelease() {
+        return !holdAtLeast.isZero() && time.nanoTime() - acquiredAtNanos < holdAtLeast.toNanos();
+    }
+
+    Duration holdAtLeast() {
+        return holdAtLeast;
+    }
 
     abstract boolean isValid();
 

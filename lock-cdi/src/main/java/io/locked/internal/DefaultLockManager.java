@@ -208,6 +208,7 @@ public final class DefaultLockManager implements LockManager {
             meter.notAcquired(time.nanoTime() - started);
             return null;
         }
+        acquisition.holdAtLeast(request.holdAtLeast());
         Handle first = acquisition.firstHandle();
         scope.enter(acquisition);
         try {

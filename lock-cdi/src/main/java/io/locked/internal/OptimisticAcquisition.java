@@ -128,7 +128,9 @@ final class OptimisticAcquisition extends Acquisition {
             }
             reason = lost ? lostReason : null;
         }
-        if (reason == null && handOverToSuccessor(last)) {
+        // a minimum hold keeps the key from this JVM's next thread too: no hand-over while it lasts
+        boolean keepTaken = holdsPastRelease();
+        if (reason == null && !keepTaken && handOverToSuccessor(last)) {
             synchronized (this) {
                 validUntilNanos = time.nanoTime();
             }
@@ -137,7 +139,7 @@ final class OptimisticAcquisition extends Acquisition {
         if (reason != null) {
             throw lostAtRelease(last, reason);
         }
-        if (!repository.releaseLease(last)) {
+        if (!(keepTaken ? repository.releaseLease(last, holdAtLeast()) : repository.releaseLease(last))) {
             synchronized (this) {
                 lost = true;
             }

@@ -60,7 +60,7 @@ final class PessimisticAcquisition extends Acquisition {
         stopChecks();
         boolean wasValid = valid;
         valid = false;
-        boolean released = hold.release();
+        boolean released = holdsPastRelease() ? hold.release(holdAtLeast()) : hold.release();
         if (!wasValid || !released) {
             throw new LockLostException(key, token, lostReason != null ? lostReason
                     : "its transaction had already ended (connection lost)");

@@ -117,6 +117,22 @@ public interface LockRepository {
     boolean releaseLease(Lease lease);
 
     /**
+     * Frees the lease as {@link #releaseLease(Lease)} does, except that the key stays taken until
+     * {@code holdAtLeast} after the lease was taken, on the database's clock: the row keeps a lease
+     * that ends then (at once if that time has passed), which no renewal extends and a forced
+     * release can end. For jobs that must run at most once per period, whoever triggers them.
+     *
+     * @param lease       the lease as last confirmed
+     * @param holdAtLeast how long after the take the key stays taken, positive
+     * @return as {@link #releaseLease(Lease)}: true if the lease was still live
+     * @throws UnsupportedOperationException if this store cannot keep a key taken after its release
+     */
+    default boolean releaseLease(Lease lease, Duration holdAtLeast) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot keep a key taken after its release"
+                + " (holdAtLeast)");
+    }
+
+    /**
      * Reads one key's row for an operator: whether it is held, in which mode, by whom, as seen from
      * any JVM (a pessimistic holder's uncommitted row change included, where the database can show
      * it). A snapshot, bounded by a short fixed time.

@@ -27,4 +27,19 @@ public interface PessimisticHold {
      *         second call does nothing and answers false.
      */
     boolean release();
+
+    /**
+     * Releases as {@link #release()} does, except that before the commit the row gets a lease in the
+     * acquisition's name that ends {@code holdAtLeast} after the row was locked, on the database's
+     * clock (at once if that time has passed): the key stays taken until then for every mode, as
+     * {@link LockRepository#releaseLease(Lease, Duration)} keeps it.
+     *
+     * @param holdAtLeast how long after the acquisition the key stays taken, positive
+     * @return as {@link #release()}
+     * @throws UnsupportedOperationException if this store cannot keep a key taken after its release
+     */
+    default boolean release(java.time.Duration holdAtLeast) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot keep a key taken after its release"
+                + " (holdAtLeast)");
+    }
 }

@@ -49,6 +49,11 @@ public abstract class DelegatingRepository implements LockRepository {
     }
 
     @Override
+    public boolean releaseLease(Lease lease, Duration holdAtLeast) {
+        return delegate.releaseLease(lease, holdAtLeast);
+    }
+
+    @Override
     public int deleteIdleRows(Duration idleFor) {
         return delegate.deleteIdleRows(idleFor);
     }

@@ -32,6 +32,7 @@ final class InMemoryLockRepository implements LockRepository {
         long token;
         long version;
         long expiresAtNanos;
+        long acquiredAtNanos;
 
         boolean leaseLive() {
             return owner != null && System.nanoTime() - expiresAtNanos < 0;
@@ -57,6 +58,7 @@ final class InMemoryLockRepository implements LockRepository {
                     return null;
                 }
                 token = ++lastToken;
+                row.acquiredAtNanos = System.nanoTime();
             }
             AtomicBoolean released = new AtomicBoolean();
             return new PessimisticHold() {
@@ -68,6 +70,17 @@ final class InMemoryLockRepository implements LockRepository {
                 @Override
                 public boolean isAlive(Duration timeout) {
                     return true;
+                }
+
+                @Override
+                public boolean release(Duration holdAtLeast) {
+                    synchronized (InMemoryLockRepository.this) {
+                        if (!released.get()) {
+                            row.owner = owner;
+                            row.expiresAtNanos = row.acquiredAtNanos + holdAtLeast.toNanos();
+                        }
+                    }
+                    return release();
                 }
 
                 @Override
@@ -101,6 +114,7 @@ final class InMemoryLockRepository implements LockRepository {
                 row.token = ++lastToken;
                 row.version++;
                 row.expiresAtNanos = System.nanoTime() + lease.toNanos();
+                row.acquiredAtNanos = System.nanoTime();
                 return new Lease(key, owner, row.token, row.version);
             }
         } finally {
@@ -137,6 +151,7 @@ final class InMemoryLockRepository implements LockRepository {
                 row.token = ++lastToken;
                 row.version++;
                 row.expiresAtNanos = System.nanoTime() + duration.toNanos();
+                row.acquiredAtNanos = System.nanoTime();
                 handOvers.incrementAndGet();
                 return new Lease(lease.key(), newOwner, row.token, row.version);
             }
@@ -159,6 +174,17 @@ final class InMemoryLockRepository implements LockRepository {
         row.owner = null;
         row.version++;
         return live;
+    }
+
+    @Override
+    public synchronized boolean releaseLease(Lease lease, Duration holdAtLeast) {
+        Row row = row(lease.key());
+        if (!holds(row, lease) || !row.leaseLive()) {
+            return releaseLease(lease);
+        }
+        row.version++;
+        row.expiresAtNanos = row.acquiredAtNanos + holdAtLeast.toNanos();
+        return true;
     }
 
     // by owner and token, as the SPI asks: a renewal whose reply was lost moved the version on

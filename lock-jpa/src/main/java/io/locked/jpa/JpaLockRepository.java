@@ -288,6 +288,11 @@ public final class JpaLockRepository implements LockRepository {
     }
 
     @Override
+    public boolean releaseLease(Lease lease, Duration holdAtLeast) {
+        return caller.outside(() -> path.releaseLease(lease, holdAtLeast));
+    }
+
+    @Override
     public int deleteIdleRows(Duration idleFor) {
         return caller.outside(() -> path.deleteIdleRows(idleFor));
     }

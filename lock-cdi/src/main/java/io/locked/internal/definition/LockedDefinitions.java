@@ -77,6 +77,8 @@ public final class LockedDefinitions {
         LockMode mode = overrides.value("mode", locked.mode(), text -> parseEnum(LockMode.class, text), where, errors);
         Duration maxWait = overrides.value("wait", null, LockedDefinitions::wait, where, errors, locked.maxWait());
         Duration lease = overrides.value("lease", null, LockedDefinitions::lease, where, errors, locked.lease());
+        Duration holdAtLeast = overrides.value("hold-at-least", null, LockedDefinitions::holdAtLeast, where, errors,
+                locked.holdAtLeast());
         OnTimeout onTimeout = overrides.value("on-timeout", locked.onTimeout(), text -> parseEnum(OnTimeout.class, text), where, errors);
         Boolean enabled = overrides.value("enabled", Boolean.TRUE, LockedDefinitions::parseBoolean, where, errors);
 
@@ -94,7 +96,8 @@ public final class LockedDefinitions {
         if (!errors.isEmpty()) {
             return Resolution.failed(errors);
         }
-        return Resolution.of(new LockedSettings(where, key, mode, maxWait, lease, onTimeout, enabled, returnKind));
+        return Resolution.of(new LockedSettings(where, key, mode, maxWait, lease, holdAtLeast, onTimeout, enabled,
+                returnKind));
     }
 
     private static KeyTemplate keyTemplate(Locked locked, Method method, String where, List<String> errors) {
@@ -148,6 +151,17 @@ public final class LockedDefinitions {
             throw new IllegalArgumentException("must be at least 1ms, was " + lease);
         }
         return lease;
+    }
+
+    private static Duration holdAtLeast(String text) {
+        Duration hold = Durations.parse(text);
+        if (hold.isNegative()) {
+            throw new IllegalArgumentException("must be zero or positive, was " + hold);
+        }
+        if (hold.compareTo(LockRequest.MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("must be at most " + LockRequest.MAX_LEASE.toDays() + " days, was " + hold);
+        }
+        return hold;
     }
 
     private static <E extends Enum<E>> E parseEnum(Class<E> type, String text) {

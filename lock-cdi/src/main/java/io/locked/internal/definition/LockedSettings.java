@@ -13,10 +13,11 @@ import java.time.Duration;
  * @param mode       the lock mode
  * @param maxWait    how long to wait
  * @param lease      the optimistic lease
+ * @param holdAtLeast how long after the acquisition the key stays taken; zero: freed at release
  * @param onTimeout  what to do when the wait runs out
  * @param enabled    false: the method runs without a lock
  * @param returnKind how the method returns, which decides skipping and async holding
  */
 public record LockedSettings(String method, KeyTemplate key, LockMode mode, Duration maxWait, Duration lease,
-                             OnTimeout onTimeout, boolean enabled, ReturnKind returnKind) {
+                             Duration holdAtLeast, OnTimeout onTimeout, boolean enabled, ReturnKind returnKind) {
 }

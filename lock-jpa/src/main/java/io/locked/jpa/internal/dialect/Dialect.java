@@ -8,7 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.List;
-import java.util.function.UnaryOperator;
+import java.util.function.BinaryOperator;
 
 /**
  * Everything Locked knows about one database with native statements: its lock, take, renew,
@@ -50,7 +50,7 @@ public abstract class Dialect implements RowStatements, HolderSessions {
     public final String now;
     /** The clock in microseconds, read when the expression is computed: see {@link Dialect}. */
     public final String tokenMicros;
-    private final UnaryOperator<String> nowPlusMicros;
+    private final BinaryOperator<String> plusMicros;
     /**
      * lease micros, key, owner, token. Guarded by owner and token, not version: a renewal whose reply
      * was lost must not make the next one fail.
@@ -58,6 +58,16 @@ public abstract class Dialect implements RowStatements, HolderSessions {
     public final String renewLease;
     /** key, owner, token. */
     public final String releaseLease;
+    /**
+     * hold micros, key, owner, token: as {@link #releaseLease}, but the lease now ends that long after
+     * it was taken (in the past, if that has passed: free at once). For a minimum hold.
+     */
+    public final String holdLease;
+    /**
+     * owner, hold micros, key, token: in a pessimistic holder's transaction, before its commit: the row
+     * gets a lease in the acquisition's name that ends that long after the row was locked.
+     */
+    public final String holdRow;
     /** key, owner. */
     public final String ownersToken;
     /** key, owner. */
@@ -85,28 +95,35 @@ public abstract class Dialect implements RowStatements, HolderSessions {
      * @param now             the database's clock, for judging leases
      * @param tokenMicros     the clock in microseconds as read when the expression is computed, which
      *                        for a token is after the row lock was granted
-     * @param nowPlusMicros   now plus a number of microseconds
+     * @param plusMicros      a time plus a number of microseconds (both expressions)
      * @param idleRowsByIndex the index hint and the DELETE form with which a batch of idle rows is read
      *                        by its primary key ({@link MySqlFamilyDialect}), or null
      */
     protected Dialect(LockDatabase family, String schemaFile, String now, String tokenMicros,
-                      UnaryOperator<String> nowPlusMicros, IdleRowsByIndex idleRowsByIndex) {
+                      BinaryOperator<String> plusMicros, IdleRowsByIndex idleRowsByIndex) {
         String table = LockRow.TABLE;
         this.family = family;
         this.schemaResource = "META-INF/locked/" + schemaFile;
         this.now = now;
         this.tokenMicros = tokenMicros;
-        this.nowPlusMicros = nowPlusMicros;
-        this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlusMicros.apply("?")
+        this.plusMicros = plusMicros;
+        this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlus("?")
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
         this.ownersToken = "SELECT token FROM " + table + " WHERE lock_key = ? AND owner = ?";
         this.releaseLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
+        // the lease's start is acquired_at, written on the database's clock by the take, the hand-over
+        // or the pessimistic lock statement of this very acquisition
+        String heldUntil = plusMicros.apply("acquired_at", "?");
+        this.holdLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + heldUntil
+                + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
+        this.holdRow = "UPDATE " + table + " SET owner = ?, version = version + 1, expires_at = " + heldUntil
+                + " WHERE lock_key = ? AND token = ?";
         this.freeOwnExpiredLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
                 + " WHERE lock_key = ? AND owner = ?";
         this.rowExists = "SELECT 1 FROM " + table + " WHERE lock_key = ?";
         // rows created but never acquired have no acquired_at yet
-        String idleSince = nowPlusMicros.apply("?");
+        String idleSince = nowPlus("?");
         String idle = "(acquired_at IS NULL OR acquired_at < " + idleSince + ")"
                 + " AND (owner IS NULL OR expires_at < " + idleSince + ")";
         // a batch reads its keys without locking, then locks them by key: a locking range read would
@@ -146,7 +163,7 @@ public abstract class Dialect implements RowStatements, HolderSessions {
 
     /** @return now plus the microseconds of the expression given */
     protected final String nowPlus(String micros) {
-        return nowPlusMicros.apply(micros);
+        return plusMicros.apply(now, micros);
     }
 
     /** @return the condition "the row's lease is free or has expired", on this database's clock */

@@ -62,7 +62,7 @@ final class H2Dialect extends Dialect {
         super(LockDatabase.H2, "schema-h2.sql", "CURRENT_TIMESTAMP(6)",
                 "(SELECT RSHIFT(u, 16) * 1000 + BITAND(u, 4095) * 1000 / 4096"
                         + " FROM (SELECT CAST(SUBSTRING(CAST(RANDOM_UUID(7) AS VARBINARY(16)) FROM 1 FOR 8) AS BIGINT) u))",
-                micros -> "DATEADD(MICROSECOND, " + micros + ", CURRENT_TIMESTAMP(6))", null);
+                (time, micros) -> "DATEADD(MICROSECOND, " + micros + ", " + time + ")", null);
         String table = LockRow.TABLE;
         // H2 computes an UPDATE's new values after it locked the row
         this.take = "SELECT token, version, owner FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, holder = ?,"

@@ -53,7 +53,7 @@ abstract class MySqlFamilyDialect extends Dialect {
 
     MySqlFamilyDialect(LockDatabase family, String schemaFile, String tokenMicros) {
         super(family, schemaFile, "UTC_TIMESTAMP(6)", tokenMicros,
-                micros -> "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL " + micros + " MICROSECOND)", BY_PRIMARY_KEY);
+                (time, micros) -> "DATE_ADD(" + time + ", INTERVAL " + micros + " MICROSECOND)", BY_PRIMARY_KEY);
     }
 
     @Override

@@ -56,7 +56,7 @@ final class PostgreSqlDialect extends Dialect {
     PostgreSqlDialect() {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
                 "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
-                micros -> "(clock_timestamp() + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')", null);
+                (time, micros) -> "(" + time + " + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')", null);
         String table = LockRow.TABLE;
         // An UPDATE computes its new values before it waits for a row lock, and keeps them if the
         // transaction it waited for rolls back: its token would come from a clock read before that

@@ -36,7 +36,7 @@ final class EntityLeases {
         this.clock = clock;
         this.ownTransactions = ownTransactions;
         this.rows = rows;
-        this.readRow = "SELECT r.version, r.token, r.owner, r.expiresAt, " + clock.jpql()
+        this.readRow = "SELECT r.version, r.token, r.owner, r.expiresAt, r.acquiredAt, " + clock.jpql()
                 + " FROM LockRow r WHERE r.key = :key";
         String unchanged = " WHERE r.key = :key AND r.version = :version";
         this.handOverIfUnchanged = "UPDATE LockRow r SET r.owner = :owner, r.holder = :holder, r.token = :token,"
@@ -140,7 +140,12 @@ final class EntityLeases {
         });
     }
 
-    boolean releaseLease(Lease lease) {
+    /**
+     * Frees the lease, or with a minimum hold leaves it ending that long after it was taken.
+     *
+     * @param holdAtLeast the minimum hold, or null to free the row
+     */
+    boolean releaseLease(Lease lease, Duration holdAtLeast) {
         CallBounds bounds = CallBounds.brief();
         return untilSettled(lease.key(), "releasing the lease", bounds, manager -> {
             Row row = read(manager, lease.key(), bounds);
@@ -148,9 +153,13 @@ final class EntityLeases {
                 return Attempt.settled(false); // taken over: never touch another owner's row
             }
             boolean live = row.liveFor(lease);
+            Instant heldUntil = live && holdAtLeast != null && row.acquiredAt() != null
+                    ? holdEnd(row.acquiredAt(), holdAtLeast) : null;
             // an expired row still ours is freed too, though the holder must learn it was lost
-            int written = manager.createQuery(freeIfUnchanged)
-                    .setParameter("key", lease.key()).setParameter("version", row.version())
+            boolean free = heldUntil == null || !heldUntil.isAfter(row.now());
+            var write = free ? manager.createQuery(freeIfUnchanged)
+                    : manager.createQuery(renewIfUnchanged).setParameter("expires", heldUntil);
+            int written = write.setParameter("key", lease.key()).setParameter("version", row.version())
                     .setHint(QUERY_TIMEOUT, bounds.statementMillis())
                     .executeUpdate();
             return written == 1 ? Attempt.settled(live) : Attempt.again();
@@ -208,8 +217,16 @@ final class EntityLeases {
         return end.getNano() == 0 ? end : end.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
     }
 
+    /**
+     * A minimum hold's end, {@code hold} after the lease's start as read back from the row. A start
+     * with no fraction may have lost it on its way in (see {@link #expiry}): it counts a second later.
+     */
+    static Instant holdEnd(Instant acquiredAt, Duration hold) {
+        return expiry(acquiredAt.getNano() == 0 ? acquiredAt.plusSeconds(1) : acquiredAt, hold);
+    }
+
     /** The row as one query read it, with the database's clock at that moment. */
-    private record Row(long version, long token, String owner, Instant expiresAt, Instant now) {
+    private record Row(long version, long token, String owner, Instant expiresAt, Instant acquiredAt, Instant now) {
         boolean free() {
             return owner == null || expiresAt == null || !expiresAt.isAfter(now);
         }
@@ -227,6 +244,6 @@ final class EntityLeases {
         }
         Object[] row = (Object[]) found.get(0);
         return new Row(((Number) row[0]).longValue(), ((Number) row[1]).longValue(), (String) row[2],
-                (Instant) row[3], clock.instant(row[4]));
+                (Instant) row[3], (Instant) row[4], clock.instant(row[5]));
     }
 }

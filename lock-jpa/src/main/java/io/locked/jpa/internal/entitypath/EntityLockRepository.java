@@ -63,7 +63,7 @@ public final class EntityLockRepository implements LockRepository {
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        return pessimistic.lock(key, holder, dbWait);
+        return pessimistic.lock(key, owner, holder, dbWait);
     }
 
     @Override
@@ -83,7 +83,12 @@ public final class EntityLockRepository implements LockRepository {
 
     @Override
     public boolean releaseLease(Lease lease) {
-        return leases.releaseLease(lease);
+        return leases.releaseLease(lease, null);
+    }
+
+    @Override
+    public boolean releaseLease(Lease lease, Duration holdAtLeast) {
+        return leases.releaseLease(lease, holdAtLeast);
     }
 
     @Override

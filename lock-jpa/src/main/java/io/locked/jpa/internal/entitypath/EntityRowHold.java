@@ -7,6 +7,7 @@ import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManager;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * A pessimistic hold: the manager's open transaction, whose commit frees the row lock. A JTA
@@ -14,7 +15,10 @@ import java.time.Duration;
  * for the release, on whichever thread makes them.
  */
 final class EntityRowHold implements PessimisticHold {
+    private static final String HOLD_ROW = "UPDATE LockRow r SET r.owner = :owner, r.expiresAt = :expires,"
+            + " r.version = r.version + 1 WHERE r.key = :key AND r.token = :token";
     private final EntityManager manager;
+    private final Acquired acquired;
     private final String key;
     private final long token;
     private final UnitTransactions transactions;
@@ -26,11 +30,12 @@ final class EntityRowHold implements PessimisticHold {
     /**
      * @param budget the pessimistic budget the hold took a connection of, given back when the hold ends
      */
-    EntityRowHold(EntityManager manager, String key, long token, UnitTransactions.Parked parked,
+    EntityRowHold(EntityManager manager, Acquired acquired, UnitTransactions.Parked parked,
                   UnitTransactions transactions, EntityTransactions ownTransactions, ConnectionBudget budget) {
         this.manager = manager;
-        this.key = key;
-        this.token = token;
+        this.acquired = acquired;
+        this.key = acquired.key();
+        this.token = acquired.token();
         this.parked = parked;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
@@ -67,14 +72,35 @@ final class EntityRowHold implements PessimisticHold {
         }
     }
 
+    /**
+     * What the lock statement wrote into the row.
+     *
+     * @param owner      the acquisition's id, which a minimum hold's lease is in the name of
+     * @param acquiredAt the database's clock when the row was locked
+     */
+    record Acquired(String key, String owner, long token, Instant acquiredAt) {
+    }
+
     @Override
-    public synchronized boolean release() {
+    public boolean release() {
+        return release(null);
+    }
+
+    @Override
+    public synchronized boolean release(Duration holdAtLeast) {
         if (released) {
             return false;
         }
         released = true;
         try {
             parked.resume();
+            if (holdAtLeast != null) {
+                // on the row this transaction has locked: it waits for nothing
+                manager.createQuery(HOLD_ROW).setParameter("owner", acquired.owner())
+                        .setParameter("expires", EntityLeases.expiry(acquired.acquiredAt(), holdAtLeast))
+                        .setParameter("key", key).setParameter("token", token)
+                        .executeUpdate();
+            }
             transactions.commit(manager);
             return true;
         } catch (RuntimeException lost) {

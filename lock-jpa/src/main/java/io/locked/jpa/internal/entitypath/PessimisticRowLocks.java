@@ -44,7 +44,7 @@ final class PessimisticRowLocks {
         this.connectionWait = connectionWait;
     }
 
-    PessimisticHold lock(String key, String holder, Duration dbWait) {
+    PessimisticHold lock(String key, String owner, String holder, Duration dbWait) {
         // the provider borrows the connection with the pool's own timeout; only the budget waits here
         CallBounds bounds = CallBounds.forWait(dbWait, Duration.ZERO);
         CallBounds budgetBounds = CallBounds.forWait(dbWait, connectionWait);
@@ -80,8 +80,8 @@ final class PessimisticRowLocks {
             long token = DatabaseClock.nextToken(row.getToken(), now);
             ROWS.lockedBy(row, token, now, holder);
             manager.flush();
-            EntityRowHold hold = new EntityRowHold(manager, key, token, transactions.park(), transactions,
-                    ownTransactions, budget);
+            EntityRowHold hold = new EntityRowHold(manager, new EntityRowHold.Acquired(key, owner, token, now),
+                    transactions.park(), transactions, ownTransactions, budget);
             handedOver = true;
             return hold;
         } catch (RuntimeException failure) {

@@ -224,10 +224,22 @@ final class NativeLeases {
         }
     }
 
-    boolean releaseLease(Lease lease) {
+    /**
+     * Frees the lease, or with a minimum hold leaves it ending that long after it was taken.
+     *
+     * @param holdAtLeast the minimum hold, or null to free the row
+     */
+    boolean releaseLease(Lease lease, Duration holdAtLeast) {
         return store.call(lease.key(), "releasing the lease", CallBounds.brief(), connection -> {
-            try (PreparedStatement release = ownerStatement(connection, database.releaseLease, lease.key(), lease.owner())) {
-                release.setLong(3, lease.token());
+            boolean freeing = holdAtLeast == null;
+            try (PreparedStatement release = connection.prepareStatement(freeing ? database.releaseLease : database.holdLease)) {
+                int next = 1;
+                if (!freeing) {
+                    release.setLong(next++, micros(holdAtLeast));
+                }
+                release.setString(next++, lease.key());
+                release.setString(next++, lease.owner());
+                release.setLong(next, lease.token());
                 if (release.executeUpdate() == 1) {
                     return true;
                 }

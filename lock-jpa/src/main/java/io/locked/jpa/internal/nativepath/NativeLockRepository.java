@@ -91,7 +91,7 @@ public final class NativeLockRepository implements LockRepository {
 
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        return pessimisticLocks.lock(key, holder, dbWait);
+        return pessimisticLocks.lock(key, owner, holder, dbWait);
     }
 
     @Override
@@ -111,7 +111,12 @@ public final class NativeLockRepository implements LockRepository {
 
     @Override
     public boolean releaseLease(Lease lease) {
-        return leases.releaseLease(lease);
+        return leases.releaseLease(lease, null);
+    }
+
+    @Override
+    public boolean releaseLease(Lease lease, Duration holdAtLeast) {
+        return leases.releaseLease(lease, holdAtLeast);
     }
 
     @Override

@@ -49,7 +49,7 @@ final class NativePessimisticLocks {
     }
 
     /** @return the hold, or null if the key stayed busy for the wait */
-    PessimisticHold lock(String key, String holder, Duration dbWait) {
+    PessimisticHold lock(String key, String owner, String holder, Duration dbWait) {
         CallBounds bounds = CallBounds.forWait(dbWait, connectionWait);
         GaleraNode galera = this.galera.forLockCall(key, bounds);
         if (galera != null) {
@@ -91,7 +91,7 @@ final class NativePessimisticLocks {
                 onEnd = () -> galera.ended(drawn.node());
             }
             handedOver = true;
-            return new PessimisticRowHold(transaction, drawn.token(), budget, onEnd);
+            return new PessimisticRowHold(transaction, key, owner, drawn.token(), database.holdRow, budget, onEnd);
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());

@@ -3,6 +3,7 @@ package io.locked.jpa.internal.nativepath;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.PessimisticHold;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.logging.Level;
@@ -16,19 +17,29 @@ import java.util.logging.Logger;
 public final class PessimisticRowHold implements PessimisticHold {
     private static final Logger LOG = Logger.getLogger(PessimisticRowHold.class.getName());
     private final LockTransaction transaction;
+    private final String key;
+    private final String owner;
     private final long token;
+    /** The statement that leaves a minimum hold in the row ({@code Dialect.holdRow}). */
+    private final String holdRow;
     private final ConnectionBudget budget;
     private final Runnable onEnd;
     private boolean released;
     private boolean ended;
 
     /**
+     * @param owner     the acquisition's id, which a minimum hold's lease is in the name of
+     * @param holdRow   the statement that leaves a minimum hold in the row
      * @param budget    what the hold's connection counts against, given back with it at release
      * @param onEnd     run once, when the transaction ended: at release, or when its session was found dead
      */
-    PessimisticRowHold(LockTransaction transaction, long token, ConnectionBudget budget, Runnable onEnd) {
+    PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, String holdRow,
+                       ConnectionBudget budget, Runnable onEnd) {
         this.transaction = transaction;
+        this.key = key;
+        this.owner = owner;
         this.token = token;
+        this.holdRow = holdRow;
         this.budget = budget;
         this.onEnd = onEnd;
     }
@@ -65,12 +76,20 @@ public final class PessimisticRowHold implements PessimisticHold {
     }
 
     @Override
-    public synchronized boolean release() {
+    public boolean release() {
+        return release(null);
+    }
+
+    @Override
+    public synchronized boolean release(Duration holdAtLeast) {
         if (released) {
             return false;
         }
         released = true;
         try {
+            if (holdAtLeast != null) {
+                leaveHold(holdAtLeast);
+            }
             transaction.commit();
             return true;
         } catch (SQLException lost) {
@@ -81,6 +100,17 @@ public final class PessimisticRowHold implements PessimisticHold {
             transaction.close();
             budget.giveBack();
             ended();
+        }
+    }
+
+    // one more statement in the same transaction, on a row this transaction has locked: it waits for nothing
+    private void leaveHold(Duration holdAtLeast) throws SQLException {
+        try (PreparedStatement hold = transaction.connection().prepareStatement(holdRow)) {
+            hold.setString(1, owner);
+            hold.setLong(2, holdAtLeast.toNanos() / 1000);
+            hold.setString(3, key);
+            hold.setLong(4, token);
+            hold.executeUpdate();
         }
     }
 }

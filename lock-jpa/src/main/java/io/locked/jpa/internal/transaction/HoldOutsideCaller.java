@@ -25,6 +25,11 @@ public final class HoldOutsideCaller implements PessimisticHold {
 
     @Override
     public boolean release() {
-        return caller.outside(hold::release);
+        return caller.outside(() -> hold.release());
+    }
+
+    @Override
+    public boolean release(Duration holdAtLeast) {
+        return caller.outside(() -> hold.release(holdAtLeast));
     }
 }
