@@ -45,6 +45,11 @@ class InvalidDeploymentTest {
     }
 
     @Test
+    void negativeMinimumHold() {
+        refused(NegativeHoldBean.class, NegativeHoldBean.class.getName() + "#job()", "must be zero or positive, was PT-1S");
+    }
+
+    @Test
     void skipOnAMethodThatMustReturnAValue() {
         refused(SkipOnValueBean.class, "Invalid @Locked.on-timeout on " + SkipOnValueBean.class.getName() + "#count()",
                 "SKIP needs a method returning void, Void, Optional or CompletionStage<Void>, but it returns int");
