@@ -9,7 +9,7 @@ import java.util.logging.Logger;
  * Where the {@code locked.*} settings come from: MicroProfile Config where the application has its API
  * and an implementation, and nowhere otherwise, so that annotation values and defaults apply (a plain
  * Weld SE application need not bring a config library). Which of the two is said once in the log.
- * {@link MicroProfileSettings} names Config's types, so it is only loaded once its API was found.
+ * {@code MicroProfileSettings} names Config's types, so it is only loaded once its API was found.
  * Public for lock-jpa, which reads its own keys the same way; not API.
  */
 public final class ConfiguredSettings {
