@@ -24,7 +24,7 @@ public class IdleRowCleanupBean {
 
     synchronized void start(@Observes @Initialized(ApplicationScoped.class) Object started,
                             Instance<LockManager> locks, Instance<LockRepository> repository) {
-        Optional<CleanupSettings> settings = CleanupSettings.from(MicroProfileSettings.current());
+        Optional<CleanupSettings> settings = CleanupSettings.from(ConfiguredSettings.current());
         if (settings.isEmpty() || cleanup != null) {
             return;
         }

@@ -40,7 +40,7 @@ public class LockManagerProducer {
         manager.current(); // creates the manager behind its client proxy, whose watchdog the check watches
         DefaultLockManager watched = built;
         return new StoreReadiness(repository, watched::watchdogAlive,
-                HealthSettings.from(MicroProfileSettings.current()).timeout());
+                HealthSettings.from(ConfiguredSettings.current()).timeout());
     }
 
     void close(@Disposes StoreReadiness readiness) {

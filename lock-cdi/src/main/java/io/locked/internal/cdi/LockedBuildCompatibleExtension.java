@@ -50,7 +50,7 @@ public class LockedBuildCompatibleExtension implements BuildCompatibleExtension 
 
     @Enhancement(types = LockedInterceptor.class)
     public void priority(ClassConfig interceptor) {
-        InterceptorPriority.configured(MicroProfileSettings.current()).ifPresent(priority -> {
+        InterceptorPriority.configured(ConfiguredSettings.current()).ifPresent(priority -> {
             interceptor.removeAnnotation(annotation -> annotation.name().equals(Priority.class.getName()));
             interceptor.addAnnotation(new PriorityLiteral(priority));
         });
@@ -69,15 +69,15 @@ public class LockedBuildCompatibleExtension implements BuildCompatibleExtension 
                 messages.error("Cannot check @Locked on " + name + ": the class cannot be loaded (" + e + ")");
                 continue;
             }
-            LockedMethodScanner.errorsOf(beanClass, MicroProfileSettings.current()).forEach(messages::error);
+            LockedMethodScanner.errorsOf(beanClass, ConfiguredSettings.current()).forEach(messages::error);
         }
     }
 
     @Validation
     public void cleanupSettings(Messages messages) {
         try {
-            CleanupSettings.from(MicroProfileSettings.current());
-            HealthSettings.from(MicroProfileSettings.current());
+            CleanupSettings.from(ConfiguredSettings.current());
+            HealthSettings.from(ConfiguredSettings.current());
         } catch (IllegalArgumentException invalid) {
             messages.error(invalid.getMessage());
         }

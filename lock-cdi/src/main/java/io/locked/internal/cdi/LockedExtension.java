@@ -46,7 +46,7 @@ public class LockedExtension implements Extension {
             return;
         }
         lockedBeansSeen = true;
-        for (Resolution resolution : LockedMethodScanner.resolutionsOf(beanClass, MicroProfileSettings.current())) {
+        for (Resolution resolution : LockedMethodScanner.resolutionsOf(beanClass, ConfiguredSettings.current())) {
             errors.addAll(resolution.errors());
             if (resolution.isValid()) {
                 lockedMethods.add(resolution.settings());
@@ -63,7 +63,7 @@ public class LockedExtension implements Extension {
     }
 
     void priority(@Observes ProcessAnnotatedType<LockedInterceptor> event) {
-        InterceptorPriority.configured(MicroProfileSettings.current()).ifPresent(priority ->
+        InterceptorPriority.configured(ConfiguredSettings.current()).ifPresent(priority ->
                 event.configureAnnotatedType()
                         .remove(annotation -> annotation.annotationType() == Priority.class)
                         .add(new PriorityLiteral(priority)));
@@ -162,8 +162,8 @@ public class LockedExtension implements Extension {
     // A bad locked.cleanup.* value fails the deployment, not the first run a period later.
     void cleanupSettings(@Observes AfterDeploymentValidation event) {
         try {
-            CleanupSettings.from(MicroProfileSettings.current());
-            HealthSettings.from(MicroProfileSettings.current());
+            CleanupSettings.from(ConfiguredSettings.current());
+            HealthSettings.from(ConfiguredSettings.current());
         } catch (IllegalArgumentException invalid) {
             event.addDeploymentProblem(new DeploymentException(invalid.getMessage()));
         }

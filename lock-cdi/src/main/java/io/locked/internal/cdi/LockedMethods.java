@@ -44,7 +44,7 @@ public class LockedMethods {
 
     private synchronized SettingLookup config() {
         if (config == null) {
-            config = MicroProfileSettings.current();
+            config = ConfiguredSettings.current();
         }
         return config;
     }

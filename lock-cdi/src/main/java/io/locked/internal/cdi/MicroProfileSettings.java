@@ -3,9 +3,9 @@ package io.locked.internal.cdi;
 import io.locked.internal.definition.SettingLookup;
 import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
-import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
 
-/** Reads {@code locked.*} overrides from MicroProfile Config. */
+/** Reads {@code locked.*} overrides from MicroProfile Config; loaded only where its API is present. */
 final class MicroProfileSettings implements SettingLookup {
     private final Config config;
 
@@ -13,8 +13,15 @@ final class MicroProfileSettings implements SettingLookup {
         this.config = config;
     }
 
-    static MicroProfileSettings current() {
-        return new MicroProfileSettings(ConfigProvider.getConfig(Thread.currentThread().getContextClassLoader()));
+    /** @return the calling thread's application's config, or empty if the API has no implementation */
+    static Optional<SettingLookup> current() {
+        ConfigProviderResolver resolver;
+        try {
+            resolver = ConfigProviderResolver.instance();
+        } catch (IllegalStateException noImplementation) { // the API's "No ConfigProviderResolver implementation found!"
+            return Optional.empty();
+        }
+        return Optional.of(new MicroProfileSettings(resolver.getConfig(Thread.currentThread().getContextClassLoader())));
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.locked.jpa.cdi;
 
 import io.locked.api.LockStore;
+import io.locked.internal.cdi.ConfiguredSettings;
 import io.locked.internal.definition.Durations;
 import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockStatements;
@@ -15,7 +16,6 @@ import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
 import java.time.Duration;
 import java.util.Optional;
-import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Supplies the lock store to {@code @Locked}: the application's {@code @LockStore EntityManagerFactory}
@@ -116,7 +116,7 @@ public class JpaLockStoreProducer {
     }
 
     private static Optional<String> setting(String name) {
-        return ConfigProvider.getConfig(Thread.currentThread().getContextClassLoader()).getOptionalValue(name, String.class);
+        return ConfiguredSettings.current().get(name);
     }
 
     @PreDestroy
