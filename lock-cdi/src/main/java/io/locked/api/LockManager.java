@@ -150,9 +150,13 @@ public interface LockManager extends AutoCloseable {
     Optional<LockInfo> forceRelease(String key);
 
     /**
-     * Stops the lease watchdog. Locks still held are not released: pessimistic ones stay held until
-     * their handles are closed, optimistic leases stop being renewed and expire. Acquiring through a
-     * closed manager fails with {@link IllegalStateException}.
+     * Stops granting locks, waits for the locks still held to be released within the drain bound
+     * ({@link LockManagerBuilder#drainOnClose}; the CDI manager's {@code locked.shutdown.drain},
+     * 10 s by default), renewing their leases meanwhile, then stops the lease watchdog. Locks still
+     * held after that are not released: pessimistic ones stay held until their handles are closed,
+     * optimistic leases stop being renewed and expire. Minimum holds ({@code holdAtLeast}) already
+     * left in the store stay until their end. Acquiring through a closing or closed manager fails
+     * with {@link IllegalStateException}.
      */
     @Override
     void close();

@@ -24,6 +24,7 @@ public final class LockManagerBuilder {
     private int watchdogThreads = 1;
     private Duration sessionCheckInterval = DEFAULT_SESSION_CHECK;
     private LockMetrics metrics;
+    private Duration drain = Duration.ZERO;
 
     /** How often a pessimistic hold's database session is checked by default: every 5 seconds. */
     public static final Duration DEFAULT_SESSION_CHECK = Duration.ofSeconds(5);
@@ -107,9 +108,30 @@ public final class LockManagerBuilder {
         return this;
     }
 
+    /**
+     * How long {@link LockManager#close()} waits for the locks still held to be released, renewing
+     * their leases meanwhile, before it stops the watchdog: at an application's shutdown, a job that
+     * finishes within it frees its key at once, and another instance takes over on its next trigger
+     * instead of a lease later. Default zero: close at once. The CDI manager uses
+     * {@code locked.shutdown.drain} (default 10 s).
+     *
+     * @param bound zero or positive
+     * @return this builder
+     * @throws IllegalArgumentException for null or a negative bound
+     */
+    public LockManagerBuilder drainOnClose(Duration bound) {
+        if (bound == null || bound.isNegative()) {
+            throw new IllegalArgumentException("The drain on close must be zero or positive, was " + bound);
+        }
+        this.drain = bound;
+        return this;
+    }
+
     /** @return a new lock manager; close it to stop its lease watchdog */
     public LockManager build() {
-        return new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads, sessionCheckInterval,
-                metrics != null ? metrics : MicrometerPresence.globalRegistryOrNone());
+        DefaultLockManager manager = new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads,
+                sessionCheckInterval, metrics != null ? metrics : MicrometerPresence.globalRegistryOrNone());
+        manager.drainFor(drain);
+        return manager;
     }
 }

@@ -28,6 +28,8 @@ abstract class Acquisition {
     private final long acquiredAtNanos;
     /** How long after the acquisition the key stays taken; zero: the release frees it. */
     private volatile Duration holdAtLeast = Duration.ZERO;
+    /** Run once, when the last handle closed (after the release, failed or not). */
+    private volatile Runnable whenFinished = () -> { };
     private int holds;
     private int scopedHolds;
     private boolean finished;
@@ -65,6 +67,11 @@ abstract class Acquisition {
 
     Duration holdAtLeast() {
         return holdAtLeast;
+    }
+
+    /** Set once, before the first handle. */
+    void whenFinished(Runnable action) {
+        this.whenFinished = action;
     }
 
     abstract boolean isValid();
@@ -183,6 +190,7 @@ abstract class Acquisition {
             } finally {
                 turn.end();
                 meter.holdEnded(time.nanoTime() - acquiredAtNanos, lossKnown() ? LockMeter.HoldOutcome.LOST : outcome);
+                whenFinished.run();
             }
         }
     }

@@ -33,6 +33,8 @@ public final class DefaultLockManager implements LockManager {
     private final LockMetrics metrics;
     private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
     private volatile boolean closed;
+    private final Draining draining = new Draining();
+    private volatile Duration drainBound = Duration.ZERO;
 
     /**
      * @param repository     the lock rows
@@ -209,6 +211,7 @@ public final class DefaultLockManager implements LockManager {
             return null;
         }
         acquisition.holdAtLeast(request.holdAtLeast());
+        draining.track(acquisition);
         Handle first = acquisition.firstHandle();
         scope.enter(acquisition);
         try {
@@ -339,12 +342,24 @@ public final class DefaultLockManager implements LockManager {
      *         holds: false once this manager is closed, or when the watchdog's thread is stuck
      */
     public boolean watchdogAlive() {
-        return watchdog.isAlive();
+        return !closed && watchdog.isAlive();
+    }
+
+    /** How long {@link #close()} lets the locks still held end before it stops the watchdog. */
+    public void drainFor(Duration bound) {
+        if (bound == null || bound.isNegative()) {
+            throw new IllegalArgumentException("The drain must be zero or positive, was " + bound);
+        }
+        this.drainBound = bound;
     }
 
     @Override
     public void close() {
         closed = true;
+        int stillHeld = draining.awaitEnds(drainBound);
+        if (stillHeld > 0 && !drainBound.isZero()) {
+            LockLog.stillHeldAtClose(stillHeld, drainBound);
+        }
         watchdog.close();
     }
 }

@@ -31,6 +31,12 @@ final class LockLog {
         }
     }
 
+    static void stillHeldAtClose(int locks, java.time.Duration waited) {
+        LOG.warning("Closing the lock manager: " + locks + " lock(s) still held after waiting " + waited
+                + " for their holders; optimistic leases are no longer renewed and expire, pessimistic locks"
+                + " end when their holders release them or their sessions end");
+    }
+
     static void lost(String key, LockMode mode, long token, String holder, String reason) {
         LOG.warning("Lock '" + key + "' " + mode + " with token " + token + ", held by " + holder + ", was lost: " + reason);
     }

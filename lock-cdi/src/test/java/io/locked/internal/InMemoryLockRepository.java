@@ -211,6 +211,12 @@ final class InMemoryLockRepository implements LockRepository {
         return inFlight.get();
     }
 
+    /** @return whether the key is held: its row lock taken, or its lease live */
+    synchronized boolean holds(String key) {
+        Row row = row(key);
+        return row.rowLock.availablePermits() == 0 || row.leaseLive();
+    }
+
     int storeCalls() {
         return storeCalls.get();
     }

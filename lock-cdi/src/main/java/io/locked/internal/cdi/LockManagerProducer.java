@@ -5,9 +5,12 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.internal.DefaultLockManager;
 import io.locked.internal.StoreReadiness;
 import io.locked.internal.definition.HealthSettings;
+import io.locked.internal.definition.ShutdownSettings;
 import io.locked.internal.metrics.MicrometerPresence;
 import io.locked.spi.LockRepository;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
@@ -25,7 +28,8 @@ public class LockManagerProducer {
     @Produces
     @ApplicationScoped
     LockManager lockManager(LockRepository repository, Instance<Object> beans) {
-        LockManagerBuilder builder = LockManagerBuilder.on(repository);
+        LockManagerBuilder builder = LockManagerBuilder.on(repository)
+                .drainOnClose(ShutdownSettings.from(ConfiguredSettings.current()).drain());
         if (MicrometerPresence.onClassPath()) {
             builder.meterRegistry(MeterRegistryLookup.registry(beans));
         }
@@ -49,5 +53,17 @@ public class LockManagerProducer {
 
     void close(@Disposes LockManager manager) {
         manager.close();
+    }
+
+    /**
+     * Closes the manager while the application is still whole: holders that finish within the drain
+     * release through the store, fire their events and log as at any time, which they could not once
+     * the container had begun destroying beans. Readiness is down from here on.
+     */
+    void drain(@Observes @BeforeDestroyed(ApplicationScoped.class) Object ending) {
+        DefaultLockManager manager = built;
+        if (manager != null) {
+            manager.close();
+        }
     }
 }
