@@ -5,6 +5,7 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
 import io.locked.api.LockInterruptedException;
 import io.locked.api.LockManager;
+import io.locked.api.LockManagerClosedException;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
@@ -147,7 +148,7 @@ public final class DefaultLockManager implements LockManager {
             throw new IllegalArgumentException("Lock request must not be null");
         }
         if (closed) {
-            throw new IllegalStateException("This LockManager is closed; cannot acquire '" + request.key() + "'");
+            throw new LockManagerClosedException("This LockManager is closed; cannot acquire '" + request.key() + "'");
         }
         Optional<String> refusal = repository.refusal(request.mode());
         if (refusal.isPresent()) {
@@ -186,7 +187,7 @@ public final class DefaultLockManager implements LockManager {
         try {
             // a lease handed over with the turn is given back by watch(), which refuses a closed manager too
             if (closed && turn.handed() == null) {
-                throw new IllegalStateException("This LockManager was closed while '" + key + "' was being waited for");
+                throw new LockManagerClosedException("This LockManager was closed while '" + key + "' was being waited for");
             }
             acquisition = optimistic
                     ? acquireOptimistic(key, owner, holder, request.lease(), deadline, scope, turn, meter)
@@ -304,7 +305,7 @@ public final class DefaultLockManager implements LockManager {
         } catch (LockException releaseFailure) {
             // the lease expires on its own
         }
-        throw new IllegalStateException("This LockManager was closed while '" + acquisition.key + "' was being acquired");
+        throw new LockManagerClosedException("This LockManager was closed while '" + acquisition.key + "' was being acquired");
     }
 
     /** @return false when the wait is over */

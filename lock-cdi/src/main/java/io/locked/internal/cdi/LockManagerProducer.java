@@ -8,12 +8,15 @@ import io.locked.internal.definition.HealthSettings;
 import io.locked.internal.definition.ShutdownSettings;
 import io.locked.internal.metrics.MicrometerPresence;
 import io.locked.spi.LockRepository;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Shutdown;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import jakarta.interceptor.Interceptor;
 
 /**
  * The application's {@link LockManager}, on whatever {@link LockRepository} bean the deployment has
@@ -65,5 +68,14 @@ public class LockManagerProducer {
         if (manager != null) {
             manager.close();
         }
+    }
+
+    /**
+     * The same, as early as the container says it is stopping (CDI 4's {@code Shutdown} event: Quarkus
+     * fires it before it closes the application's persistence units, whose holders must still write
+     * and commit while they finish), and before the application's own shutdown observers.
+     */
+    void drainFirst(@Observes @Priority(Interceptor.Priority.PLATFORM_BEFORE) Shutdown stopping) {
+        drain(stopping);
     }
 }

@@ -4,6 +4,7 @@ import io.locked.api.LockException;
 import io.locked.api.LockHandle;
 import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
+import io.locked.api.LockManagerClosedException;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.api.Locked;
@@ -21,6 +22,7 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.logging.Logger;
 
 /**
  * Runs a {@code @Locked} method under its lock. Priority {@link InterceptorPriority#DEFAULT}
@@ -30,6 +32,7 @@ import java.util.concurrent.CompletionStage;
 @Interceptor
 @Priority(InterceptorPriority.DEFAULT)
 public class LockedInterceptor {
+    private static final Logger LOG = Logger.getLogger(LockedInterceptor.class.getName());
     private final LockManager locks;
     private final LockedMethods methods;
     private final LockEvents events;
@@ -63,6 +66,13 @@ public class LockedInterceptor {
                 return settings.returnKind().skippedResult();
             }
             throw notAcquired;
+        } catch (LockManagerClosedException stopping) {
+            if (settings.onTimeout() == OnTimeout.THROW) {
+                throw stopping;
+            }
+            // a trigger that fired while the application stops: nobody may start the job here now
+            LOG.info(() -> "Skipped " + settings.method() + ": the application is stopping (" + stopping.getMessage() + ")");
+            return settings.returnKind().skippedResult();
         }
         long acquired = System.nanoTime();
         events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), acquired - started));

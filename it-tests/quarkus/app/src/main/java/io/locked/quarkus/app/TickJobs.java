@@ -1,5 +1,6 @@
 package io.locked.quarkus.app;
 
+import io.locked.api.LockMode;
 import io.locked.api.Locked;
 import io.locked.api.OnTimeout;
 import io.quarkus.scheduler.Scheduled;
@@ -43,6 +44,19 @@ public class TickJobs {
     @Locked(value = "tick:bare-every", maxWait = "0s", onTimeout = OnTimeout.SKIP)
     void bareEvery() throws InterruptedException {
         work("bare-every");
+    }
+
+    /**
+     * A job that runs for 3 s under a 40 s lease: stopping the instance that runs it must not leave
+     * the key taken for the lease's rest (the manager drains at shutdown).
+     */
+    @Scheduled(every = "${locked-app.handover.every:off}", identity = "handover")
+    @Locked(value = "tick:handover", mode = LockMode.OPTIMISTIC, lease = "40s", maxWait = "0s",
+            onTimeout = OnTimeout.SKIP)
+    void handover() throws InterruptedException {
+        runs.record("handover-start");
+        Thread.sleep(3000); // the job's own work
+        runs.record("handover-end");
     }
 
     private void work(String job) throws InterruptedException {
