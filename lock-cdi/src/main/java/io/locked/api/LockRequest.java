@@ -26,9 +26,16 @@ import java.util.Objects;
  *              it sooner, judged on the database's clock: a job run under it runs at most once per that
  *              period, whichever instance's trigger fires. Zero (the default) frees the key at release.
  *              Zero or positive, at most {@link #MAX_LEASE}
+ * @param lockDelay how long the key stays taken after an optimistic holder stopped renewing its lease
+ *              without releasing it (its JVM died, paused or lost the database), past the end of that
+ *              lease: a new holder waits that much longer, which protects what cannot check fencing
+ *              tokens from a holder that may still be at work. A release frees the key at once. The
+ *              store keeps the lease plus the delay; the holder counts on its lease only. Optimistic
+ *              mode only (a pessimistic holder's session death leaves no trace). Zero (the default) or
+ *              positive, at most {@link #MAX_LEASE}
  */
 public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
-                          Duration holdAtLeast) {
+                          Duration holdAtLeast, Duration lockDelay) {
 
     /** The longest key the lock table holds (its primary key column is {@code VARCHAR(255)}). */
     public static final int MAX_KEY_LENGTH = 255;
@@ -49,8 +56,9 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      *
      * @throws IllegalArgumentException for a null, blank or too long key, a key with U+0000 or a lone
      *                                  surrogate, a null mode, a negative wait, a lease under 1 ms or over
-     *                                  {@link #MAX_LEASE}, a null or blank name, or a negative holdAtLeast
-     *                                  or one over {@link #MAX_LEASE}; the message names the value
+     *                                  {@link #MAX_LEASE}, a null or blank name, a negative holdAtLeast or
+     *                                  lockDelay or one over {@link #MAX_LEASE}, or a lockDelay in
+     *                                  pessimistic mode; the message names the value
      */
     public LockRequest {
         if (key == null) {
@@ -91,6 +99,14 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
             throw new IllegalArgumentException("Lock holdAtLeast must be zero or positive and at most "
                     + MAX_LEASE.toDays() + " days for key '" + key + "', was " + holdAtLeast);
         }
+        if (lockDelay == null || lockDelay.isNegative() || lockDelay.compareTo(MAX_LEASE) > 0) {
+            throw new IllegalArgumentException("Lock lockDelay must be zero or positive and at most "
+                    + MAX_LEASE.toDays() + " days for key '" + key + "', was " + lockDelay);
+        }
+        if (!lockDelay.isZero() && mode == LockMode.PESSIMISTIC) {
+            throw new IllegalArgumentException("Lock lockDelay needs OPTIMISTIC mode for key '" + key
+                    + "': a pessimistic holder whose session dies leaves no trace in the row to delay the next holder by");
+        }
     }
 
     /**
@@ -123,7 +139,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @throws IllegalArgumentException as the canonical constructor
      */
     public LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name) {
-        this(key, mode, maxWait, lease, name, Duration.ZERO);
+        this(key, mode, maxWait, lease, name, Duration.ZERO, Duration.ZERO);
     }
 
     /**
@@ -154,7 +170,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that mode
      */
     public LockRequest mode(LockMode newMode) {
-        return new LockRequest(key, newMode, maxWait, lease, name, holdAtLeast);
+        return new LockRequest(key, newMode, maxWait, lease, name, holdAtLeast, lockDelay);
     }
 
     /**
@@ -162,7 +178,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that wait
      */
     public LockRequest waitFor(Duration newWait) {
-        return new LockRequest(key, mode, newWait, lease, name, holdAtLeast);
+        return new LockRequest(key, mode, newWait, lease, name, holdAtLeast, lockDelay);
     }
 
     /**
@@ -170,7 +186,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that lease
      */
     public LockRequest leaseFor(Duration newLease) {
-        return new LockRequest(key, mode, maxWait, newLease, name, holdAtLeast);
+        return new LockRequest(key, mode, maxWait, newLease, name, holdAtLeast, lockDelay);
     }
 
     /**
@@ -179,7 +195,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that name
      */
     public LockRequest name(String newName) {
-        return new LockRequest(key, mode, maxWait, lease, newName, holdAtLeast);
+        return new LockRequest(key, mode, maxWait, lease, newName, holdAtLeast, lockDelay);
     }
 
     /**
@@ -188,12 +204,22 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that minimum hold
      */
     public LockRequest holdAtLeast(Duration newHold) {
-        return new LockRequest(key, mode, maxWait, lease, name, newHold);
+        return new LockRequest(key, mode, maxWait, lease, name, newHold, lockDelay);
+    }
+
+    /**
+     * @param newDelay how long the key stays taken past the lease of a holder that stopped renewing
+     *                 without releasing, zero or positive; optimistic mode only (see {@link #lockDelay()})
+     * @return a copy with that lock-delay
+     */
+    public LockRequest lockDelay(Duration newDelay) {
+        return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, newDelay);
     }
 
     @Override
     public String toString() {
         return "LockRequest[" + Objects.toString(key) + ", " + mode + ", wait " + maxWait + ", lease " + lease
-                + ", name " + name + (holdAtLeast.isZero() ? "" : ", hold at least " + holdAtLeast) + "]";
+                + ", name " + name + (holdAtLeast.isZero() ? "" : ", hold at least " + holdAtLeast)
+                + (lockDelay.isZero() ? "" : ", lock-delay " + lockDelay) + "]";
     }
 }

@@ -26,7 +26,7 @@ import java.lang.annotation.Target;
  * Every member can be overridden by MicroProfile Config, most specific first:
  * {@code locked."<class>/<method>".<member>}, {@code locked."<class>".<member>},
  * {@code locked.default.<member>}; members {@code mode}, {@code wait}, {@code lease},
- * {@code hold-at-least}, {@code on-timeout} and {@code enabled}. Misuse fails the deployment, naming class, method and member.
+ * {@code hold-at-least}, {@code lock-delay}, {@code on-timeout} and {@code enabled}. Misuse fails the deployment, naming class, method and member.
  */
 @InterceptorBinding
 @Inherited
@@ -92,6 +92,18 @@ public @interface Locked {
      */
     @Nonbinding
     String holdAtLeast() default "0s";
+
+    /**
+     * How long the key stays taken after an optimistic holder stopped renewing its lease without
+     * releasing it (its JVM was killed, paused, or cut off from the database), past that lease's end,
+     * before a new holder may take it: for resources that cannot check fencing tokens, where the old
+     * holder may still be at work. A release frees the key at once. {@link LockMode#OPTIMISTIC} only.
+     * Same formats as {@link #maxWait()}; default {@code 0s}.
+     *
+     * @return the lock-delay
+     */
+    @Nonbinding
+    String lockDelay() default "0s";
 
     /**
      * What happens when the wait runs out. {@link OnTimeout#SKIP} needs a method whose result can

@@ -174,7 +174,8 @@ public final class DefaultLockManager implements LockManager {
         LockMeter meter = metrics.forLock(request.name(), request.mode());
         KeyTurns.Turn turn;
         try {
-            turn = awaitTurn(key, waitNanos, optimistic ? new KeyTurns.LeaseWish(owner, holder, request.lease()) : null);
+            turn = awaitTurn(key, waitNanos, optimistic
+                    ? new KeyTurns.LeaseWish(owner, holder, request.lease().plus(request.lockDelay())) : null);
         } catch (LockInterruptedException interrupted) {
             meter.failed(time.nanoTime() - started);
             throw interrupted;
@@ -190,7 +191,7 @@ public final class DefaultLockManager implements LockManager {
                 throw new LockManagerClosedException("This LockManager was closed while '" + key + "' was being waited for");
             }
             acquisition = optimistic
-                    ? acquireOptimistic(key, owner, holder, request.lease(), deadline, scope, turn, meter)
+                    ? acquireOptimistic(key, owner, holder, request, deadline, scope, turn, meter)
                     : acquirePessimistic(key, owner, holder, deadline, scope, turn, meter);
         } catch (NoConnectionException none) {
             // not an answer about the key: asking again at once would only spin on the same shortage
@@ -264,13 +265,14 @@ public final class DefaultLockManager implements LockManager {
         }
     }
 
-    private Acquisition acquireOptimistic(String key, String owner, String holder, Duration leaseLength, long deadline,
+    private Acquisition acquireOptimistic(String key, String owner, String holder, LockRequest request, long deadline,
                                           ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
+        Duration leaseLength = request.lease();
         KeyTurns.HandedLease handed = turn.handed();
         if (handed != null) {
             // the previous local holder passed its live lease on: no statement of our own
             OptimisticAcquisition acquisition = new OptimisticAcquisition(handed.lease(), holder, leaseLength,
-                    handed.sentAtNanos(), repository, time, scope, turn, meter);
+                    request.lockDelay(), handed.sentAtNanos(), repository, time, scope, turn, meter);
             watch(acquisition);
             return acquisition;
         }
@@ -281,11 +283,12 @@ public final class DefaultLockManager implements LockManager {
         }
         while (true) {
             long sentAt = time.nanoTime();
-            Lease lease = repository.takeLease(key, owner, holder, leaseLength,
+            Lease lease = repository.takeLease(key, owner, holder, leaseLength.plus(request.lockDelay()),
                     Duration.ofNanos(Math.max(0, deadline - sentAt)));
             if (lease != null) {
                 OptimisticAcquisition acquisition =
-                        new OptimisticAcquisition(lease, holder, leaseLength, sentAt, repository, time, scope, turn, meter);
+                        new OptimisticAcquisition(lease, holder, leaseLength, request.lockDelay(), sentAt, repository, time,
+                                scope, turn, meter);
                 watch(acquisition);
                 return acquisition;
             }

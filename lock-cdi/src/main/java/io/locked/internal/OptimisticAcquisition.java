@@ -24,17 +24,24 @@ final class OptimisticAcquisition extends Acquisition {
     private final LockRepository repository;
     private final TimeSource time;
     final Duration leaseLength;
+    /**
+     * The lease the store is asked for: this holder's lease plus the lock-delay. The holder counts
+     * on {@link #leaseLength} only; a holder that stops renewing leaves the key taken for the delay
+     * past that, before another may take it.
+     */
+    private final Duration storedLease;
     private Lease lease;
     private long validUntilNanos;
     private boolean lost;
     private String lostReason;
     private ScheduledFuture<?> renewal;
 
-    OptimisticAcquisition(Lease lease, String holder, Duration leaseLength, long sentAtNanos, LockRepository repository,
-                          TimeSource time, ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
+    OptimisticAcquisition(Lease lease, String holder, Duration leaseLength, Duration lockDelay, long sentAtNanos,
+                          LockRepository repository, TimeSource time, ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
         super(lease.key(), lease.owner(), holder, lease.token(), scope, turn, meter, time);
         this.lease = lease;
         this.leaseLength = leaseLength;
+        this.storedLease = leaseLength.plus(lockDelay);
         this.validUntilNanos = sentAtNanos + leaseLength.toNanos();
         this.repository = repository;
         this.time = time;
@@ -74,7 +81,7 @@ final class OptimisticAcquisition extends Acquisition {
         long sentAt = time.nanoTime();
         Lease renewed;
         try {
-            renewed = repository.renewLease(current, leaseLength);
+            renewed = repository.renewLease(current, storedLease);
         } catch (RuntimeException storeDown) {
             // keep the lease until it runs out; the next tick tries again
             LockLog.storeFailed(key, holder, "renewing the lease of", storeDown);
@@ -173,7 +180,7 @@ final class OptimisticAcquisition extends Acquisition {
      *         (then the release that follows finds out and reports the loss)
      */
     private boolean handOverToSuccessor(Lease last) {
-        KeyTurns.LeaseWish next = turn.reserveSuccessor(leaseLength);
+        KeyTurns.LeaseWish next = turn.reserveSuccessor(storedLease);
         if (next == null) {
             return false;
         }

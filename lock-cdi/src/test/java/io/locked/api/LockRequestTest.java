@@ -28,6 +28,16 @@ class LockRequestTest {
     }
 
     @Test
+    void minimumHoldAndLockDelay() {
+        assertMessage(() -> LockRequest.of("job").holdAtLeast(Duration.ofSeconds(-1)),
+                "Lock holdAtLeast must be zero or positive and at most 365 days for key 'job', was PT-1S");
+        assertMessage(() -> LockRequest.of("job").mode(LockMode.OPTIMISTIC).lockDelay(Duration.ofDays(400)), "was PT9600H");
+        assertMessage(() -> LockRequest.of("job").lockDelay(Duration.ofSeconds(5)), "lockDelay needs OPTIMISTIC mode for key 'job'");
+        assertEquals(Duration.ofSeconds(5), LockRequest.of("job").mode(LockMode.OPTIMISTIC).lockDelay(Duration.ofSeconds(5))
+                .holdAtLeast(Duration.ofMinutes(1)).lockDelay(), "the withers keep each other's values");
+    }
+
+    @Test
     void negativeWait() {
         assertMessage(() -> LockRequest.of("order:1").waitFor(Duration.ofSeconds(-1)), "was PT-1S");
     }

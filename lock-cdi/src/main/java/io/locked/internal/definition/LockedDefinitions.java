@@ -77,8 +77,10 @@ public final class LockedDefinitions {
         LockMode mode = overrides.value("mode", locked.mode(), text -> parseEnum(LockMode.class, text), where, errors);
         Duration maxWait = overrides.value("wait", null, LockedDefinitions::wait, where, errors, locked.maxWait());
         Duration lease = overrides.value("lease", null, LockedDefinitions::lease, where, errors, locked.lease());
-        Duration holdAtLeast = overrides.value("hold-at-least", null, LockedDefinitions::holdAtLeast, where, errors,
+        Duration holdAtLeast = overrides.value("hold-at-least", null, LockedDefinitions::zeroOrMore, where, errors,
                 locked.holdAtLeast());
+        Duration lockDelay = overrides.value("lock-delay", null, LockedDefinitions::zeroOrMore, where, errors,
+                locked.lockDelay());
         OnTimeout onTimeout = overrides.value("on-timeout", locked.onTimeout(), text -> parseEnum(OnTimeout.class, text), where, errors);
         Boolean enabled = overrides.value("enabled", Boolean.TRUE, LockedDefinitions::parseBoolean, where, errors);
 
@@ -93,10 +95,14 @@ public final class LockedDefinitions {
             errors.add("Invalid @Locked.on-timeout on " + where + ": " + onTimeout + " needs a method returning void, Void, Optional"
                     + " or CompletionStage<Void>, but it returns " + method.getGenericReturnType().getTypeName());
         }
+        if (lockDelay != null && !lockDelay.isZero() && mode == LockMode.PESSIMISTIC) {
+            errors.add("Invalid @Locked.lock-delay on " + where + ": needs mode OPTIMISTIC; a pessimistic holder whose"
+                    + " session dies leaves no trace in the row to delay the next holder by");
+        }
         if (!errors.isEmpty()) {
             return Resolution.failed(errors);
         }
-        return Resolution.of(new LockedSettings(where, key, mode, maxWait, lease, holdAtLeast, onTimeout, enabled,
+        return Resolution.of(new LockedSettings(where, key, mode, maxWait, lease, holdAtLeast, lockDelay, onTimeout, enabled,
                 returnKind));
     }
 
@@ -153,7 +159,7 @@ public final class LockedDefinitions {
         return lease;
     }
 
-    private static Duration holdAtLeast(String text) {
+    private static Duration zeroOrMore(String text) {
         Duration hold = Durations.parse(text);
         if (hold.isNegative()) {
             throw new IllegalArgumentException("must be zero or positive, was " + hold);

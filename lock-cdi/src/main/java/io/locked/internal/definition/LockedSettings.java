@@ -14,10 +14,12 @@ import java.time.Duration;
  * @param maxWait    how long to wait
  * @param lease      the optimistic lease
  * @param holdAtLeast how long after the acquisition the key stays taken; zero: freed at release
+ * @param lockDelay  how long past an abandoned lease the key stays taken; zero: none
  * @param onTimeout  what to do when the wait runs out
  * @param enabled    false: the method runs without a lock
  * @param returnKind how the method returns, which decides skipping and async holding
  */
 public record LockedSettings(String method, KeyTemplate key, LockMode mode, Duration maxWait, Duration lease,
-                             Duration holdAtLeast, OnTimeout onTimeout, boolean enabled, ReturnKind returnKind) {
+                             Duration holdAtLeast, Duration lockDelay, OnTimeout onTimeout, boolean enabled,
+                             ReturnKind returnKind) {
 }
