@@ -59,7 +59,12 @@ class ReleaseBundleTest {
             }
             Set<String> artifacts = new TreeSet<>(files.keySet());
             artifacts.removeIf(name -> name.matches(".*\\.(md5|sha1|sha256|sha512|asc)$") || name.endsWith("/"));
-            assertEquals(expected, artifacts, "the files of the bundle");
+            Set<String> missing = new TreeSet<>(expected);
+            missing.removeAll(artifacts);
+            Set<String> unexpected = new TreeSet<>(artifacts);
+            unexpected.removeAll(expected);
+            assertTrue(missing.isEmpty() && unexpected.isEmpty(),
+                    "missing from the bundle: " + missing + "; in it but not expected: " + unexpected);
             for (String file : expected) {
                 assertTrue(files.containsKey(file + ".md5") && files.containsKey(file + ".sha1"), "no checksums for " + file);
             }
