@@ -13,8 +13,9 @@ import java.util.Set;
 /**
  * A copy of the build to rehearse a release in, so that the rehearsal neither writes into the working
  * tree's target folders nor needs the test modules' sources: every pom of the reactor (Maven reads them
- * all, also with {@code -pl}), the given modules whole, build output left out, and in every pom the
- * snapshot version replaced by the release version, as {@code mvn versions:set} does before a release.
+ * all, also with {@code -pl}), the given modules and {@code .mvn} whole, build output left out, and in
+ * every pom the snapshot version replaced by the release version, as {@code mvn versions:set} does
+ * before a release.
  */
 final class BuildCopy {
     private static final Set<String> SKIPPED = Set.of("target", ".git", ".idea", ".ci", "docs");
@@ -37,7 +38,7 @@ final class BuildCopy {
                     Files.createDirectories(target.getParent());
                     Files.writeString(target, Files.readString(file, StandardCharsets.UTF_8).replace(snapshot, release),
                             StandardCharsets.UTF_8);
-                } else if (modules.contains(relative.getName(0).toString())) {
+                } else if (modules.contains(relative.getName(0).toString()) || relative.startsWith(".mvn")) {
                     Files.createDirectories(target.getParent());
                     Files.copy(file, target);
                 }
