@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@link FakeCentralPortal} on loopback instead of Maven Central. The bundle it uploads must hold every
  * file Central requires (jar, sources, javadoc and pom of lock-cdi and lock-jpa; the poms of the BOM and
  * of the parent they inherit from) with checksums, and nothing of the test modules; every pom must carry,
- * itself or through its parents in the bundle, the metadata Central requires.
+ * itself or through its parents in the bundle, the metadata Central requires. Last, an application whose
+ * pom is the README's dependency block must get lock-jpa and lock-cdi from the bundle alone.
  */
 class ReleaseBundleTest {
     private static final List<String> POM_ONLY = List.of("lock-bom", "locked-parent");
@@ -93,6 +94,17 @@ class ReleaseBundleTest {
             assertEquals(null, bom.parent(), "an imported BOM must not bring a parent's dependencyManagement");
             assertEquals(List.of("io.locked:lock-cdi:${project.version}", "io.locked:lock-jpa:${project.version}"),
                     bom.managedDependencies());
+
+            // the README's dependency block, at the release version, resolves both from the bundle alone
+            Path application = copy.resolve("application");
+            BundleConsumer.write(application, root.resolve("README.md"), files, snapshot, release,
+                    Path.of(required("locked.maven.repo")));
+            run(BundleConsumer.listDependencies(Path.of(required("locked.maven.home")), application), application,
+                    "release-rehearsal-application.log");
+            String dependencies = Files.readString(application.resolve("dependencies.txt"), StandardCharsets.UTF_8);
+            assertTrue(dependencies.contains("io.locked:lock-jpa:jar:" + release + ":compile")
+                    && dependencies.contains("io.locked:lock-cdi:jar:" + release + ":compile"),
+                    "the README's dependency block did not bring lock-jpa and lock-cdi " + release + ":\n" + dependencies);
         }
     }
 
@@ -101,23 +113,26 @@ class ReleaseBundleTest {
         // the plugin wants credentials even for a portal that takes any; as global settings, the user's stay
         Files.writeString(settings, "<settings><servers><server><id>central</id><username>rehearsal</username>"
                 + "<password>rehearsal</password></server></servers></settings>");
-        Path log = Path.of(System.getProperty("user.dir"), "target", "release-rehearsal.log");
-        Files.createDirectories(log.getParent());
         // online (the publishing plugin does nothing offline); everything it needs is in the local repository
-        List<String> command = List.of(Path.of(required("locked.maven.home"), "bin", "mvn").toString(),
+        run(List.of(Path.of(required("locked.maven.home"), "bin", "mvn").toString(),
                 "-B", "-ntp", "-Prelease", "deploy", "-pl", "lock-bom,lock-cdi,lock-jpa", "-am",
                 "-DskipTests", "-Dgpg.skip", "-Dmaven.install.skip=true",
                 "-Dmaven.repo.local=" + required("locked.maven.repo"), "-gs", settings.toString(),
-                "-DcentralBaseUrl=" + portal.baseUrl(), "-DwaitUntil=uploaded");
-        Process maven = new ProcessBuilder(command).directory(copy.toFile()).redirectErrorStream(true)
+                "-DcentralBaseUrl=" + portal.baseUrl(), "-DwaitUntil=uploaded"), copy, "release-rehearsal.log");
+    }
+
+    private static void run(List<String> command, Path dir, String logName) throws IOException, InterruptedException {
+        Path log = Path.of(System.getProperty("user.dir"), "target", logName);
+        Files.createDirectories(log.getParent());
+        Process maven = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
         if (!maven.waitFor(10, TimeUnit.MINUTES)) {
             maven.destroyForcibly();
-            fail("the release build did not end within 10 minutes; its log: " + log);
+            fail("Maven did not end within 10 minutes; its log: " + log);
         }
         if (maven.exitValue() != 0) {
             List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-            fail("the release build failed (" + log + "):\n"
+            fail("Maven failed (" + log + "):\n"
                     + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
         }
     }
