@@ -30,10 +30,15 @@ import org.junit.jupiter.api.Test;
  * class, or as a class of its own (when it declares one). What it uses without declaring comes from
  * a hidden comment right above it, {@code <!-- snippet context: ... -->}, whose text goes before the
  * snippet in the same scope; {@code { ... }} stands for a body and compiles as an empty one.
+ * A snippet that starts with imports is compiled with those imports only, so a wrong or missing one
+ * fails; the README's snippets, which a newcomer copies as they stand, must all start with theirs.
+ * The other docs' snippets may leave them out and get the package imports below.
  */
 class DocSnippetsTest {
     private static final Pattern BLOCK = Pattern.compile(
             "(?:<!-- snippet context: (?<context>.*?) -->\\s*\\n)?```java\\n(?<code>.*?)```", Pattern.DOTALL);
+    // the import lines a snippet starts with, blank lines between them included
+    private static final Pattern OWN_IMPORTS = Pattern.compile("(?:import (?:static )?[\\w.]+(?:\\.\\*)?;\\n\\s*)+");
     private static final String IMPORTS = String.join("\n",
             "import io.locked.api.*;",
             "import io.locked.jpa.*;",
@@ -56,14 +61,21 @@ class DocSnippetsTest {
             docs.filter(path -> path.toString().endsWith(".md")).sorted().forEach(documents::add);
         }
         List<JavaFileObject> sources = new ArrayList<>();
+        List<String> unimported = new ArrayList<>();
         for (Path document : documents) {
             Matcher block = BLOCK.matcher(Files.readString(document, StandardCharsets.UTF_8));
+            int inDocument = 0;
             while (block.find()) {
                 String name = "Snippet" + sources.size();
-                sources.add(source(name, document.getFileName() + " snippet " + (sources.size() + 1),
-                        wrap(name, block.group("context"), block.group("code"))));
+                String where = document.getFileName() + " snippet " + ++inDocument;
+                if (document.getFileName().toString().equals("README.md")
+                        && !OWN_IMPORTS.matcher(block.group("code")).lookingAt()) {
+                    unimported.add(where);
+                }
+                sources.add(new Snippet(name, where, wrap(name, block.group("context"), block.group("code"))));
             }
         }
+        assertEquals(List.of(), unimported, "README snippets without their imports");
         assertTrue(sources.size() >= 5, "found only " + sources.size() + " snippets: is the pattern still right?");
 
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
@@ -89,22 +101,21 @@ class DocSnippetsTest {
         }
     }
 
-    // a class of its own, members of a class, or the body of a method, in that order of precedence
+    // a class of its own, members of a class, or the body of a method, in that order of precedence; the
+    // snippet's own imports on top, or the package imports when it has none
     private static String wrap(String name, String context, String code) {
-        String body = code.replace("{ ... }", "{ }");
+        Matcher own = OWN_IMPORTS.matcher(code);
+        String imports = own.lookingAt() ? own.group() : IMPORTS;
+        String body = code.substring(own.lookingAt() ? own.end() : 0).replace("{ ... }", "{ }");
         String given = context == null ? "" : context + "\n";
         if (Pattern.compile("(?m)^(public )?(final )?class \\w+").matcher(body).find()) {
             assertFalse(body.contains("class " + name), "snippet names clash with the wrapper");
-            return IMPORTS + given + body.replaceFirst("public class", "class");
+            return imports + given + body.replaceFirst("public class", "class");
         }
         if (Pattern.compile("(?m)^@Produces|^\\w[\\w<>, ]* \\w+\\([^)]*\\) \\{").matcher(body).find()) {
-            return IMPORTS + "class " + name + " {\n" + given + body + "\n}\n";
+            return imports + "class " + name + " {\n" + given + body + "\n}\n";
         }
-        return IMPORTS + "class " + name + " {\n" + given + "void run() throws Exception {\n" + body + "\n}\n}\n";
-    }
-
-    private static JavaFileObject source(String name, String where, String text) {
-        return new Snippet(name, where, text);
+        return imports + "class " + name + " {\n" + given + "void run() throws Exception {\n" + body + "\n}\n}\n";
     }
 
     /** One snippet as the compiler sees it, with where it came from for the message. */

@@ -51,7 +51,7 @@ public final class LockTransaction implements AutoCloseable {
      * @param startsBySql start it with {@code START TRANSACTION} where the pool's connections are in
      *                    autocommit (the dialect's {@code startsTransactionsBySql})
      *
-     * @throws NoFreeConnection if the pool had none free within the wait
+     * @throws io.locked.jpa.internal.connection.NoFreeConnection if the pool had none free within the wait
      */
     public static LockTransaction begin(LockConnections connections, boolean startsBySql, CallBounds bounds)
             throws SQLException {
@@ -96,7 +96,7 @@ public final class LockTransaction implements AutoCloseable {
     /**
      * Runs work with autocommit on: each statement is its own transaction.
      *
-     * @throws NoFreeConnection if the pool had no connection free within the call's wait
+     * @throws io.locked.jpa.internal.connection.NoFreeConnection if the pool had no connection free within the call's wait
      */
     public static <T> T autocommit(LockConnections connections, CallBounds bounds, Work<T> work) throws SQLException {
         Connection connection = connections.open(bounds.borrowNanos());
