@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockHandle;
+import io.locked.api.LockInfo;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
@@ -14,6 +15,7 @@ import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +25,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * kill -9 of the JVM holding a lock: no release runs. The pessimistic lock is freed by the database
  * when the connection drops; the optimistic lease expires. Either way the next holder gets the key
- * with a higher token.
+ * with a higher token. With a lock-delay, the killed holder's key stays taken for the delay past its
+ * lease, judged on the database's clock.
  */
 class CrashTakeoverTest {
     private static final long LEASE_MILLIS = 2000;
@@ -56,6 +59,38 @@ class CrashTakeoverTest {
                         database, statements, mode, tookMillis, LEASE_MILLIS, next.token(), crashedToken);
                 assertTrue(next.token() > crashedToken, "token after takeover must be higher");
                 assertTrue(next.isValid());
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"MARIADB", "POSTGRESQL"})
+    void aLockDelayKeepsAKilledHoldersKeyTakenPastItsLease(TestDatabase database) throws Exception {
+        String key = "it:crash:delay:" + UUID.randomUUID();
+        long delayMillis = 2000;
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(LEASE_MILLIS));
+        try (Store store = database.open(4, Map.of(), settings -> settings.statements(LockStatements.AUTO));
+             LockManager locks = LockManagerBuilder.on(store.repository()).build();
+             WorkerProcess holder = WorkerProcess.start(dir.resolve("holder.log"), database.workerEnvironment(), "hold",
+                     database.name(), LockMode.OPTIMISTIC.name(), key, String.valueOf(LEASE_MILLIS),
+                     LockStatements.AUTO.name(), String.valueOf(delayMillis))) {
+            String held = holder.awaitLine("HELD ", 120);
+            assertNotNull(held, "holder process died before taking the lock, see " + dir);
+            long killedToken = Long.parseLong(held.substring("HELD ".length()));
+
+            holder.kill();
+
+            // the row as the killed holder's last renewal left it: it changes no more
+            LockInfo left = locks.inspect(key);
+            assertTrue(left.held() && left.token() == killedToken, "the killed holder's lease: " + left);
+            Instant leaseEnd = left.until().minusMillis(delayMillis);
+            assertFalse(leaseEnd.isBefore(left.since().plusMillis(LEASE_MILLIS)), "the store keeps lease plus delay: " + left);
+            try (LockHandle next = locks.acquire(request.waitFor(Duration.ofSeconds(60)))) {
+                Instant entered = Instant.EPOCH.plusNanos(next.token() * 1000); // drawn from the database's clock
+                System.out.printf("crash %s OPTIMISTIC with a lock-delay of %d ms: the lease ended at %s, the next holder"
+                        + " entered %d ms after it%n", database, delayMillis, leaseEnd, Duration.between(leaseEnd, entered).toMillis());
+                assertFalse(entered.isBefore(left.until().minusMillis(1)), "the next holder entered at " + entered
+                        + ", before the lock-delay's end at " + left.until());
             }
         }
     }

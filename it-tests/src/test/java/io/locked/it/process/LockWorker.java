@@ -75,7 +75,8 @@ public final class LockWorker {
             case "hold-until-forced" -> holdUntilForced(TestDatabase.valueOf(args[1]), LockMode.valueOf(args[2]), args[3]);
             case "hold" -> hold(TestDatabase.valueOf(args[1]), LockMode.valueOf(args[2]), args[3],
                     Duration.ofMillis(Long.parseLong(args[4])),
-                    args.length > 5 ? LockStatements.valueOf(args[5]) : LockStatements.AUTO);
+                    args.length > 5 ? LockStatements.valueOf(args[5]) : LockStatements.AUTO,
+                    Duration.ofMillis(args.length > 6 ? Long.parseLong(args[6]) : 0));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
@@ -208,12 +209,12 @@ public final class LockWorker {
         }
     }
 
-    private static void hold(TestDatabase database, LockMode mode, String key, Duration lease, LockStatements statements)
-            throws InterruptedException {
+    private static void hold(TestDatabase database, LockMode mode, String key, Duration lease, LockStatements statements,
+                             Duration lockDelay) throws InterruptedException {
         Store store = database.open(4, Map.of(), settings -> settings.statements(statements));
         LockManager locks = LockManagerBuilder.on(store.repository()).build();
         ready();
-        LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).leaseFor(lease).waitFor(PATIENT));
+        LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).leaseFor(lease).lockDelay(lockDelay).waitFor(PATIENT));
         WorkerEvents.print("HELD " + lock.token());
         // held until SIGKILL; the lock is never released by this process
         new CountDownLatch(1).await();
