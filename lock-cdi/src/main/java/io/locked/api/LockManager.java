@@ -150,6 +150,21 @@ public interface LockManager extends AutoCloseable {
     Optional<LockInfo> forceRelease(String key);
 
     /**
+     * Campaigns for a role that one JVM holds at a time (a cluster singleton, a leader): a thread of
+     * its own waits for the role's optimistic lock (key: the role's name) and tells the listener when
+     * a term begins and ends ({@link Leadership}). Closing the manager closes its candidacies first,
+     * so that the role moves at once.
+     *
+     * @param role     the role's name: a lock key (not blank, at most 255 characters)
+     * @param lease    the role's lease: a killed leader is replaced once it has run out; at least 1 ms
+     * @param listener told of each term's beginning and end
+     * @return the candidacy; close it to give the role up and stop competing
+     * @throws IllegalArgumentException for a bad role or lease, or a null listener
+     * @throws LockManagerClosedException if this manager is closing or closed
+     */
+    Leadership campaign(String role, java.time.Duration lease, LeadershipListener listener);
+
+    /**
      * Stops granting locks, waits for the locks still held to be released within the drain bound
      * ({@link LockManagerBuilder#drainOnClose}; the CDI manager's {@code locked.shutdown.drain},
      * 10 s by default), renewing their leases meanwhile, then stops the lease watchdog. Locks still

@@ -1,5 +1,7 @@
 package io.locked.internal;
 
+import io.locked.api.Leadership;
+import io.locked.api.LeadershipListener;
 import io.locked.api.LockException;
 import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
@@ -18,8 +20,10 @@ import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The lock algorithm: reentrancy first (no database trip for a key this thread's scope holds),
@@ -35,6 +39,7 @@ public final class DefaultLockManager implements LockManager {
     private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
     private volatile boolean closed;
     private final Draining draining = new Draining();
+    private final Set<Candidacy> candidacies = ConcurrentHashMap.newKeySet();
     private volatile Duration drainBound = Duration.ZERO;
 
     /**
@@ -349,6 +354,16 @@ public final class DefaultLockManager implements LockManager {
         return !closed && watchdog.isAlive();
     }
 
+    @Override
+    public Leadership campaign(String role, Duration lease, LeadershipListener listener) {
+        if (closed) {
+            throw new LockManagerClosedException("This LockManager is closed; cannot campaign for '" + role + "'");
+        }
+        Candidacy candidacy = new Candidacy(this, role, lease, listener);
+        candidacies.add(candidacy);
+        return candidacy.start();
+    }
+
     /** How long {@link #close()} lets the locks still held end before it stops the watchdog. */
     public void drainFor(Duration bound) {
         if (bound == null || bound.isNegative()) {
@@ -360,6 +375,8 @@ public final class DefaultLockManager implements LockManager {
     @Override
     public void close() {
         closed = true;
+        // a role held here moves at once; its candidacy would never release it by itself
+        candidacies.forEach(Candidacy::close);
         int stillHeld = draining.awaitEnds(drainBound);
         if (stillHeld > 0 && !drainBound.isZero()) {
             LockLog.stillHeldAtClose(stillHeld, drainBound);

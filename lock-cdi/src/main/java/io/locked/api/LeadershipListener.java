@@ -1,0 +1,29 @@
+package io.locked.api;
+
+/**
+ * Told when a {@link Leadership} begins and ends a term, on the candidacy's own thread, one call at
+ * a time. A listener that throws is logged and changes nothing. Leader work belongs on threads of the
+ * application's own, started by {@link #granted} and stopped by {@link #lost}; that work still checks
+ * {@link Leadership#isLeader()} before each act, since {@code lost} may come after the term ended.
+ */
+public interface LeadershipListener {
+
+    /**
+     * This JVM holds the role, in a new term.
+     *
+     * @param role the role
+     * @param term the term's fencing token, higher than every earlier term's
+     */
+    default void granted(String role, long term) {
+    }
+
+    /**
+     * This JVM's term ended: its lease ran out, or the candidacy was closed.
+     *
+     * @param role   the role
+     * @param term   the ended term's token
+     * @param reason why, for the log
+     */
+    default void lost(String role, long term, String reason) {
+    }
+}

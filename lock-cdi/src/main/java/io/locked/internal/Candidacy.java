@@ -1,0 +1,143 @@
+package io.locked.internal;
+
+import io.locked.api.Leadership;
+import io.locked.api.LeadershipListener;
+import io.locked.api.LockException;
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerClosedException;
+import io.locked.api.LockMode;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.api.LockRequest;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One {@link Leadership}: a thread of its own that waits for the role's optimistic lock, and while it
+ * holds it, watches the handle's validity often enough to tell a lost term soon. All the guarantees
+ * are the lock's: the watchdog renews the lease, the handle turns invalid when a renewal did not
+ * confirm it in time, and each term's token is the lock's fencing token.
+ */
+final class Candidacy implements Leadership {
+    private static final Logger LOG = Logger.getLogger(Candidacy.class.getName());
+    private final LockManager locks;
+    private final String role;
+    private final LockRequest request;
+    private final LeadershipListener listener;
+    private final long checkNanos;
+    private final Thread thread;
+    private volatile LockHandle term;
+    private volatile boolean closed;
+
+    Candidacy(LockManager locks, String role, Duration lease, LeadershipListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("The leadership listener must not be null for role '" + role + "'");
+        }
+        // the request checks role (as a key) and lease; a candidate waits up to half a lease per attempt
+        this.request = LockRequest.of(role).mode(LockMode.OPTIMISTIC).leaseFor(lease).waitFor(lease.dividedBy(2))
+                .name("leadership");
+        this.locks = locks;
+        this.role = role;
+        this.listener = listener;
+        // a tenth of the lease, between 10 ms and 1 s: how late a lost term may be told
+        this.checkNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(TimeUnit.SECONDS.toNanos(1),
+                lease.toNanos() / 10));
+        this.thread = new Thread(this::campaign, "locked-leadership-" + role);
+        this.thread.setDaemon(true);
+    }
+
+    Candidacy start() {
+        thread.start();
+        return this;
+    }
+
+    @Override
+    public String role() {
+        return role;
+    }
+
+    @Override
+    public boolean isLeader() {
+        LockHandle current = term;
+        return current != null && current.isValid();
+    }
+
+    @Override
+    public OptionalLong term() {
+        LockHandle current = term;
+        return current != null && current.isValid() ? OptionalLong.of(current.token()) : OptionalLong.empty();
+    }
+
+    private void campaign() {
+        while (!closed) {
+            LockHandle current = term;
+            if (current == null) {
+                compete();
+            } else if (!current.isValid()) {
+                endTerm(current, "its lease ran out before a renewal confirmed it (the JVM paused, or lost the database)");
+            } else {
+                LockSupport.parkNanos(this, checkNanos);
+            }
+        }
+        LockHandle last = term;
+        if (last != null) {
+            endTerm(last, "closed");
+        }
+    }
+
+    private void compete() {
+        LockHandle won;
+        try {
+            won = locks.acquire(request);
+        } catch (LockNotAcquiredException held) {
+            return; // another JVM leads: ask again
+        } catch (LockManagerClosedException managerClosed) {
+            closed = true;
+            return;
+        } catch (LockException storeFailed) {
+            LOG.log(Level.FINE, "Campaign for '" + role + "' failed; trying again", storeFailed);
+            LockSupport.parkNanos(this, request.maxWait().toNanos());
+            return;
+        }
+        term = won;
+        tell(() -> listener.granted(role, won.token()), "granted");
+    }
+
+    private void endTerm(LockHandle ended, String reason) {
+        term = null;
+        try {
+            ended.close();
+        } catch (LockException lostAtRelease) {
+            // the term had ended already: what the listener is told
+        }
+        tell(() -> listener.lost(role, ended.token(), reason), "lost");
+    }
+
+    private void tell(Runnable call, String what) {
+        try {
+            call.run();
+        } catch (RuntimeException listenerFailed) {
+            LOG.log(Level.WARNING, "The leadership listener of '" + role + "' failed on " + what, listenerFailed);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        thread.interrupt();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

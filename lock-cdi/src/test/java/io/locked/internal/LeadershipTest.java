@@ -1,0 +1,133 @@
+package io.locked.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.Leadership;
+import io.locked.api.LeadershipListener;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.contract.DelegatingRepository;
+import io.locked.spi.Lease;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two managers on one store stand for two JVMs campaigning for one role: one leads at a time, a
+ * closed leader hands the role on at once, a leader cut off from the store learns it lost the role
+ * and the other takes over with a higher term. (Real JVMs, kill -9 and SIGSTOP: LeadershipAcrossJvmsTest.)
+ */
+class LeadershipTest {
+    private static final Duration LEASE = Duration.ofMillis(600);
+    private final InMemoryLockRepository store = new InMemoryLockRepository();
+    private volatile boolean firstCutOff;
+    private final LockManager first = LockManagerBuilder.on(new DelegatingRepository(store) {
+        @Override
+        public Lease renewLease(Lease lease, Duration duration) {
+            if (firstCutOff) {
+                throw new LockStoreUnavailableException(lease.key(), "cut off by the test", null);
+            }
+            return super.renewLease(lease, duration);
+        }
+    }).build();
+    private final LockManager second = LockManagerBuilder.on(store).build();
+
+    @AfterEach
+    void close() {
+        first.close();
+        second.close();
+    }
+
+    /** What a listener was told, in order: "granted 17", "lost 17 closed". */
+    private static final class Told implements LeadershipListener {
+        final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+
+        @Override
+        public void granted(String role, long term) {
+            events.add("granted " + term);
+        }
+
+        @Override
+        public void lost(String role, long term, String reason) {
+            events.add("lost " + term + " " + reason);
+        }
+
+        String next() throws InterruptedException {
+            String event = events.poll(20, TimeUnit.SECONDS);
+            if (event == null) {
+                throw new AssertionError("no leadership event within 20 s");
+            }
+            return event;
+        }
+    }
+
+    @Test
+    void oneLeadsAtATimeAndAClosedLeaderHandsTheRoleOnAtOnce() throws Exception {
+        Told toldFirst = new Told();
+        Told toldSecond = new Told();
+        Leadership a = first.campaign("scheduler", LEASE, toldFirst);
+        long firstTerm = term(toldFirst.next());
+        assertTrue(a.isLeader());
+        assertEquals(firstTerm, a.term().getAsLong());
+        Leadership b = second.campaign("scheduler", LEASE, toldSecond);
+        assertFalse(b.isLeader(), "a second candidate does not lead while the first does");
+        assertTrue(toldSecond.events.poll(3 * LEASE.toMillis(), TimeUnit.MILLISECONDS) == null,
+                "the second is granted nothing while the first renews: " + toldSecond.events);
+
+        a.close();
+        assertEquals("lost " + firstTerm + " closed", toldFirst.next());
+        assertFalse(a.isLeader());
+        long secondTerm = term(toldSecond.next());
+        assertTrue(secondTerm > firstTerm, "each term's token is higher");
+        assertTrue(b.isLeader());
+        b.close();
+    }
+
+    @Test
+    void aLeaderCutOffFromTheStoreLearnsItLostTheRoleAndTheOtherTakesOver() throws Exception {
+        Told toldFirst = new Told();
+        Told toldSecond = new Told();
+        Leadership a = first.campaign("reports", LEASE, toldFirst);
+        long firstTerm = term(toldFirst.next());
+        Leadership b = second.campaign("reports", LEASE, toldSecond);
+
+        firstCutOff = true;
+        String lost = toldFirst.next();
+        assertTrue(lost.startsWith("lost " + firstTerm + " its lease ran out"), lost);
+        assertFalse(a.isLeader(), "the cut-off leader no longer leads");
+        long secondTerm = term(toldSecond.next());
+        assertTrue(secondTerm > firstTerm);
+        assertFalse(a.isLeader(), "never two leaders");
+        a.close();
+        b.close();
+        assertTrue(toldFirst.events.isEmpty(), "a closed candidate without a term is told nothing more: " + toldFirst.events);
+    }
+
+    @Test
+    void closingTheManagerEndsItsCandidaciesAndBadInputIsRefused() throws Exception {
+        Told told = new Told();
+        Leadership a = first.campaign("singleton", LEASE, told);
+        long term = term(told.next());
+        first.close();
+        assertEquals("lost " + term + " closed", told.next());
+        assertFalse(a.isLeader());
+        assertThrows(IllegalStateException.class, () -> first.campaign("other", LEASE, told));
+        assertThrows(IllegalArgumentException.class, () -> second.campaign(" ", LEASE, told));
+        assertThrows(IllegalArgumentException.class, () -> second.campaign("role", Duration.ZERO, told));
+        assertThrows(IllegalArgumentException.class, () -> second.campaign("role", LEASE, null));
+        assertEquals(List.of(), List.copyOf(told.events));
+    }
+
+    private static long term(String granted) {
+        assertTrue(granted.startsWith("granted "), granted);
+        return Long.parseLong(granted.substring("granted ".length()));
+    }
+}
