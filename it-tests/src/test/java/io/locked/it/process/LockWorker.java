@@ -77,6 +77,8 @@ public final class LockWorker {
                     Duration.ofMillis(Long.parseLong(args[4])),
                     args.length > 5 ? LockStatements.valueOf(args[5]) : LockStatements.AUTO,
                     Duration.ofMillis(args.length > 6 ? Long.parseLong(args[6]) : 0));
+            case "lead" -> LeaderWorker.lead(TestDatabase.valueOf(args[1]), args[2], Duration.ofMillis(Long.parseLong(args[3])),
+                    Boolean.parseBoolean(args[4]));
             default -> throw new IllegalArgumentException("unknown command " + args[0]);
         }
     }
