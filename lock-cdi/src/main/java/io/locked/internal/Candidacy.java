@@ -11,6 +11,7 @@ import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
@@ -30,10 +31,12 @@ final class Candidacy implements Leadership {
     private final LeadershipListener listener;
     private final long checkNanos;
     private final Thread thread;
+    /** The manager's open candidacies, which this one joins at its start and leaves when closed. */
+    private final Set<Candidacy> open;
     private volatile LockHandle term;
     private volatile boolean closed;
 
-    Candidacy(LockManager locks, String role, Duration lease, LeadershipListener listener) {
+    Candidacy(LockManager locks, String role, Duration lease, LeadershipListener listener, Set<Candidacy> open) {
         if (listener == null) {
             throw new IllegalArgumentException("The leadership listener must not be null for role '" + role + "'");
         }
@@ -46,11 +49,13 @@ final class Candidacy implements Leadership {
         // a tenth of the lease, between 10 ms and 1 s: how late a lost term may be told
         this.checkNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(TimeUnit.SECONDS.toNanos(1),
                 lease.toNanos() / 10));
+        this.open = open;
         this.thread = new Thread(this::campaign, "locked-leadership-" + role);
         this.thread.setDaemon(true);
     }
 
     Candidacy start() {
+        open.add(this);
         thread.start();
         return this;
     }
@@ -131,6 +136,7 @@ final class Candidacy implements Leadership {
             return;
         }
         closed = true;
+        open.remove(this);
         thread.interrupt();
         if (Thread.currentThread() != thread) {
             try {

@@ -359,9 +359,7 @@ public final class DefaultLockManager implements LockManager {
         if (closed) {
             throw new LockManagerClosedException("This LockManager is closed; cannot campaign for '" + role + "'");
         }
-        Candidacy candidacy = new Candidacy(this, role, lease, listener);
-        candidacies.add(candidacy);
-        return candidacy.start();
+        return new Candidacy(this, role, lease, listener, candidacies).start();
     }
 
     /** How long {@link #close()} lets the locks still held end before it stops the watchdog. */
