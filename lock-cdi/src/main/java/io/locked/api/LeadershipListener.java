@@ -11,19 +11,19 @@ public interface LeadershipListener {
     /**
      * This JVM holds the role, in a new term.
      *
-     * @param role the role
-     * @param term the term's fencing token, higher than every earlier term's
+     * @param leadership the candidacy, whose {@link Leadership#role()} it is
+     * @param term       the term's fencing token, higher than every earlier term's
      */
-    default void granted(String role, long term) {
+    default void granted(Leadership leadership, long term) {
     }
 
     /**
      * This JVM's term ended: its lease ran out, or the candidacy was closed.
      *
-     * @param role   the role
-     * @param term   the ended term's token
-     * @param reason why, for the log
+     * @param leadership the candidacy
+     * @param term       the ended term's token
+     * @param reason     why, for the log
      */
-    default void lost(String role, long term, String reason) {
+    default void lost(Leadership leadership, long term, String reason) {
     }
 }

@@ -109,7 +109,7 @@ final class Candidacy implements Leadership {
             return;
         }
         term = won;
-        tell(() -> listener.granted(role, won.token()), "granted");
+        tell(() -> listener.granted(this, won.token()), "granted");
     }
 
     private void endTerm(LockHandle ended, String reason) {
@@ -119,7 +119,7 @@ final class Candidacy implements Leadership {
         } catch (LockException lostAtRelease) {
             // the term had ended already: what the listener is told
         }
-        tell(() -> listener.lost(role, ended.token(), reason), "lost");
+        tell(() -> listener.lost(this, ended.token(), reason), "lost");
     }
 
     private void tell(Runnable call, String what) {

@@ -51,12 +51,12 @@ class LeadershipTest {
         final BlockingQueue<String> events = new LinkedBlockingQueue<>();
 
         @Override
-        public void granted(String role, long term) {
+        public void granted(Leadership leadership, long term) {
             events.add("granted " + term);
         }
 
         @Override
-        public void lost(String role, long term, String reason) {
+        public void lost(Leadership leadership, long term, String reason) {
             events.add("lost " + term + " " + reason);
         }
 

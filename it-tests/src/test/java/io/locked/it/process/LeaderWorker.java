@@ -35,13 +35,13 @@ final class LeaderWorker {
             WorkerEvents.print("READY " + System.nanoTime());
             Leadership leadership = locks.campaign(role, lease, new LeadershipListener() {
                 @Override
-                public void granted(String role, long term) {
+                public void granted(Leadership leadership, long term) {
                     believed.set(term);
                     WorkerEvents.print("GRANTED " + term + " " + micros(Instant.now()));
                 }
 
                 @Override
-                public void lost(String role, long term, String reason) {
+                public void lost(Leadership leadership, long term, String reason) {
                     WorkerEvents.print("LOST " + term + " " + reason);
                 }
             });
