@@ -23,7 +23,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * container's unit of that name, as Quarkus has them, or one created here and closed at shutdown),
  * otherwise the container's default unit (Quarkus'). A JTA unit works as well as a resource-local one:
  * the container's {@code TransactionManager} bean, if it has one, is handed to the store. With {@code locked.create-table=true} the lock table is
- * created if missing (for demos and tests; use your migrations in production). {@code locked.statements}
+ * created if missing (for demos and tests; use your migrations in production); without it, a database
+ * that answers without the lock table fails the store's creation, naming the script to run. {@code locked.statements}
  * ({@code auto}, {@code jpa} or {@code native}) picks the path that locks the rows. On a MariaDB Galera
  * cluster, {@code locked.galera.single-writer=true} says that every JVM's lock statements reach one
  * node, which pessimistic locks need there. {@code locked.connection-wait} bounds an acquisition's
@@ -52,6 +53,8 @@ public class JpaLockStoreProducer {
         JpaLockRepository repository = builder.build();
         if (setting(CREATE_TABLE).map(Boolean::parseBoolean).orElse(false)) {
             repository.createTableIfMissing();
+        } else {
+            repository.requireLockTable(); // a missing table fails the start, naming its script, not every lock
         }
         return repository;
     }
