@@ -44,14 +44,14 @@ public class JpaLockStoreProducer {
                                   @Any Instance<EntityManagerFactory> units) {
         JpaLockRepository.Builder builder = JpaLockRepository.builder(lockStore(supplied, units))
                 .statements(setting(LockStatements.KEY).map(LockStatements::parse).orElse(LockStatements.AUTO))
-                .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(JpaLockStoreProducer::parseBoolean).orElse(false))
+                .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(value -> parseBoolean(GALERA_SINGLE_WRITER, value)).orElse(false))
                 .connectionWait(setting(CONNECTION_WAIT).map(JpaLockStoreProducer::parseWait)
                         .orElse(JpaLockRepository.DEFAULT_CONNECTION_WAIT));
         if (CdiTransactionManager.apiPresent()) {
             CdiTransactionManager.handTo(builder);
         }
         JpaLockRepository repository = builder.build();
-        if (setting(CREATE_TABLE).map(Boolean::parseBoolean).orElse(false)) {
+        if (setting(CREATE_TABLE).map(value -> parseBoolean(CREATE_TABLE, value)).orElse(false)) {
             repository.createTableIfMissing();
         } else {
             repository.requireLockTable(); // a missing table fails the start, naming its script, not every lock
@@ -97,11 +97,11 @@ public class JpaLockStoreProducer {
                 + " On WildFly or Payara: @Produces @LockStore @PersistenceUnit(unitName = \"...\") EntityManagerFactory locks;");
     }
 
-    private static boolean parseBoolean(String value) {
+    private static boolean parseBoolean(String key, String value) {
         return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
-            default -> throw new IllegalArgumentException(GALERA_SINGLE_WRITER + " must be true or false, was '" + value + "'");
+            default -> throw new IllegalArgumentException(key + " must be true or false, was '" + value + "'");
         };
     }
 
