@@ -25,6 +25,30 @@ class LockSchemaTest {
         }
     }
 
+    // the README shows the scripts of the common databases: they must be the shipped ones, statement for statement
+    @Test
+    void theReadmesTablesAreTheShippedScripts() throws Exception {
+        String readme = java.nio.file.Files.readString(Path.of("../README.md"));
+        java.util.regex.Matcher blocks = java.util.regex.Pattern.compile("```sql\n(.*?)```", java.util.regex.Pattern.DOTALL)
+                .matcher(readme);
+        int statements = 0;
+        while (blocks.find()) {
+            for (String statement : blocks.group(1).split(";")) {
+                if (statement.isBlank()) {
+                    continue;
+                }
+                statements++;
+                String shown = statement.replaceAll("\\s+", " ").trim();
+                boolean shipped = java.util.Arrays.stream(LockDatabase.values()).map(LockSchema::script)
+                        .map(script -> script.lines().filter(line -> !line.trim().startsWith("--"))
+                                .reduce("", (a, b) -> a + "\n" + b).replaceAll("\\s+", " "))
+                        .anyMatch(script -> script.contains(shown));
+                assertTrue(shipped, "the README shows a statement no script ships:\n" + shown);
+            }
+        }
+        assertEquals(4, statements, "the README's lock and fence tables of MariaDB and PostgreSQL");
+    }
+
     @Test
     void runsWithLockJpaAloneOnTheClassPath() throws Exception {
         // target/classes is what lock-jpa.jar holds: no lock-cdi, JPA or driver beside it
