@@ -11,6 +11,9 @@ import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -36,6 +39,28 @@ class StartupOnQuarkusIT {
             String log = instance.log();
             assertTrue(log.contains("from config locked.default.mode=pessimistc: unknown value 'pessimistc', expected one of"
                     + " [pessimistic, optimistic]"), log);
+        }
+    }
+
+    // a database that answers without the lock table (schema generation off, as with migrations):
+    // the start is refused, naming the script for MariaDB, how to print it, and locked.create-table
+    @Test
+    void aDatabaseWithoutTheLockTableRefusesTheStart() throws Exception {
+        String url = "jdbc:mariadb://127.0.0.1:3306/locked_quarkus_empty"; // .ci/run creates it, with no table
+        try (Connection connection = DriverManager.getConnection(url, "locked", "locked");
+             Statement drop = connection.createStatement()) {
+            drop.execute("DROP TABLE IF EXISTS locked_lock");
+        }
+        try (QuarkusInstance instance = new QuarkusInstance("no-lock-table")) {
+            instance.startUnready("-Dquarkus.datasource.jdbc.url=" + url, "-Dquarkus.hibernate-orm.database.generation=none");
+            assertTrue(instance.process().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS),
+                    "the application kept running without the lock table:\n" + instance.log());
+            assertNotEquals(0, instance.process().exitValue(), instance.log());
+            String log = instance.log();
+            for (String part : new String[] {"The lock table locked_lock does not exist", "META-INF/locked/schema-mysql.sql",
+                    "java -cp lock-jpa.jar io.locked.jpa.LockSchema mariadb", "locked.create-table=true"}) {
+                assertTrue(log.contains(part), "expected <" + part + "> in:\n" + log);
+            }
         }
     }
 
