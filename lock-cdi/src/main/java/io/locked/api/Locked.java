@@ -26,7 +26,9 @@ import java.lang.annotation.Target;
  * Every member can be overridden by MicroProfile Config, most specific first:
  * {@code locked."<class>/<method>".<member>}, {@code locked."<class>".<member>},
  * {@code locked.default.<member>}; members {@code mode}, {@code wait}, {@code lease},
- * {@code hold-at-least}, {@code lock-delay}, {@code on-timeout} and {@code enabled}. Misuse fails the deployment, naming class, method and member.
+ * {@code hold-at-least}, {@code lock-delay}, {@code on-timeout} and {@code enabled} ({@code maxWait},
+ * {@code holdAtLeast}, {@code lockDelay} and {@code onTimeout}, as the annotation names them, are read
+ * too). Misuse fails the deployment, naming class, method and member.
  */
 @InterceptorBinding
 @Inherited

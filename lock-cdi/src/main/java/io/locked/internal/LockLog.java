@@ -47,17 +47,33 @@ final class LockLog {
                 + (session == null ? "" : " in database session " + session) + ": the holder loses it");
     }
 
-    /** One line at WARNING with the chain of causes (an outage repeats it often); the stack trace at FINE. */
+    /**
+     * At WARNING: a short first line naming the key, the holder and the innermost cause (an outage
+     * repeats it often), then one line per cause, each without the text of the cause below it that
+     * its message repeats; the stack trace at FINE.
+     */
     static void storeFailed(String key, String holder, String what, RuntimeException failure) {
         if (!LOG.isLoggable(Level.WARNING)) {
             return;
         }
-        StringBuilder causes = new StringBuilder(String.valueOf(failure.getMessage()));
-        for (Throwable cause = failure.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
-            causes.append(" <- ").append(cause);
-        }
-        String message = "Lock store failed " + what + " '" + key + "' for " + holder + ": " + causes;
+        String message = storeFailure(key, holder, what, failure);
         LOG.warning(message);
         LOG.log(Level.FINE, message, failure);
+    }
+
+    static String storeFailure(String key, String holder, String what, Throwable failure) {
+        Throwable root = failure;
+        StringBuilder causes = new StringBuilder();
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            root = cause;
+            String text = String.valueOf(cause.getMessage());
+            Throwable next = cause.getCause();
+            if (next != null && next != cause) {
+                text = text.replace(" (" + next + ")", "").replace(next.toString(), "...");
+            }
+            causes.append(causes.isEmpty() ? "\n  " : "\n  caused by ").append(cause.getClass().getName()).append(": ")
+                    .append(text);
+        }
+        return "Lock store failed " + what + " '" + key + "' for " + holder + ": " + root + causes;
     }
 }

@@ -71,6 +71,19 @@ public final class StoreReadiness implements AutoCloseable {
                     + " ms ago has not returned");
             return false;
         }
+        if (unanswered != null) {
+            Throwable lateFailure = failureOf(unanswered);
+            unanswered = null;
+            if (lateFailure != null) {
+                // the last read failed after its check gave up (a store that takes long to fail, such as
+                // one created again on each read while the database refuses): that failure is the news,
+                // and the next check has the outcome of a read started now
+                unanswered = reader.submit(() -> repository.checkReachable(timeout));
+                unansweredSinceNanos = now;
+                data.put("store", failure(lateFailure));
+                return false;
+            }
+        }
         Future<?> read = reader.submit(() -> repository.checkReachable(timeout));
         try {
             read.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
@@ -83,13 +96,37 @@ public final class StoreReadiness implements AutoCloseable {
             data.put("store", "not answering within " + timeout.toMillis() + " ms");
             return false;
         } catch (ExecutionException failed) {
-            data.put("store", "failing: " + failed.getCause().getMessage());
+            data.put("store", failure(failed.getCause()));
             return false;
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             data.put("store", "not checked: interrupted");
             return false;
         }
+    }
+
+    private static Throwable failureOf(Future<?> done) {
+        try {
+            done.get();
+            return null;
+        } catch (ExecutionException failed) {
+            return failed.getCause();
+        } catch (InterruptedException | java.util.concurrent.CancellationException notRead) {
+            if (notRead instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return null;
+        }
+    }
+
+    // a database that refuses connections is said so: it is down, not slow, and no pool size helps
+    private static String failure(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof java.net.ConnectException refused) {
+                return "refused: the database refuses connections (" + refused.getMessage() + ")";
+            }
+        }
+        return "failing: " + failure.getMessage();
     }
 
     private static long millis(long nanos) {

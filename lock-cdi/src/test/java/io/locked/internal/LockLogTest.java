@@ -117,6 +117,22 @@ class LockLogTest {
                 && warnings.get(0).contains(Thread.currentThread().getName()), warnings.get(0));
     }
 
+    // the first line is short and ends with the innermost cause; each cause on a line of its own, said once
+    @Test
+    void aStoreFailureSaysItsInnermostCauseFirstAndEachCauseOnce() {
+        SQLException refused = new SQLException("Socket fail to connect to 127.0.0.1:3306. Connection refused",
+                "08000", new java.net.ConnectException("Connection refused"));
+        String warning = LockLog.storeFailure("order:42", "host/1/main", "acquiring",
+                new LockStoreUnavailableException("order:42", "taking the lease failed", refused));
+        List<String> lines = warning.lines().toList();
+        assertEquals("Lock store failed acquiring 'order:42' for host/1/main: java.net.ConnectException: Connection refused",
+                lines.get(0));
+        assertEquals(List.of(
+                "  io.locked.api.LockStoreUnavailableException: Lock store unavailable for 'order:42': taking the lease failed",
+                "  caused by java.sql.SQLException: Socket fail to connect to 127.0.0.1:3306. Connection refused",
+                "  caused by java.net.ConnectException: Connection refused"), lines.subList(1, lines.size()), warning);
+    }
+
     private List<String> messages(Level level) {
         synchronized (records) {
             return records.stream().filter(r -> r.getLevel().equals(level)).map(LogRecord::getMessage).toList();

@@ -66,6 +66,55 @@ class StoreReadinessTest {
         }
     }
 
+    // an outage that refuses connections is not a hang, nor a pool too small: the check says refused
+    @Test
+    void refusedWhenTheDatabaseRefusesConnections() {
+        DelegatingRepository refusing = new DelegatingRepository(new InMemoryLockRepository()) {
+            @Override
+            public void checkReachable(Duration timeout) {
+                throw new LockStoreUnavailableException("(readiness)", "reading the lock table failed",
+                        new java.sql.SQLException("Socket fail to connect", "08000", new java.net.ConnectException("Connection refused")));
+            }
+        };
+        try (StoreReadiness readiness = new StoreReadiness(refusing, () -> true, TIMEOUT)) {
+            StoreReadiness.Report report = readiness.check();
+            assertFalse(report.up());
+            assertEquals("refused: the database refuses connections (Connection refused)", report.data().get("store"));
+        }
+    }
+
+    // a store that takes longer than the timeout to fail (created again on each read while the database
+    // refuses): the next check reports that failure, not "not answering" again
+    @Test
+    void aReadThatFailedAfterItsCheckGaveUpIsReportedByTheNextCheck() throws Exception {
+        CountDownLatch slow = new CountDownLatch(1);
+        CountDownLatch failed = new CountDownLatch(1);
+        DelegatingRepository slowlyRefusing = new DelegatingRepository(new InMemoryLockRepository()) {
+            @Override
+            public void checkReachable(Duration timeout) {
+                try {
+                    slow.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                failed.countDown();
+                throw new LockStoreUnavailableException("(start-up)", "reading the database's name failed",
+                        new java.sql.SQLException("Socket fail to connect", "08000", new java.net.ConnectException("Connection refused")));
+            }
+        };
+        try (StoreReadiness readiness = new StoreReadiness(slowlyRefusing, () -> true, TIMEOUT)) {
+            assertEquals("not answering within 200 ms", readiness.check().data().get("store"));
+            slow.countDown();
+            assertTrue(failed.await(30, TimeUnit.SECONDS));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            StoreReadiness.Report next = readiness.check();
+            while (next.data().get("store").startsWith("not answering") && System.nanoTime() < deadline) {
+                next = readiness.check(); // the failed read's thread is still returning
+            }
+            assertEquals("refused: the database refuses connections (Connection refused)", next.data().get("store"));
+        }
+    }
+
     @Test
     void downWithinItsTimeoutWhenTheStoreHangsAndUpAgainOnceItAnswers() throws Exception {
         ScriptedStore store = new ScriptedStore();

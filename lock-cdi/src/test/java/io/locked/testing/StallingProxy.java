@@ -29,7 +29,12 @@ public final class StallingProxy implements AutoCloseable {
     }
 
     public static StallingProxy start(String host, int port) throws IOException {
-        StallingProxy proxy = new StallingProxy(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()),
+        return startOn(0, host, port);
+    }
+
+    /** @param localPort the port to listen on, 0 for any free one: a database that comes up where clients look */
+    public static StallingProxy startOn(int localPort, String host, int port) throws IOException {
+        StallingProxy proxy = new StallingProxy(new ServerSocket(localPort, 50, InetAddress.getLoopbackAddress()),
                 new InetSocketAddress(host, port));
         daemon(proxy::accept).start();
         return proxy;

@@ -205,10 +205,10 @@ public final class JpaLockRepository implements LockRepository {
 
         /**
          * @return the repository
-         * @throws IllegalStateException if the database cannot be detected, or the lock table is
-         *                               there but would not compare keys exactly (the message names
-         *                               the statement that converts it), or the database is an HSQLDB
-         *                               on which locks would not exclude with bounded waits
+         * @throws IllegalStateException if the lock table is there but would not compare keys exactly
+         *                               (the message names the statement that converts it), or the
+         *                               database is an HSQLDB on which locks would not exclude with bounded waits
+         * @throws io.locked.api.LockStoreUnavailableException if the database must be asked which it is and does not answer
          */
         public JpaLockRepository build() {
             return new JpaLockRepository(this);
@@ -248,6 +248,16 @@ public final class JpaLockRepository implements LockRepository {
                 EntityMappingCheck.verify(factory, Dialect.of(database), unitTransactions);
             }
         });
+    }
+
+    /**
+     * Checks that the lock table exists, so that a missing one fails the start rather than every lock.
+     * @throws IllegalStateException if the database answers without it, naming the script to run
+     */
+    public void requireLockTable() {
+        if (caller.outside(() -> SchemaScript.lockTableMissing(connections))) {
+            throw new IllegalStateException(LockSchema.missingTableAdvice(database));
+        }
     }
 
     @Override

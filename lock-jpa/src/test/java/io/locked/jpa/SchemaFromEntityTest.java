@@ -48,6 +48,30 @@ class SchemaFromEntityTest {
         }
     }
 
+    /**
+     * The fence table comes with the lock table when the provider generates the schema from the
+     * unit's entities ({@link LockFenceRow} beside {@link LockRow}): a fenced write works on it at once.
+     */
+    @Test
+    void h2GeneratesTheFenceTableTooAndAFencedWritePasses() throws Exception {
+        try (HikariDataSource pool = pool("jdbc:h2:mem:schema-generated-fence;DB_CLOSE_DELAY=-1", "sa", "");
+             EntityManagerFactory unit = Persistence.createEntityManagerFactory("locked-test-generated", Map.of(
+                     "jakarta.persistence.nonJtaDataSource", pool,
+                     "jakarta.persistence.schema-generation.database.action", "create"));
+             LockManager locks = LockManagerBuilder.on(new JpaLockRepository(unit)).build();
+             LockHandle held = locks.acquire(LockRequest.of("schema:fence"));
+             Connection connection = pool.getConnection()) {
+            connection.setAutoCommit(false);
+            LockFence.check(connection, held);
+            connection.commit();
+            try (Statement read = connection.createStatement();
+                 ResultSet fence = read.executeQuery("SELECT token FROM locked_fence WHERE lock_key = 'schema:fence'")) {
+                assertTrue(fence.next());
+                assertEquals(held.token(), fence.getLong(1));
+            }
+        }
+    }
+
     @Test
     void postgreSqlGeneratesTheScriptsTable() throws Exception {
         TestDatabase postgres = TestDatabase.POSTGRESQL;

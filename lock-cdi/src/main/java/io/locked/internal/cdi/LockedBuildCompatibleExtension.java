@@ -1,8 +1,6 @@
 package io.locked.internal.cdi;
 
 import io.locked.api.Locked;
-import io.locked.internal.definition.CleanupSettings;
-import io.locked.internal.definition.HealthSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.build.compatible.spi.Discovery;
 import jakarta.enterprise.inject.build.compatible.spi.ScannedClasses;
@@ -33,12 +31,14 @@ public class LockedBuildCompatibleExtension implements BuildCompatibleExtension 
         }
     }
 
-    // the readiness check, only where MicroProfile Health is there to call it (SmallRye Health on Quarkus)
+    // the readiness check, only where MicroProfile Health is there to call it (SmallRye Health on Quarkus);
+    // and the check of this run's configuration and lock store, which the build cannot do
     @Discovery
     public void healthCheck(ScannedClasses classes) {
         if (HealthCheckPresence.apiPresent()) {
             classes.add(HealthCheckPresence.CHECK_CLASS);
         }
+        classes.add(RuntimeStartupCheck.class.getName());
     }
 
     @Enhancement(types = Object.class, withSubtypes = true)
@@ -75,11 +75,7 @@ public class LockedBuildCompatibleExtension implements BuildCompatibleExtension 
 
     @Validation
     public void cleanupSettings(Messages messages) {
-        try {
-            CleanupSettings.from(ConfiguredSettings.current());
-            HealthSettings.from(ConfiguredSettings.current());
-        } catch (IllegalArgumentException invalid) {
-            messages.error(invalid.getMessage());
-        }
+        GlobalSettings.errors(ConfiguredSettings.current()).forEach(messages::error);
+        GlobalSettings.warnUnknownKeys(ConfiguredSettings.current());
     }
 }

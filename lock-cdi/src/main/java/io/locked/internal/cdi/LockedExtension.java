@@ -1,10 +1,7 @@
 package io.locked.internal.cdi;
 
-import io.locked.api.LockMode;
 import io.locked.api.Locked;
 import io.locked.internal.StoreReadiness;
-import io.locked.internal.definition.CleanupSettings;
-import io.locked.internal.definition.HealthSettings;
 import io.locked.internal.definition.LockedSettings;
 import io.locked.internal.definition.Resolution;
 import jakarta.annotation.Priority;
@@ -24,9 +21,7 @@ import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.WithAnnotations;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The portable extension (Weld, WildFly, Payara): checks every {@code @Locked} method while the
@@ -114,13 +109,7 @@ public class LockedExtension implements Extension {
         } catch (RuntimeException noStore) {
             throw new DeploymentException("@Locked is used but its lock store cannot be created: " + noStore.getMessage(), noStore);
         }
-        Map<LockMode, List<String>> methodsByMode = new EnumMap<>(LockMode.class);
-        for (LockedSettings method : lockedMethods) {
-            methodsByMode.computeIfAbsent(method.mode(), mode -> new ArrayList<>()).add(method.method());
-        }
-        List<String> refusals = new ArrayList<>();
-        methodsByMode.forEach((mode, methods) -> store.refusal(mode).ifPresent(reason ->
-                refusals.add("@Locked " + mode + " on " + String.join(", ", methods) + ": " + reason)));
+        List<String> refusals = StoreRefusals.of(store, lockedMethods);
         if (!refusals.isEmpty()) {
             throw new DeploymentException(String.join("; ", refusals));
         }
@@ -159,13 +148,11 @@ public class LockedExtension implements Extension {
         return (LockRepository) beans.getReference(bean, LockRepository.class, beans.createCreationalContext(bean));
     }
 
-    // A bad locked.cleanup.* value fails the deployment, not the first run a period later.
+    // A bad locked.cleanup.* value fails the deployment, not the first run a period later; a key
+    // Locked does not read is a warning, not silence.
     void cleanupSettings(@Observes AfterDeploymentValidation event) {
-        try {
-            CleanupSettings.from(ConfiguredSettings.current());
-            HealthSettings.from(ConfiguredSettings.current());
-        } catch (IllegalArgumentException invalid) {
-            event.addDeploymentProblem(new DeploymentException(invalid.getMessage()));
-        }
+        GlobalSettings.errors(ConfiguredSettings.current())
+                .forEach(error -> event.addDeploymentProblem(new DeploymentException(error)));
+        GlobalSettings.warnUnknownKeys(ConfiguredSettings.current());
     }
 }

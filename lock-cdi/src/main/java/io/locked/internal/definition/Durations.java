@@ -23,6 +23,10 @@ public final class Durations {
             throw new IllegalArgumentException("a duration is required, was '" + text + "'");
         }
         String trimmed = text.trim();
+        if (trimmed.length() > 1 && trimmed.charAt(0) == '-' && Character.isDigit(trimmed.charAt(1))) {
+            parse(trimmed.substring(1)); // a duration but for its sign: say that it is negative
+            throw new IllegalArgumentException("'" + text + "' is negative");
+        }
         if (trimmed.charAt(0) == 'P' || trimmed.charAt(0) == 'p' || trimmed.charAt(0) == '-') {
             try {
                 return Duration.parse(trimmed.toUpperCase(Locale.ROOT));

@@ -4,6 +4,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.api.Locked;
 import io.locked.api.OnTimeout;
+import io.locked.internal.definition.LockedKeys.Member;
 import io.locked.internal.key.KeyTemplate;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -74,15 +75,16 @@ public final class LockedDefinitions {
 
         Overrides overrides = new Overrides(method, config);
         KeyTemplate key = keyTemplate(locked, method, where, errors);
-        LockMode mode = overrides.value("mode", locked.mode(), text -> parseEnum(LockMode.class, text), where, errors);
-        Duration maxWait = overrides.value("wait", null, LockedDefinitions::wait, where, errors, locked.maxWait());
-        Duration lease = overrides.value("lease", null, LockedDefinitions::lease, where, errors, locked.lease());
-        Duration holdAtLeast = overrides.value("hold-at-least", null, LockedDefinitions::zeroOrMore, where, errors,
+        LockMode mode = overrides.value(Member.MODE, locked.mode(), text -> parseEnum(LockMode.class, text), where, errors);
+        Duration maxWait = overrides.value(Member.WAIT, null, LockedDefinitions::wait, where, errors, locked.maxWait());
+        Duration lease = overrides.value(Member.LEASE, null, LockedDefinitions::lease, where, errors, locked.lease());
+        Duration holdAtLeast = overrides.value(Member.HOLD_AT_LEAST, null, LockedDefinitions::zeroOrMore, where, errors,
                 locked.holdAtLeast());
-        Duration lockDelay = overrides.value("lock-delay", null, LockedDefinitions::zeroOrMore, where, errors,
+        Duration lockDelay = overrides.value(Member.LOCK_DELAY, null, LockedDefinitions::zeroOrMore, where, errors,
                 locked.lockDelay());
-        OnTimeout onTimeout = overrides.value("on-timeout", locked.onTimeout(), text -> parseEnum(OnTimeout.class, text), where, errors);
-        Boolean enabled = overrides.value("enabled", Boolean.TRUE, LockedDefinitions::parseBoolean, where, errors);
+        OnTimeout onTimeout = overrides.value(Member.ON_TIMEOUT, locked.onTimeout(), text -> parseEnum(OnTimeout.class, text),
+                where, errors);
+        Boolean enabled = overrides.value(Member.ENABLED, Boolean.TRUE, LockedDefinitions::parseBoolean, where, errors);
 
         ReturnKind returnKind = ReturnKind.of(method);
         if (returnKind == ReturnKind.UNSUPPORTED) {
@@ -92,11 +94,11 @@ public final class LockedDefinitions {
                     + " or lock inside the asynchronous work");
         }
         if (onTimeout != OnTimeout.THROW && !returnKind.canSkip()) {
-            errors.add("Invalid @Locked.on-timeout on " + where + ": " + onTimeout + " needs a method returning void, Void, Optional"
+            errors.add("Invalid @Locked." + Member.ON_TIMEOUT.annotationName() + " on " + where + ": " + onTimeout + " needs a method returning void, Void, Optional"
                     + " or CompletionStage<Void>, but it returns " + method.getGenericReturnType().getTypeName());
         }
         if (lockDelay != null && !lockDelay.isZero() && mode == LockMode.PESSIMISTIC) {
-            errors.add("Invalid @Locked.lock-delay on " + where + ": needs mode OPTIMISTIC; a pessimistic holder whose"
+            errors.add("Invalid @Locked." + Member.LOCK_DELAY.annotationName() + " on " + where + ": needs mode OPTIMISTIC; a pessimistic holder whose"
                     + " session dies leaves no trace in the row to delay the next holder by");
         }
         if (!errors.isEmpty()) {
@@ -143,7 +145,7 @@ public final class LockedDefinitions {
     private static Duration wait(String text) {
         Duration wait = Durations.parse(text);
         if (wait.isNegative()) {
-            throw new IllegalArgumentException("must be zero or positive, was " + wait);
+            throw new IllegalArgumentException("negative (" + wait + "); it must be zero (try once) or more");
         }
         return wait;
     }
@@ -152,6 +154,9 @@ public final class LockedDefinitions {
         Duration lease = Durations.parse(text);
         if (lease.compareTo(LockRequest.MAX_LEASE) > 0) {
             throw new IllegalArgumentException("must be at most " + LockRequest.MAX_LEASE.toDays() + " days, was " + lease);
+        }
+        if (lease.isNegative()) {
+            throw new IllegalArgumentException("negative (" + lease + "); it must be at least 1ms");
         }
         if (lease.toMillis() < 1) {
             throw new IllegalArgumentException("must be at least 1ms, was " + lease);
@@ -189,34 +194,37 @@ public final class LockedDefinitions {
         };
     }
 
-    /** The config names of one method, most specific first. */
+    /** The config names of one method, most specific first, each member in every spelling config accepts. */
     private static final class Overrides {
-        private final String methodPrefix;
-        private final String classPrefix;
+        private final List<String> prefixes;
         private final SettingLookup config;
 
         Overrides(Method method, SettingLookup config) {
             String className = method.getDeclaringClass().getName();
-            this.methodPrefix = "locked.\"" + className + "/" + method.getName() + "\".";
-            this.classPrefix = "locked.\"" + className + "\".";
+            this.prefixes = List.of(LockedKeys.PREFIX + "\"" + className + "/" + method.getName() + "\".",
+                    LockedKeys.PREFIX + "\"" + className + "\".", LockedKeys.DEFAULT_PREFIX);
             this.config = config;
         }
 
-        <T> T value(String member, T annotated, Function<String, T> parse, String where, List<String> errors) {
+        <T> T value(Member member, T annotated, Function<String, T> parse, String where, List<String> errors) {
             return value(member, annotated, parse, where, errors, null);
         }
 
         // annotationText: the annotation's own text for members parsed from strings, checked like config values
-        <T> T value(String member, T annotated, Function<String, T> parse, String where, List<String> errors,
+        <T> T value(Member member, T annotated, Function<String, T> parse, String where, List<String> errors,
                     String annotationText) {
-            for (String name : List.of(methodPrefix + member, classPrefix + member, "locked.default." + member)) {
-                Optional<String> text = config.get(name);
-                if (text.isPresent()) {
-                    try {
-                        return parse.apply(text.get());
-                    } catch (IllegalArgumentException e) {
-                        errors.add("Invalid @Locked." + member + " on " + where + " from config " + name + ": " + e.getMessage());
-                        return annotated;
+            for (String prefix : prefixes) {
+                for (String spelling : member.spellings()) {
+                    String name = prefix + spelling;
+                    Optional<String> text = config.get(name);
+                    if (text.isPresent()) {
+                        try {
+                            return parse.apply(text.get());
+                        } catch (IllegalArgumentException e) {
+                            errors.add("Invalid @Locked." + member.annotationName() + " on " + where + " from config " + name
+                                    + "=" + text.get() + ": " + e.getMessage());
+                            return annotated;
+                        }
                     }
                 }
             }
@@ -224,7 +232,7 @@ public final class LockedDefinitions {
                 try {
                     return parse.apply(annotationText);
                 } catch (IllegalArgumentException e) {
-                    errors.add("Invalid @Locked." + member + " on " + where + ": " + e.getMessage());
+                    errors.add("Invalid @Locked." + member.annotationName() + " on " + where + ": " + e.getMessage());
                 }
             }
             return annotated;

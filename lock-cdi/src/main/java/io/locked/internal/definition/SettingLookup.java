@@ -12,6 +12,11 @@ public interface SettingLookup {
      */
     Optional<String> get(String name);
 
+    /** @return every property name there is, for the warning about unknown {@code locked.*} keys; none by default */
+    default Iterable<String> names() {
+        return java.util.List.of();
+    }
+
     /** @return a lookup that finds nothing: annotation values only */
     static SettingLookup none() {
         return name -> Optional.empty();

@@ -23,7 +23,8 @@ import java.util.Optional;
  * container's unit of that name, as Quarkus has them, or one created here and closed at shutdown),
  * otherwise the container's default unit (Quarkus'). A JTA unit works as well as a resource-local one:
  * the container's {@code TransactionManager} bean, if it has one, is handed to the store. With {@code locked.create-table=true} the lock table is
- * created if missing (for demos and tests; use your migrations in production). {@code locked.statements}
+ * created if missing (for demos and tests; use your migrations in production); without it, a database
+ * that answers without the lock table fails the store's creation, naming the script to run. {@code locked.statements}
  * ({@code auto}, {@code jpa} or {@code native}) picks the path that locks the rows. On a MariaDB Galera
  * cluster, {@code locked.galera.single-writer=true} says that every JVM's lock statements reach one
  * node, which pessimistic locks need there. {@code locked.connection-wait} bounds an acquisition's
@@ -43,15 +44,17 @@ public class JpaLockStoreProducer {
                                   @Any Instance<EntityManagerFactory> units) {
         JpaLockRepository.Builder builder = JpaLockRepository.builder(lockStore(supplied, units))
                 .statements(setting(LockStatements.KEY).map(LockStatements::parse).orElse(LockStatements.AUTO))
-                .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(JpaLockStoreProducer::parseBoolean).orElse(false))
+                .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(value -> parseBoolean(GALERA_SINGLE_WRITER, value)).orElse(false))
                 .connectionWait(setting(CONNECTION_WAIT).map(JpaLockStoreProducer::parseWait)
                         .orElse(JpaLockRepository.DEFAULT_CONNECTION_WAIT));
         if (CdiTransactionManager.apiPresent()) {
             CdiTransactionManager.handTo(builder);
         }
         JpaLockRepository repository = builder.build();
-        if (setting(CREATE_TABLE).map(Boolean::parseBoolean).orElse(false)) {
+        if (setting(CREATE_TABLE).map(value -> parseBoolean(CREATE_TABLE, value)).orElse(false)) {
             repository.createTableIfMissing();
+        } else {
+            repository.requireLockTable(); // a missing table fails the start, naming its script, not every lock
         }
         return repository;
     }
@@ -94,11 +97,11 @@ public class JpaLockStoreProducer {
                 + " On WildFly or Payara: @Produces @LockStore @PersistenceUnit(unitName = \"...\") EntityManagerFactory locks;");
     }
 
-    private static boolean parseBoolean(String value) {
+    private static boolean parseBoolean(String key, String value) {
         return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
-            default -> throw new IllegalArgumentException(GALERA_SINGLE_WRITER + " must be true or false, was '" + value + "'");
+            default -> throw new IllegalArgumentException(key + " must be true or false, was '" + value + "'");
         };
     }
 

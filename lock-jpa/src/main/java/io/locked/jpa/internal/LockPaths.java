@@ -15,7 +15,6 @@ import io.locked.jpa.internal.nativepath.NativeLockRepository;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.LockRepository;
 import jakarta.persistence.EntityManagerFactory;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.logging.Logger;
@@ -60,9 +59,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
             try {
                 family = DatabaseDetection.detect(factory, connections);
             } catch (IllegalStateException noNative) {
-                if (noNative.getCause() instanceof SQLException) {
-                    throw noNative; // the database did not answer: it says nothing about its statements
-                }
+                // a database that did not answer says nothing about its statements: that failure goes up
                 noStatements = noNative.getMessage();
             }
         } else if (family == null) {

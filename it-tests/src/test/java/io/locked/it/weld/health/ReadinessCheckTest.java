@@ -56,7 +56,7 @@ class ReadinessCheckTest {
             try (WeldContainer container = deployment(ProxiedLockStore.class).initialize()) {
                 HealthCheck check = container.select(HealthCheck.class, Readiness.Literal.INSTANCE).get();
 
-                HealthCheckResponse up = check.call();
+                HealthCheckResponse up = answered(check);
                 assertEquals("locked", up.getName());
                 assertEquals(HealthCheckResponse.Status.UP, up.getStatus(), String.valueOf(up.getData()));
                 assertEquals(Optional.of("answering"), data(up, "store"));
@@ -82,10 +82,11 @@ class ReadinessCheckTest {
     @Test
     void downNamingTheCauseWhenTheLockTableIsMissing() {
         try (WeldContainer container = deployment(MissingTableLockStore.class).initialize()) {
-            HealthCheckResponse down = container.select(HealthCheck.class, Readiness.Literal.INSTANCE).get().call();
+            HealthCheckResponse down = answered(container.select(HealthCheck.class, Readiness.Literal.INSTANCE).get());
             assertEquals(HealthCheckResponse.Status.DOWN, down.getStatus());
             String store = data(down, "store").orElse("");
-            assertTrue(store.startsWith("failing:") && store.contains("reading the lock table failed"), store);
+            assertTrue(store.startsWith("failing:") && store.contains("The lock table locked_lock does not exist")
+                    && store.contains("locked.create-table"), store);
         }
     }
 
@@ -99,6 +100,17 @@ class ReadinessCheckTest {
             messages.append(t.getMessage()).append('\n');
         }
         assertTrue(messages.toString().contains("Invalid locked.health.timeout: must be positive, was PT0S"), messages.toString());
+    }
+
+    // The first check creates the lock store, which on a loaded machine may take longer than the
+    // check's timeout: the check then says "not answering" until that read returns.
+    private static HealthCheckResponse answered(HealthCheck check) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        HealthCheckResponse response = check.call();
+        while (data(response, "store").orElse("").startsWith("not answering") && System.nanoTime() < deadline) {
+            response = check.call();
+        }
+        return response;
     }
 
     private static Optional<String> data(HealthCheckResponse response, String key) {

@@ -25,7 +25,7 @@ class InvalidDeploymentTest {
 
     @Test
     void badDuration() {
-        refused(BadDurationBean.class, "Invalid @Locked.wait on " + BadDurationBean.class.getName() + "#report()",
+        refused(BadDurationBean.class, "Invalid @Locked.maxWait on " + BadDurationBean.class.getName() + "#report()",
                 "'5 parsecs' is not a duration");
     }
 
@@ -33,7 +33,7 @@ class InvalidDeploymentTest {
     void durationsTooLargeToRepresentAndALeaseOverAYear() {
         String bean = OverflowingDurationBean.class.getName();
         refused(OverflowingDurationBean.class,
-                "Invalid @Locked.wait on " + bean + "#report(): '9999999999999999d' is too large a duration",
+                "Invalid @Locked.maxWait on " + bean + "#report(): '9999999999999999d' is too large a duration",
                 "Invalid @Locked.lease on " + bean + "#job(): '99999999999999999us' is too large a duration",
                 "Invalid @Locked.lease on " + bean + "#forever(): must be at most 365 days, was PT9600H");
     }
@@ -51,7 +51,7 @@ class InvalidDeploymentTest {
 
     @Test
     void skipOnAMethodThatMustReturnAValue() {
-        refused(SkipOnValueBean.class, "Invalid @Locked.on-timeout on " + SkipOnValueBean.class.getName() + "#count()",
+        refused(SkipOnValueBean.class, "Invalid @Locked.onTimeout on " + SkipOnValueBean.class.getName() + "#count()",
                 "SKIP needs a method returning void, Void, Optional or CompletionStage<Void>, but it returns int");
     }
 

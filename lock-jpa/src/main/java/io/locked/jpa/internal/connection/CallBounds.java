@@ -65,6 +65,17 @@ public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int s
         return new CallBounds(deadline, deadline, millis(bound), bound);
     }
 
+    /**
+     * A readiness check: the statement within the whole bound, the connection within half of it, so
+     * that a pool that cannot open one (a database refusing connections) says why before the check
+     * gives up, while a database that hangs is still reported as not answering.
+     */
+    public static CallBounds readiness(Duration bound) {
+        long now = System.nanoTime();
+        Duration borrow = bound.dividedBy(2);
+        return new CallBounds(now + borrow.toNanos(), now + bound.toNanos(), millis(bound), borrow);
+    }
+
     /** Cleanup and schema creation. */
     public static CallBounds maintenance() {
         return within(MAINTENANCE);

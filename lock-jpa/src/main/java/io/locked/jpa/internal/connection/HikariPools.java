@@ -126,6 +126,13 @@ public final class HikariPools implements LockConnections {
     }
 
     @Override
+    public java.util.OptionalInt inUse() {
+        Object hikariPool = pool();
+        Object active = hikariPool == null ? null : call("getActiveConnections", hikariPool);
+        return active instanceof Integer count ? java.util.OptionalInt.of(count) : java.util.OptionalInt.empty();
+    }
+
+    @Override
     public String describe() {
         StringBuilder text = new StringBuilder("pool '").append(call(poolName, dataSource)).append("' (")
                 .append(maximumSize()).append(" connections");

@@ -47,6 +47,11 @@ public interface LockConnections {
         return 0;
     }
 
+    /** @return how many of the pool's connections are lent out now, empty where Locked cannot know it */
+    default java.util.OptionalInt inUse() {
+        return java.util.OptionalInt.empty();
+    }
+
     /** @return the pool, for a warning: its name, size and state where known */
     String describe();
 

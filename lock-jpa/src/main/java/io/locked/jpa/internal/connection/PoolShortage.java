@@ -34,8 +34,17 @@ public final class PoolShortage {
         return new NoConnectionException(spent);
     }
 
-    /** A call found no free connection in the pool within its bound. */
+    /**
+     * A call found no free connection in the pool within its bound. Only a pool whose connections
+     * are all lent out, or whose use Locked cannot see, is said to need enlarging: one with room
+     * had a connection free again by now (a momentary shortage), or could not open one.
+     */
     public void noConnection(String key, String what, Duration within) {
+        int size = connections.maximumSize();
+        java.util.OptionalInt inUse = connections.inUse();
+        if (size > 0 && inUse.isPresent() && inUse.getAsInt() < size) {
+            return;
+        }
         warn(() -> "Locked got no connection for " + what + " of '" + key + "' within " + within + ": "
                 + connections.describe() + " had none free. Enlarge the pool");
     }

@@ -1,5 +1,6 @@
 package io.locked.jpa.internal.dialect;
 
+import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.LockDatabase;
 import io.locked.jpa.internal.connection.LockConnections;
 import jakarta.persistence.EntityManagerFactory;
@@ -12,6 +13,10 @@ public final class DatabaseDetection {
     private DatabaseDetection() {
     }
 
+    /**
+     * @throws IllegalStateException         if the database has no statements in Locked
+     * @throws LockStoreUnavailableException if it had to be asked and did not answer
+     */
     public static LockDatabase detect(EntityManagerFactory factory, LockConnections connections) {
         Dialect dialect = Dialects.named(String.valueOf(factory.getProperties()));
         if (dialect == null) {
@@ -57,8 +62,9 @@ public final class DatabaseDetection {
                 connections.close(connection);
             }
         } catch (SQLException unreachable) {
-            throw new IllegalStateException("Cannot read the database's " + what + " (" + unreachable
-                    + "); pass a LockDatabase to JpaLockRepository explicitly", unreachable);
+            // a database that is down, not one without statements: the lock store is created again at the next lock
+            throw new LockStoreUnavailableException("(start-up)", "reading the database's " + what
+                    + " to choose its statements failed; Locked tries again at the next lock", unreachable);
         }
     }
 }

@@ -112,7 +112,7 @@ public final class EntityLockRepository implements LockRepository {
 
     @Override
     public void checkReachable(Duration timeout) {
-        CallBounds bounds = CallBounds.within(timeout);
+        CallBounds bounds = CallBounds.readiness(timeout);
         ownTransactions.inTransaction("(readiness)", "reading the lock table", bounds, manager ->
                 manager.createQuery("SELECT COUNT(r) FROM LockRow r WHERE r.key = :none")
                         .setParameter("none", "").setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult(), false);

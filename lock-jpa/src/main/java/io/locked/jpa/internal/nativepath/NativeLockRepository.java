@@ -122,7 +122,7 @@ public final class NativeLockRepository implements LockRepository {
     @Override
     public void checkReachable(Duration timeout) {
         // the empty key is never locked: a read that waits for no row lock
-        store.call("(readiness)", "reading the lock table", CallBounds.within(timeout), connection -> {
+        store.call("(readiness)", "reading the lock table", CallBounds.readiness(timeout), connection -> {
             try (PreparedStatement read = connection.prepareStatement(
                     "SELECT COUNT(*) FROM " + LockRow.TABLE + " WHERE lock_key = ''")) {
                 try (ResultSet answer = read.executeQuery()) {

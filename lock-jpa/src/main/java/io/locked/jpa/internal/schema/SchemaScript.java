@@ -7,13 +7,11 @@ import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.internal.transaction.LockTransaction;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Optional;
 
 /**
  * The shipped schema script of a database family: the lock table and the fence table of
@@ -29,7 +27,7 @@ public final class SchemaScript {
      * every transaction holding a row of the table, on every node: pessimistic holders among them.
      */
     public static void createTablesIfMissing(LockConnections connections, Dialect database) {
-        String script = read(database.schemaResource);
+        String script = ShippedScript.read(database.schemaResource);
         try {
             LockTransaction.autocommit(connections, CallBounds.maintenance(), connection -> {
                 if (tableExists(connection, LockRow.TABLE) && tableExists(connection, FenceStatements.TABLE)) {
@@ -51,6 +49,38 @@ public final class SchemaScript {
         }
     }
 
+    /**
+     * @param connections the unit's connections, null where Locked cannot reach them (then false)
+     * @return whether the database answers and has no lock table; false where it does not answer (a
+     *         database that is down fails the first lock, and the readiness check, clearly)
+     */
+    public static boolean lockTableMissing(LockConnections connections) {
+        return connections != null && !lockTableExists(connections).orElse(true);
+    }
+
+    private static Optional<Boolean> lockTableExists(LockConnections connections) {
+        Connection connection;
+        try {
+            connection = connections.open();
+        } catch (SQLException unreachable) {
+            return Optional.empty();
+        }
+        try (Statement probe = connection.createStatement();
+             ResultSet none = probe.executeQuery("SELECT 1 FROM " + LockRow.TABLE + " WHERE 1 = 0")) {
+            return Optional.of(true);
+        } catch (SQLException failed) {
+            // SQLSTATE class 08: the connection failed, which says nothing about the table
+            String state = failed.getSQLState();
+            return state != null && state.startsWith("08") ? Optional.empty() : Optional.of(false);
+        } finally {
+            try {
+                connections.close(connection);
+            } catch (SQLException ignored) {
+                // the answer is known; the pool deals with a connection it cannot take back
+            }
+        }
+    }
+
     // a query that reads no row: it fails only when the table is missing
     private static boolean tableExists(Connection connection, String table) {
         try (Statement probe = connection.createStatement();
@@ -58,17 +88,6 @@ public final class SchemaScript {
             return true;
         } catch (SQLException missing) {
             return false;
-        }
-    }
-
-    private static String read(String resource) {
-        try (InputStream in = SchemaScript.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("Schema script " + resource + " is missing from the classpath");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("Cannot read " + resource, e);
         }
     }
 }

@@ -24,6 +24,18 @@ final class QuarkusInstance extends RunningServer {
 
     /** @param settings system properties beyond the port and the instance's name, {@code -Dkey=value} */
     QuarkusInstance start(String... settings) throws Exception {
+        return start(true, settings);
+    }
+
+    /**
+     * Starts the process without waiting for readiness: for a start that is to fail, or an instance
+     * that is not to be ready yet.
+     */
+    QuarkusInstance startUnready(String... settings) throws Exception {
+        return start(false, settings);
+    }
+
+    private QuarkusInstance start(boolean awaitReady, String... settings) throws Exception {
         if (!Files.exists(APP)) {
             throw new IllegalStateException("the packaged application is missing: " + APP);
         }
@@ -34,7 +46,7 @@ final class QuarkusInstance extends RunningServer {
         command.addAll(List.of("-jar", APP.toString()));
         ProcessBuilder process = new ProcessBuilder(command);
         process.environment().putAll(environment);
-        launch(process, true);
+        launch(process, awaitReady);
         return this;
     }
 

@@ -1,0 +1,52 @@
+package io.locked.internal.cdi;
+
+import io.locked.internal.definition.CleanupSettings;
+import io.locked.internal.definition.HealthSettings;
+import io.locked.internal.definition.LeadershipSettings;
+import io.locked.internal.definition.LockedKeys;
+import io.locked.internal.definition.SettingLookup;
+import io.locked.internal.definition.ShutdownSettings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+
+/** The checks of Locked's settings beside the {@code @Locked} members, shared by every way Locked starts. */
+final class GlobalSettings {
+    private static final Logger LOG = Logger.getLogger(GlobalSettings.class.getName());
+
+    private GlobalSettings() {
+    }
+
+    /** @return what is wrong with the cleanup's, readiness check's, shutdown's and leadership's settings, each naming its key */
+    static List<String> errors(SettingLookup config) {
+        List<String> errors = new ArrayList<>();
+        try {
+            CleanupSettings.from(config);
+        } catch (IllegalArgumentException invalid) {
+            errors.add(invalid.getMessage());
+        }
+        try {
+            HealthSettings.from(config);
+        } catch (IllegalArgumentException invalid) {
+            errors.add(invalid.getMessage());
+        }
+        try {
+            ShutdownSettings.from(config);
+        } catch (IllegalArgumentException invalid) {
+            errors.add(invalid.getMessage());
+        }
+        try {
+            LeadershipSettings.from(config);
+        } catch (IllegalArgumentException invalid) {
+            errors.add(invalid.getMessage());
+        }
+        return errors;
+    }
+
+    /** @return the warnings, each logged, about {@code locked.*} keys that Locked does not read */
+    static List<String> warnUnknownKeys(SettingLookup config) {
+        List<String> warnings = LockedKeys.unknown(config.names());
+        warnings.forEach(LOG::warning);
+        return warnings;
+    }
+}

@@ -1,0 +1,95 @@
+package io.locked.internal.definition;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.Locked;
+import io.locked.api.OnTimeout;
+import io.locked.internal.definition.LockedKeys.Member;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Config keys as users write them: the annotation's own names ({@code maxWait}, {@code onTimeout})
+ * are read like the documented keys ({@code wait}, {@code on-timeout}); a bad value is named with the
+ * member as the annotation spells it and says what is wrong; a {@code locked.*} key Locked does not
+ * read is warned about.
+ */
+class ConfigKeysTest {
+
+    static class Jobs {
+        @Locked("job")
+        public void run() {
+        }
+    }
+
+    private static Resolution resolve(Map<String, String> config) throws Exception {
+        Method run = Jobs.class.getMethod("run");
+        return LockedDefinitions.resolve(Jobs.class, run, name -> Optional.ofNullable(config.get(name)));
+    }
+
+    @Test
+    void annotationNamedKeysAreRead() throws Exception {
+        Resolution resolution = resolve(Map.of("locked.default.maxWait", "3s", "locked.default.onTimeout", "skip"));
+        assertEquals(List.of(), resolution.errors());
+        assertEquals(Duration.ofSeconds(3), resolution.settings().maxWait());
+        assertEquals(OnTimeout.SKIP, resolution.settings().onTimeout());
+    }
+
+    @Test
+    void theDocumentedKeyWinsOverTheAnnotationsName() throws Exception {
+        Resolution resolution = resolve(Map.of("locked.default.wait", "1s", "locked.default.maxWait", "3s"));
+        assertEquals(Duration.ofSeconds(1), resolution.settings().maxWait());
+    }
+
+    @Test
+    void badValuesNameTheMemberAsTheAnnotationSpellsItAndSayWhatIsWrong() throws Exception {
+        String where = Jobs.class.getName() + "#run()";
+        assertError(resolve(Map.of("locked.default.maxWait", "garbage")), "Invalid @Locked.maxWait on " + where
+                + " from config locked.default.maxWait=garbage: 'garbage' is not a duration");
+        assertError(resolve(Map.of("locked.default.onTimeout", "skipp")), "Invalid @Locked.onTimeout on " + where
+                + " from config locked.default.onTimeout=skipp: unknown value 'skipp'");
+        assertError(resolve(Map.of("locked.default.wait", "-5s")), "Invalid @Locked.maxWait on " + where
+                + " from config locked.default.wait=-5s: '-5s' is negative");
+        assertError(resolve(Map.of("locked.default.wait", "-PT5S")), "negative");
+        assertError(resolve(Map.of("locked.default.lease", "-PT5S")), "negative");
+    }
+
+    @Test
+    void unknownKeysAreWarnedAboutWithTheKeyMeant() {
+        List<String> warnings = LockedKeys.unknown(List.of("locked.default.maxwait", "locked.default.timeout",
+                "locked.\"com.acme.Jobs/nightly\".on_timeout", "locked.create_table", "locked.default.wait",
+                "locked.\"com.acme.Jobs\".onTimeout", "locked.health.timeout", "quarkus.http.port", "locked-app.instance"));
+        assertEquals(4, warnings.size(), String.join("\n", warnings));
+        assertTrue(warnings.get(0).contains("locked.default.maxwait; did you mean locked.default.wait?"), warnings.get(0));
+        assertTrue(warnings.get(1).contains("locked.default.timeout; it reads locked.default.<member>")
+                && warnings.get(1).contains("[mode, wait, lease, on-timeout, enabled]"), warnings.get(1));
+        assertTrue(warnings.get(2).contains("did you mean locked.\"com.acme.Jobs/nightly\".on-timeout?"), warnings.get(2));
+        assertTrue(warnings.get(3).contains("did you mean locked.create-table?"), warnings.get(3));
+    }
+
+    // a new @Locked member that config can override joins LockedKeys.Member, which gives its key and spellings
+    @Test
+    void everyAnnotationMemberButTheKeyHasAConfigKey() {
+        Set<String> members = Arrays.stream(Locked.class.getDeclaredMethods()).map(Method::getName)
+                .filter(name -> !name.equals("value") && !name.equals("key")).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> configurable = Arrays.stream(Member.values()).map(Member::annotationName)
+                .collect(Collectors.toCollection(TreeSet::new));
+        assertTrue(configurable.containsAll(members), "members without a config key: " + members + " vs " + configurable);
+        assertEquals("on-timeout", Member.ON_TIMEOUT.key());
+        assertEquals(List.of("wait", "maxWait", "max-wait"), Member.WAIT.spellings());
+    }
+
+    private static void assertError(Resolution resolution, String expected) {
+        assertTrue(resolution.errors().stream().anyMatch(error -> error.contains(expected)),
+                "expected <" + expected + "> in " + resolution.errors());
+    }
+}
