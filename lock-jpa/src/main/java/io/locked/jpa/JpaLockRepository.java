@@ -76,7 +76,7 @@ public final class JpaLockRepository implements LockRepository {
 
     private JpaLockRepository(Builder settings) {
         this.factory = settings.factory;
-        requireLockRow(settings.factory);
+        LockPaths.requireLockRow(settings.factory);
         TransactionManagerLookup.LockTransactions transactions = TransactionManagerLookup.apiPresent()
                 ? TransactionManagerLookup.of(settings.factory, settings.transactionManager)
                 : TransactionManagerLookup.LockTransactions.RESOURCE_LOCAL;
@@ -90,16 +90,6 @@ public final class JpaLockRepository implements LockRepository {
         this.statements = paths.statements();
         this.path = paths.path();
         this.galeraForJpa = paths.galeraForJpa();
-    }
-
-    private static void requireLockRow(EntityManagerFactory factory) {
-        try {
-            factory.getMetamodel().entity(LockRow.class);
-        } catch (IllegalArgumentException notListed) {
-            throw new IllegalStateException("The lock table's persistence unit does not map " + LockRow.class.getName()
-                    + ": list it in persistence.xml (<class>" + LockRow.class.getName() + "</class>), or on Quarkus"
-                    + " put it in the unit's packages (quarkus.hibernate-orm.packages=io.locked.jpa)", notListed);
-        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.locked.jpa.internal;
 
 import io.locked.jpa.LockDatabase;
+import io.locked.jpa.LockRow;
 import io.locked.jpa.LockStatements;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.LockConnections;
@@ -105,5 +106,16 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
                 ? Optional.ofNullable(GaleraNode.detect(connections, galeraSingleWriter, CallBounds.brief()))
                 : Optional.empty();
         return new LockPaths(connections, family, statements, path, galera);
+    }
+
+    /** Refuses a unit that does not map the lock row, naming how to list it. */
+    public static void requireLockRow(EntityManagerFactory factory) {
+        try {
+            factory.getMetamodel().entity(LockRow.class);
+        } catch (IllegalArgumentException notListed) {
+            throw new IllegalStateException("The lock table's persistence unit does not map " + LockRow.class.getName()
+                    + ": list it in persistence.xml (<class>" + LockRow.class.getName() + "</class>), or on Quarkus"
+                    + " put it in the unit's packages (quarkus.hibernate-orm.packages=io.locked.jpa)", notListed);
+        }
     }
 }
