@@ -8,6 +8,7 @@ import io.locked.internal.definition.SettingLookup;
 import io.locked.internal.definition.ShutdownSettings;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /** The checks of Locked's settings beside the {@code @Locked} members, shared by every way Locked starts. */
@@ -19,26 +20,15 @@ final class GlobalSettings {
 
     /** @return what is wrong with the cleanup's, readiness check's, shutdown's and leadership's settings, each naming its key */
     static List<String> errors(SettingLookup config) {
+        List<Consumer<SettingLookup>> checks = List.of(CleanupSettings::from, HealthSettings::from, ShutdownSettings::from,
+                LeadershipSettings::from);
         List<String> errors = new ArrayList<>();
-        try {
-            CleanupSettings.from(config);
-        } catch (IllegalArgumentException invalid) {
-            errors.add(invalid.getMessage());
-        }
-        try {
-            HealthSettings.from(config);
-        } catch (IllegalArgumentException invalid) {
-            errors.add(invalid.getMessage());
-        }
-        try {
-            ShutdownSettings.from(config);
-        } catch (IllegalArgumentException invalid) {
-            errors.add(invalid.getMessage());
-        }
-        try {
-            LeadershipSettings.from(config);
-        } catch (IllegalArgumentException invalid) {
-            errors.add(invalid.getMessage());
+        for (Consumer<SettingLookup> check : checks) {
+            try {
+                check.accept(config);
+            } catch (IllegalArgumentException invalid) {
+                errors.add(invalid.getMessage());
+            }
         }
         return errors;
     }

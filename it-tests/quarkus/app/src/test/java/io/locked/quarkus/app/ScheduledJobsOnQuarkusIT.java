@@ -3,7 +3,6 @@ package io.locked.quarkus.app;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,7 +24,6 @@ import org.junit.jupiter.api.Test;
  * job runs at both instances' triggers: runs a second apart or closer.
  */
 class ScheduledJobsOnQuarkusIT {
-    private static final String URL = "jdbc:mariadb://127.0.0.1:3306/locked_quarkus";
     private static final long HOLD_MICROS = 1_500_000;
     /** Runs are stamped inside the job, a few milliseconds after the lock was granted: allow for that. */
     private static final long STAMP_SLACK_MICROS = 200_000;
@@ -42,7 +40,7 @@ class ScheduledJobsOnQuarkusIT {
              QuarkusInstance b = new QuarkusInstance("tick-b").clockAhead(Duration.ofMillis(3500))) {
             a.start(schedule);
             b.start(schedule);
-            bothUp = databaseNowMicros();
+            bothUp = JobRunTable.databaseNowMicros();
             awaitRuns(bothUp, "held-cron", "held-every");
         }
         for (String job : List.of("held-cron", "held-every")) {
@@ -94,9 +92,9 @@ class ScheduledJobsOnQuarkusIT {
     }
 
     private List<Long> runsSince(String job, long sinceMicros) throws SQLException {
-        try (Connection connection = DriverManager.getConnection(URL, "locked", "locked");
-             PreparedStatement read = connection.prepareStatement("SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', ran_at)"
-                     + " FROM job_run WHERE job = ? AND TIMESTAMPDIFF(MICROSECOND, '1970-01-01', ran_at) > ? ORDER BY ran_at")) {
+        try (Connection connection = JobRunTable.connect();
+             PreparedStatement read = connection.prepareStatement("SELECT " + JobRunTable.MICROS
+                     + " FROM job_run WHERE job = ? AND " + JobRunTable.MICROS + " > ? ORDER BY ran_at")) {
             read.setString(1, run + "/" + job);
             read.setLong(2, sinceMicros);
             List<Long> runs = new ArrayList<>();
@@ -109,12 +107,4 @@ class ScheduledJobsOnQuarkusIT {
         }
     }
 
-    private static long databaseNowMicros() throws SQLException {
-        try (Connection connection = DriverManager.getConnection(URL, "locked", "locked");
-             ResultSet now = connection.createStatement().executeQuery(
-                     "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', UTC_TIMESTAMP(6))")) {
-            now.next();
-            return now.getLong(1);
-        }
-    }
 }

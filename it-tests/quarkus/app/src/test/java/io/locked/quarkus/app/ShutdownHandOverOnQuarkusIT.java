@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.Test;
  * Neither log has an ERROR line.
  */
 class ShutdownHandOverOnQuarkusIT {
-    private static final String URL = "jdbc:mariadb://127.0.0.1:3306/locked_quarkus";
     private static final long LEASE_MICROS = 40_000_000;
     private static final Duration PATIENCE = Duration.ofSeconds(90);
     private final String run = UUID.randomUUID().toString();
@@ -31,13 +29,13 @@ class ShutdownHandOverOnQuarkusIT {
         try (QuarkusInstance a = new QuarkusInstance("handover-a"); QuarkusInstance b = new QuarkusInstance("handover-b")) {
             a.start(schedule);
             b.start(schedule);
-            long bothUp = databaseNowMicros();
+            long bothUp = JobRunTable.databaseNowMicros();
             Start running = awaitStart(bothUp, null);
             QuarkusInstance holder = running.instance().equals("handover-a") ? a : b;
             QuarkusInstance other = holder == a ? b : a;
-            long stoppedAt = databaseNowMicros();
+            long stoppedAt = JobRunTable.databaseNowMicros();
             holder.close(); // SIGTERM, and wait for the process to end
-            long exitedAt = databaseNowMicros();
+            long exitedAt = JobRunTable.databaseNowMicros();
             Start next = awaitStart(running.atMicros(), holder.name());
             long takeover = next.atMicros() - stoppedAt;
             System.out.printf("[scheduler] quarkus shutdown hand-over: %s stopped mid-run, exited after %d ms;"
@@ -59,9 +57,9 @@ class ShutdownHandOverOnQuarkusIT {
     private Start awaitStart(long sinceMicros, String not) throws Exception {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (System.nanoTime() - deadline < 0) {
-            try (Connection connection = DriverManager.getConnection(URL, "locked", "locked");
-                 PreparedStatement read = connection.prepareStatement("SELECT instance, " + MICROS
-                         + " FROM job_run WHERE job = ? AND " + MICROS + " > ? AND instance <> ? ORDER BY ran_at LIMIT 1")) {
+            try (Connection connection = JobRunTable.connect();
+                 PreparedStatement read = connection.prepareStatement("SELECT instance, " + JobRunTable.MICROS
+                         + " FROM job_run WHERE job = ? AND " + JobRunTable.MICROS + " > ? AND instance <> ? ORDER BY ran_at LIMIT 1")) {
                 read.setString(1, run + "/handover-start");
                 read.setLong(2, sinceMicros);
                 read.setString(3, not == null ? "" : not);
@@ -77,9 +75,9 @@ class ShutdownHandOverOnQuarkusIT {
     }
 
     private boolean ended(long startedMicros, String instance) throws SQLException {
-        try (Connection connection = DriverManager.getConnection(URL, "locked", "locked");
+        try (Connection connection = JobRunTable.connect();
              PreparedStatement read = connection.prepareStatement("SELECT COUNT(*) FROM job_run WHERE job = ?"
-                     + " AND instance = ? AND " + MICROS + " > ?")) {
+                     + " AND instance = ? AND " + JobRunTable.MICROS + " > ?")) {
             read.setString(1, run + "/handover-end");
             read.setString(2, instance);
             read.setLong(3, startedMicros);
@@ -87,17 +85,6 @@ class ShutdownHandOverOnQuarkusIT {
                 row.next();
                 return row.getLong(1) > 0;
             }
-        }
-    }
-
-    private static final String MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01', ran_at)";
-
-    private static long databaseNowMicros() throws SQLException {
-        try (Connection connection = DriverManager.getConnection(URL, "locked", "locked");
-             ResultSet now = connection.createStatement().executeQuery(
-                     "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01', UTC_TIMESTAMP(6))")) {
-            now.next();
-            return now.getLong(1);
         }
     }
 }
