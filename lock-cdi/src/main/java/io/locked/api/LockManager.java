@@ -150,6 +150,19 @@ public interface LockManager extends AutoCloseable {
     Optional<LockInfo> forceRelease(String key);
 
     /**
+     * Ends the key's current hold as {@link #forceRelease(String)} does, then keeps the key taken for
+     * {@code lockDelay} on the database's clock before anyone may take it: the lock-delay after an
+     * abnormal end, for resources that cannot check fencing tokens. Inspection shows the delay as an
+     * optimistic lease of no acquisition of any JVM.
+     *
+     * @param key       the lock key
+     * @param lockDelay how long the key stays taken after the end, zero or positive, at most 365 days
+     * @return as {@link #forceRelease(String)}
+     * @throws IllegalArgumentException for a bad key or delay; otherwise as {@link #forceRelease(String)}
+     */
+    Optional<LockInfo> forceRelease(String key, java.time.Duration lockDelay);
+
+    /**
      * Campaigns for a role that one JVM holds at a time (a cluster singleton, a leader): a thread of
      * its own waits for the role's optimistic lock (key: the role's name) and tells the listener when
      * a term begins and ends ({@link Leadership}). Closing the manager closes its candidacies first,

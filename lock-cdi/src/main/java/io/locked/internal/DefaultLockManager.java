@@ -132,8 +132,14 @@ public final class DefaultLockManager implements LockManager {
 
     @Override
     public Optional<LockInfo> forceRelease(String key) {
-        String checked = LockRequest.of(key).key();
-        Optional<LockInfo> ended = repository.forceRelease(checked).map(DefaultLockManager::info);
+        return forceRelease(key, Duration.ZERO);
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(String key, Duration lockDelay) {
+        // the request checks the key, and the delay as a lock-delay
+        String checked = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay).key();
+        Optional<LockInfo> ended = repository.forceRelease(checked, lockDelay).map(DefaultLockManager::info);
         ended.ifPresent(hold -> LockLog.forcedRelease(checked, hold.mode(), hold.token(), hold.holder(),
                 hold.databaseSession()));
         return ended;

@@ -180,6 +180,24 @@ public interface LockRepository {
     }
 
     /**
+     * Ends the key's current hold as {@link #forceRelease(String)} does, and then keeps the key taken
+     * for {@code lockDelay} on the database's clock (a lease in no acquisition's name), so that the
+     * old holder, which may still be at work, has time to notice its loss before a new holder starts.
+     * Where the ended pessimistic hold's key was taken by a new holder at once, there is no delay to keep.
+     *
+     * @param key       the lock key
+     * @param lockDelay how long the key stays taken after the end, zero or positive
+     * @return as {@link #forceRelease(String)}
+     * @throws UnsupportedOperationException if this store has no forced release, or none with a delay
+     */
+    default Optional<LockRowState> forceRelease(String key, Duration lockDelay) {
+        if (lockDelay.isZero()) {
+            return forceRelease(key);
+        }
+        throw new UnsupportedOperationException(getClass().getName() + " has no forced release with a lock-delay");
+    }
+
+    /**
      * Deletes free rows not acquired for at least {@code idleFor}. Tokens of keys whose row is
      * deleted and created again keep increasing.
      *

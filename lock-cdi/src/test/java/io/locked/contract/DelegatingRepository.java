@@ -72,4 +72,9 @@ public abstract class DelegatingRepository implements LockRepository {
     public Optional<LockRowState> forceRelease(String key) {
         return delegate.forceRelease(key);
     }
+
+    @Override
+    public Optional<LockRowState> forceRelease(String key, Duration lockDelay) {
+        return delegate.forceRelease(key, lockDelay);
+    }
 }

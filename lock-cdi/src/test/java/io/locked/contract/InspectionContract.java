@@ -189,6 +189,35 @@ public interface InspectionContract {
         }
     }
 
+    @Test
+    default void aForcedReleaseWithALockDelayKeepsTheKeyTakenForTheDelayOnTheDatabasesClock() throws InterruptedException {
+        for (LockMode mode : LockMode.values()) {
+            if (mode == LockMode.PESSIMISTIC && !showsPessimisticHolders()) {
+                continue; // refused on this path, as aForcedReleaseEndsAPessimisticHolders... shows
+            }
+            String key = key("forced-delay");
+            Duration delay = Duration.ofSeconds(1);
+            try (LockManager holders = manager(); LockManager operator = manager()) {
+                LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofMillis(600)));
+                try {
+                    assertTrue(operator.forceRelease(key, delay).isPresent(), "the hold is ended");
+                    LockInfo kept = operator.inspect(key);
+                    assertTrue(kept.held() && !kept.heldByThisJvm(), "the lock-delay keeps the key taken, by nobody: " + kept);
+                    assertFalse(kept.until().isBefore(kept.since().plus(delay)), "for the delay: " + kept);
+                    try (LockHandle next = operator.acquire(LockRequest.of(key).mode(mode).waitFor(PATIENCE))) {
+                        long until = kept.until().getEpochSecond() * 1_000_000L + kept.until().getNano() / 1000;
+                        assertTrue(next.token() >= until - MinimumHoldContract.CLOCK_SLACK_MICROS, mode + ": the next holder"
+                                + " entered (token " + next.token() + ") before the delay's end at " + kept.until());
+                    }
+                    Await.invalid(held, PATIENCE, "the forced release");
+                } finally {
+                    closeQuietly(held);
+                }
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> manager().forceRelease("k", Duration.ofSeconds(-1)));
+    }
+
     // a failed assertion must not leave the hold's connection borrowed for the next test
     private static void closeQuietly(LockHandle held) {
         try {

@@ -311,4 +311,9 @@ public final class JpaLockRepository implements LockRepository {
     public Optional<LockRowState> forceRelease(String key) {
         return caller.outside(() -> path.forceRelease(key));
     }
+
+    @Override
+    public Optional<LockRowState> forceRelease(String key, Duration lockDelay) {
+        return caller.outside(() -> path.forceRelease(key, lockDelay));
+    }
 }

@@ -162,7 +162,7 @@ public abstract class Dialect implements RowStatements, HolderSessions {
     }
 
     /** @return now plus the microseconds of the expression given */
-    protected final String nowPlus(String micros) {
+    public final String nowPlus(String micros) {
         return plusMicros.apply(now, micros);
     }
 

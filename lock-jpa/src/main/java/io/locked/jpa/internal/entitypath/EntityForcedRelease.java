@@ -9,11 +9,15 @@ import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.dialect.FenceStatements;
 import io.locked.jpa.internal.fence.FenceDetection;
 import io.locked.jpa.internal.fence.JpaFenceTransaction;
+import io.locked.jpa.internal.inspection.ForcedRelease;
 import io.locked.spi.LockRowState;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.PersistenceException;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * An operator's forced release on the JPA path: frees a live optimistic lease with a new token and
@@ -38,7 +42,7 @@ final class EntityForcedRelease {
      * Frees a live optimistic lease with a new token, and raises the key's fence to it where the
      * fence table exists. The JPA path cannot end another session: a pessimistic hold is refused.
      */
-    Optional<LockRowState> forceRelease(String key) {
+    Optional<LockRowState> forceRelease(String key, Duration lockDelay) {
         Optional<LockRowState> held = inspection.inspect(key).filter(LockRowState::held);
         if (held.isEmpty()) {
             return held;
@@ -56,8 +60,15 @@ final class EntityForcedRelease {
             if (row == null || !lease.owner().equals(row.getOwner())) {
                 return false; // released or taken over meanwhile
             }
-            long token = DatabaseClock.nextToken(row.getToken(), rows.now(manager, key, bounds));
-            ROWS.forcedFreeWith(row, token);
+            Instant now = rows.now(manager, key, bounds);
+            long token = DatabaseClock.nextToken(row.getToken(), now);
+            if (lockDelay.isZero()) {
+                ROWS.forcedFreeWith(row, token);
+            } else {
+                // a lease of no acquisition's, until the delay has passed
+                ROWS.leasedTo(row, UUID.randomUUID().toString(), ForcedRelease.LOCK_DELAY_HOLDER, token, now,
+                        EntityLeases.expiry(now, lockDelay));
+            }
             manager.flush();
             if (fenced) {
                 try {

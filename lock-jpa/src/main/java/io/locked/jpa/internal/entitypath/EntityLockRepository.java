@@ -107,7 +107,12 @@ public final class EntityLockRepository implements LockRepository {
      */
     @Override
     public Optional<LockRowState> forceRelease(String key) {
-        return forcedRelease.forceRelease(key);
+        return forcedRelease.forceRelease(key, Duration.ZERO);
+    }
+
+    @Override
+    public Optional<LockRowState> forceRelease(String key, Duration lockDelay) {
+        return forcedRelease.forceRelease(key, lockDelay);
     }
 
     @Override

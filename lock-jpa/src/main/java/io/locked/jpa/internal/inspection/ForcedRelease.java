@@ -17,7 +17,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * Forced release on the native path: ends a key's current hold, whoever holds it. It ends a
@@ -27,6 +29,8 @@ import java.util.Optional;
  * that the old holder's fenced writes are refused.
  */
 public final class ForcedRelease {
+    /** The holder a forced release's lock-delay shows in inspection. */
+    public static final String LOCK_DELAY_HOLDER = "(the lock-delay of a forced release)";
     /** How long a forced release waits for an ended session's row lock to go. */
     private static final int ROW_LOCK_WAIT_SECONDS = 5;
     private final LockConnections connections;
@@ -48,7 +52,7 @@ public final class ForcedRelease {
      * @return the hold that was ended, empty if the key was free or the hold read ended by itself
      *         before it could be ended (the key may have a new holder by then)
      */
-    public Optional<LockRowState> forceRelease(String key) {
+    public Optional<LockRowState> forceRelease(String key, Duration lockDelay) {
         Optional<LockRowState> held = inspection.inspect(key).filter(LockRowState::held);
         if (held.isEmpty()) {
             return Optional.empty();
@@ -86,7 +90,7 @@ public final class ForcedRelease {
                 transaction.commit();
                 return held;
             }
-            long token = freeWithNextToken(connection, key);
+            long token = freeWithNextToken(connection, key, lockDelay);
             if (fenced) {
                 FenceDetection.of(connection).raise(new JdbcFenceTransaction(connection), key, token);
             }
@@ -168,13 +172,25 @@ public final class ForcedRelease {
         }
     }
 
-    /** Frees the locked row and draws its next token, as an acquisition would; returns the token. */
-    private long freeWithNextToken(Connection connection, String key) throws SQLException {
-        String free = "UPDATE " + LockRow.TABLE + " SET owner = NULL, expires_at = NULL, version = version + 1,"
-                + " token = GREATEST(token + 1, " + database.tokenMicros + ") WHERE lock_key = ?";
+    /**
+     * Frees the locked row and draws its next token, as an acquisition would; returns the token. With
+     * a lock-delay the row keeps a lease of no acquisition's until the delay has passed.
+     */
+    private long freeWithNextToken(Connection connection, String key, Duration lockDelay) throws SQLException {
+        boolean delayed = !lockDelay.isZero();
+        String free = "UPDATE " + LockRow.TABLE + " SET "
+                + (delayed ? "owner = ?, holder = ?, acquired_at = " + database.now + ", expires_at = " + database.nowPlus("?")
+                        : "owner = NULL, expires_at = NULL")
+                + ", version = version + 1, token = GREATEST(token + 1, " + database.tokenMicros + ") WHERE lock_key = ?";
         free = database.drawingTokenInUtc(free);
         try (PreparedStatement update = connection.prepareStatement(free)) {
-            update.setString(1, key);
+            int next = 1;
+            if (delayed) {
+                update.setString(next++, UUID.randomUUID().toString());
+                update.setString(next++, LOCK_DELAY_HOLDER);
+                update.setLong(next++, lockDelay.toNanos() / 1000);
+            }
+            update.setString(next, key);
             update.executeUpdate();
         }
         try (PreparedStatement read = connection.prepareStatement("SELECT token FROM " + LockRow.TABLE + " WHERE lock_key = ?")) {
