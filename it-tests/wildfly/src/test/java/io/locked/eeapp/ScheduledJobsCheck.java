@@ -45,7 +45,7 @@ public final class ScheduledJobsCheck {
     private final String label;
     private final String url;
     private final String run = UUID.randomUUID().toString();
-    private final List<String> jobs = new ArrayList<>(List.of("ejb-held", "executor-held", "ejb-bare", "executor-bare"));
+    private final List<String> jobs = new ArrayList<>();
 
     /**
      * @param servers two servers, the second one started with its clock {@link #CLOCK_AHEAD} ahead
@@ -56,6 +56,8 @@ public final class ScheduledJobsCheck {
         this.servers = servers;
         this.label = label;
         this.url = url;
+        jobs.addAll(HELD);
+        jobs.addAll(BARE);
     }
 
     /** Sets the second server's clock ahead, as {@link #run()} expects it; call before its start. */

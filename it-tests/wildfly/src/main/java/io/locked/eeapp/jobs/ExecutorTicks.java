@@ -28,6 +28,7 @@ public class ExecutorTicks {
     TickJobs jobs;
 
     synchronized void start() {
+        stop(); // armed again: one schedule per job all the same
         long firstDelay = PERIOD_MILLIS - System.currentTimeMillis() % PERIOD_MILLIS;
         scheduled.add(executor.scheduleAtFixedRate(() -> run(jobs::executorHeld), firstDelay, PERIOD_MILLIS,
                 TimeUnit.MILLISECONDS));
