@@ -9,9 +9,11 @@ import jakarta.inject.Inject;
 /**
  * The form the usage guide warns against: {@code @Locked} on the EJB timeout method itself, kept to
  * show what a server does with it. WildFly deploys it and runs the timeout outside any lock (Locked's
- * interceptor is {@code @AroundInvoke} only, and a timeout is no business method call). Payara Micro
- * refuses the deployment: its EJB container creates the interceptor with a no-argument constructor,
- * which Locked's interceptor has not; the Payara WAR leaves this class out.
+ * interceptor is {@code @AroundInvoke} only, and a timeout is no business method call). On Payara
+ * Micro the bean cannot be created: Weld builds a serializable subclass of the interceptor for the
+ * EJB ({@code _LockedInterceptor_Serializable}), whose constructor calls a no-argument one that
+ * Locked's interceptor has not ({@code NoSuchMethodError}); every timeout fails so, and a
+ * {@code @Startup} one fails the deployment. The Payara WAR leaves this class out.
  */
 @Singleton
 public class LockedTimeoutTicks {
