@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.eeapp.EeApplicationTests;
 import io.locked.eeapp.MisusedWar;
+import io.locked.eeapp.ScheduledJobsCheck;
 import io.locked.payara.misuse.BadKeyBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +19,7 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The same application as on WildFly on two Payara Micro 6 instances, with EclipseLink and the
  * application's own {@code @DataSourceDefinition}, on one MariaDB database. Instances start once for
- * the class.
+ * the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PayaraMicroIT extends EeApplicationTests {
@@ -40,6 +41,9 @@ class PayaraMicroIT extends EeApplicationTests {
         for (String name : List.of("a", "b")) {
             PayaraMicroInstance instance = new PayaraMicroInstance(name);
             instances.add(instance);
+            if (name.equals("b")) {
+                ScheduledJobsCheck.setClockAhead(instance);
+            }
             instance.start(app, true);
             System.out.printf("[payara] instance %s booted and ready in %d ms%n", name, instance.bootMillis());
         }
@@ -50,6 +54,11 @@ class PayaraMicroIT extends EeApplicationTests {
         for (PayaraMicroInstance instance : instances) {
             instance.close();
         }
+    }
+
+    @Test
+    void scheduledJobsUnderAMinimumHoldRunOncePerPeriodAcrossInstancesWhoseClocksDiffer() throws Exception {
+        new ScheduledJobsCheck(instances, label(), "jdbc:mysql://127.0.0.1:3306/locked_payara").run();
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.locked.eeapp;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import java.util.zip.ZipOutputStream;
@@ -30,7 +31,7 @@ public final class MisusedWar {
                 entry(out, library.getName(), application.getInputStream(library).readAllBytes());
             }
         }
-        Files.move(part, war);
+        Files.move(part, war, StandardCopyOption.REPLACE_EXISTING); // an earlier run's may still be there
     }
 
     private static void entry(ZipOutputStream out, String name, byte[] content) throws IOException {

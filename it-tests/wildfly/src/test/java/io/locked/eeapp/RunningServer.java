@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -20,6 +21,9 @@ import java.util.stream.Stream;
  */
 public abstract class RunningServer implements EeApplicationTests.Server, AutoCloseable {
     private static final Duration BOOT = Duration.ofSeconds(180);
+    /** libfaketime from Debian's package faketime, which {@code .ci/run} installs. */
+    private static final Path FAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1");
+    private Duration clockAhead = Duration.ZERO;
     private final String name;
     private final Path log;
     private Process process;
@@ -37,12 +41,30 @@ public abstract class RunningServer implements EeApplicationTests.Server, AutoCl
      * @param awaitReady false for a deployment that is expected to fail
      */
     protected final void launch(ProcessBuilder command, boolean awaitReady) throws Exception {
+        if (!clockAhead.isZero()) {
+            command.environment().putAll(Map.of("LD_PRELOAD", FAKETIME.toString(),
+                    "FAKETIME", "+" + clockAhead.toMillis() / 1000.0 + "s",
+                    "FAKETIME_DONT_FAKE_MONOTONIC", "1", "FAKETIME_FORCE_MONOTONIC_FIX", "0"));
+        }
         long started = System.nanoTime();
         process = command.redirectErrorStream(true).redirectOutput(log.toFile()).start();
         if (awaitReady) {
             awaitReady();
             bootMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         }
+    }
+
+    /**
+     * Sets the server's wall clock ahead of the machine's (libfaketime, through the environment, so
+     * that it reaches every process the start command spawns), as a host whose clock drifted would
+     * have it. Its monotonic clock stays true, so that waits and timeouts keep their length. Call it
+     * before the start.
+     */
+    public void setClockAhead(Duration offset) {
+        if (!Files.exists(FAKETIME)) {
+            throw new IllegalStateException("libfaketime is missing (" + FAKETIME + "): apt-get install faketime");
+        }
+        clockAhead = offset;
     }
 
     /** Fails at once if the server already reports what will keep it from becoming ready. */

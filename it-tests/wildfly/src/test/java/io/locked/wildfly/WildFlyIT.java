@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.eeapp.EeApplicationTests;
 import io.locked.eeapp.MisusedWar;
+import io.locked.eeapp.ScheduledJobsCheck;
 import io.locked.wildfly.misuse.BadKeyBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,9 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The test WAR on two WildFly 39 servers (MicroProfile configuration), each with its own ports, on
- * one MariaDB database through a datasource deployed as {@code app-ds.xml}; the lock table lives in
- * the application's own JTA unit. Servers start once for the class.
+ * The test WAR on two WildFly 39 servers (the default configuration with MicroProfile Health added:
+ * see {@link WildFlyInstance}), each with its own ports, on one MariaDB database through a datasource
+ * deployed as {@code app-ds.xml}; the lock table lives in the application's own JTA unit. Servers
+ * start once for the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WildFlyIT extends EeApplicationTests {
@@ -43,6 +45,9 @@ class WildFlyIT extends EeApplicationTests {
         for (String name : List.of("a", "b")) {
             WildFlyInstance server = new WildFlyInstance(name, offset);
             servers.add(server);
+            if (name.equals("b")) {
+                ScheduledJobsCheck.setClockAhead(server);
+            }
             server.prepare(driver, dataSource, app).start();
             System.out.printf("[wildfly] server %s (port offset %d) booted and ready in %d ms%n", name, offset, server.bootMillis());
             offset += 100;
@@ -54,6 +59,11 @@ class WildFlyIT extends EeApplicationTests {
         for (WildFlyInstance server : servers) {
             server.close();
         }
+    }
+
+    @Test
+    void scheduledJobsUnderAMinimumHoldRunOncePerPeriodAcrossServersWhoseClocksDiffer() throws Exception {
+        new ScheduledJobsCheck(servers, label(), "jdbc:mysql://127.0.0.1:3306/locked_wildfly").withLockedOnTheTimeoutMethod().run();
     }
 
     @Test

@@ -13,12 +13,15 @@ import java.util.stream.Stream;
 
 /**
  * One WildFly server of the unpacked distribution, with a base directory of its own (a copy of
- * {@code standalone/}) and its ports shifted by an offset, started with the MicroProfile configuration
- * as {@code bin/standalone.sh} starts it. Deployments go in through the deployment scanner: the JDBC
+ * {@code standalone/}) and its ports shifted by an offset, started as {@code bin/standalone.sh} starts
+ * it. Its configuration is the default one (which has EJB, for the scheduled jobs' timers, and
+ * MicroProfile Config) with MicroProfile Health added as the MicroProfile configuration has it (which
+ * has no EJB). Deployments go in through the deployment scanner: the JDBC
  * driver, the datasource ({@code app-ds.xml}) and the WAR, as files in {@code deployments/}.
  */
 final class WildFlyInstance extends RunningServer {
     static final Path HOME = Path.of(System.getProperty("wildfly.home", "target/wildfly"));
+    private static final String CONFIGURATION = "standalone-locked.xml";
     private final int portOffset;
     private final Path base;
 
@@ -35,6 +38,7 @@ final class WildFlyInstance extends RunningServer {
         }
         deleteTree(base);
         copyTree(HOME.resolve("standalone"), base);
+        writeConfiguration();
         for (Path deployment : deployments) {
             Files.copy(deployment, deployments().resolve(deployment.getFileName()), StandardCopyOption.REPLACE_EXISTING);
         }
@@ -44,7 +48,7 @@ final class WildFlyInstance extends RunningServer {
     /** Starts the server and waits until its readiness endpoint answers UP, Locked's check included. */
     WildFlyInstance start() throws Exception {
         List<String> command = new ArrayList<>(List.of(HOME.resolve("bin/standalone.sh").toString(),
-                "-c", "standalone-microprofile.xml",
+                "-c", CONFIGURATION,
                 "-Djboss.server.base.dir=" + base,
                 "-Djboss.socket.binding.port-offset=" + portOffset,
                 "-Djboss.tx.node.id=locked-" + name(), // two servers on one machine: transaction ids of their own
@@ -78,6 +82,25 @@ final class WildFlyInstance extends RunningServer {
                 throw new AssertionError("WildFly " + name() + " failed a deployment: " + Files.readString(failed.get(0)) + "\n" + log());
             }
         }
+    }
+
+    /** standalone.xml plus MicroProfile Health: its extension and its subsystem, both as standalone-microprofile.xml has them. */
+    private void writeConfiguration() throws IOException {
+        Path configuration = base.resolve("configuration");
+        String microProfile = Files.readString(configuration.resolve("standalone-microprofile.xml"));
+        String extension = line(microProfile, "<extension module=\"org.wildfly.extension.microprofile.health-smallrye\"/>");
+        String subsystem = line(microProfile, "<subsystem xmlns=\"urn:wildfly:microprofile-health-smallrye:");
+        String config = Files.readString(configuration.resolve("standalone.xml"));
+        String configExtension = line(config, "<extension module=\"org.wildfly.extension.microprofile.config-smallrye\"/>");
+        String configSubsystem = line(config, "<subsystem xmlns=\"urn:wildfly:microprofile-config-smallrye:");
+        Files.writeString(configuration.resolve(CONFIGURATION), config
+                .replace(configExtension, configExtension + "\n" + extension)
+                .replace(configSubsystem, configSubsystem + "\n" + subsystem));
+    }
+
+    private static String line(String text, String containing) {
+        return text.lines().filter(l -> l.contains(containing)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no line with " + containing + " in WildFly's configuration"));
     }
 
     private static void copyTree(Path from, Path to) throws IOException {
