@@ -33,16 +33,14 @@ import java.util.logging.Logger;
 @Priority(InterceptorPriority.DEFAULT)
 public class LockedInterceptor {
     private static final Logger LOG = Logger.getLogger(LockedInterceptor.class.getName());
-    private final LockManager locks;
-    private final LockedMethods methods;
-    private final LockEvents events;
-
+    // field injection and the implicit no-argument constructor: Weld makes a serializable subclass of
+    // an interceptor bound to an EJB (Payara), whose constructor calls the superclass's without arguments
     @Inject
-    LockedInterceptor(LockManager locks, LockedMethods methods, LockEvents events) {
-        this.locks = locks;
-        this.methods = methods;
-        this.events = events;
-    }
+    LockManager locks;
+    @Inject
+    LockedMethods methods;
+    @Inject
+    LockEvents events;
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {

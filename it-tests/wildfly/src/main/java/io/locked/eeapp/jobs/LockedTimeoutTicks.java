@@ -9,11 +9,10 @@ import jakarta.inject.Inject;
 /**
  * The form the usage guide warns against: {@code @Locked} on the EJB timeout method itself, kept to
  * show what a server does with it. WildFly deploys it and runs the timeout outside any lock (Locked's
- * interceptor is {@code @AroundInvoke} only, and a timeout is no business method call). On Payara
- * Micro the bean cannot be created: Weld builds a serializable subclass of the interceptor for the
- * EJB ({@code _LockedInterceptor_Serializable}), whose constructor calls a no-argument one that
- * Locked's interceptor has not ({@code NoSuchMethodError}); every timeout fails so, and a
- * {@code @Startup} one fails the deployment. The Payara WAR leaves this class out.
+ * interceptor is {@code @AroundInvoke} only, and a timeout is no business method call); so does
+ * Payara Micro, whose Weld builds a serializable subclass of the interceptor for the EJB
+ * ({@code _LockedInterceptor_Serializable}) with the interceptor's no-argument constructor (before
+ * the interceptor had one, the bean could not be created: {@code NoSuchMethodError}).
  */
 @Singleton
 public class LockedTimeoutTicks {
