@@ -215,7 +215,9 @@ public interface InspectionContract {
                 }
             }
         }
-        assertThrows(IllegalArgumentException.class, () -> manager().forceRelease("k", Duration.ofSeconds(-1)));
+        try (LockManager operator = manager()) {
+            assertThrows(IllegalArgumentException.class, () -> operator.forceRelease("k", Duration.ofSeconds(-1)));
+        }
     }
 
     // a failed assertion must not leave the hold's connection borrowed for the next test
