@@ -37,7 +37,8 @@ class ScheduledJobsOnQuarkusIT {
                 "-Dlocked-app.tick.run=" + run};
         long bothUp;
         try (QuarkusInstance a = new QuarkusInstance("tick-a");
-             QuarkusInstance b = new QuarkusInstance("tick-b").clockAhead(Duration.ofMillis(3500))) {
+             QuarkusInstance b = new QuarkusInstance("tick-b")) {
+            b.setClockAhead(Duration.ofMillis(3500));
             a.start(schedule);
             b.start(schedule);
             bothUp = JobRunTable.databaseNowMicros();
