@@ -2,6 +2,7 @@ package io.locked.jpa.internal.dialect;
 
 import io.locked.jpa.LockDatabase;
 import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.transaction.FenceTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,7 +14,10 @@ import java.util.List;
  * PostgreSQL 12+. Its clock for leases and tokens is {@code clock_timestamp()}, the time it is read
  * (not the transaction's start), which moves within a statement: each statement judges a row once.
  * A statement's lock wait is bounded by {@code lock_timeout}, set for its transaction in the same
- * round trip ({@link #settingsFirst()}). It reads no uncommitted row, so a pessimistic holder
+ * round trip ({@link #settingsFirst()}). That setting bounds every lock wait of the statement, the
+ * server's own brief ones too (a table's extension by a concurrent insert, a vacuum's truncation):
+ * so a wait of zero does not queue for the row at all ({@code SKIP LOCKED}, {@code NOWAIT}) and
+ * gives those the statement allowance, rather than answer "busy" for a key nobody holds. It reads no uncommitted row, so a pessimistic holder
  * publishes token and holder as its session's {@code application_name} until its transaction ends
  * ({@link HolderSession}), and another session finds it through the row's {@code xmax}.
  */
@@ -50,7 +54,11 @@ final class PostgreSqlDialect extends Dialect {
     };
 
     private final String take;
+    /** The take for a wait of zero: a row that another transaction locks is skipped, not waited for. */
+    private final String takeNow;
     private final String lockRow;
+    /** The acquisition for a wait of zero: the row is locked first, with NOWAIT, then as in {@link #lockRow}. */
+    private final String lockRowNow;
     private final String handOver;
 
     PostgreSqlDialect() {
@@ -64,14 +72,16 @@ final class PostgreSqlDialect extends Dialect {
         // computing its values after the wait. A held lease is filtered out before any lock, so that a
         // failed attempt locks and writes nothing; the last branch answers in the same round trip
         // whether the row exists (it sees the row as it was).
-        this.take = LOCK_WAIT + "; WITH free AS (SELECT lock_key FROM " + table + " WHERE lock_key = ? AND "
-                + freeOrExpired() + " FOR NO KEY UPDATE),"
-                + " taken AS (UPDATE " + table + " l SET owner = ?, holder = ?, version = l.version + 1,"
+        String takeFrom = " taken AS (UPDATE " + table + " l SET owner = ?, holder = ?, version = l.version + 1,"
                 + " token = GREATEST(l.token + 1, " + tokenMicros + "), acquired_at = " + now
                 + ", expires_at = " + nowPlus("?") + " FROM free WHERE l.lock_key = free.lock_key"
                 + " RETURNING l.token, l.version, l.owner)"
                 + " SELECT token, version, owner FROM taken"
                 + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
+        String free = LOCK_WAIT + "; WITH free AS (SELECT lock_key FROM " + table + " WHERE lock_key = ? AND "
+                + freeOrExpired() + " FOR NO KEY UPDATE";
+        this.take = free + ")," + takeFrom;
+        this.takeNow = free + " SKIP LOCKED)," + takeFrom;
         // The holder's row change is not visible to other sessions until it commits, so the statement
         // also publishes token and holder as its session's application_name until then (HolderSession),
         // and says whether it created the row (a new row's xmax is 0; a row updated on conflict has the
@@ -87,18 +97,26 @@ final class PostgreSqlDialect extends Dialect {
                 + " version = l.version + 1, acquired_at = " + now + ", holder = EXCLUDED.holder"
                 + " RETURNING l.token, CASE WHEN l.owner IS NULL OR l.expires_at <= " + now + " THEN 1 ELSE 0 END,"
                 + " l.xmax = 0, " + HolderSession.publishedAfterLock("l.token", "l.holder");
+        // NOWAIT fails at once where another transaction row-locks the key (55P03, busy); the statement
+        // after it then finds the row locked by its own transaction, or creates a missing one
+        this.lockRowNow = LOCK_SETTINGS + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
+                + lockRow.substring(LOCK_SETTINGS.length());
         this.handOver = LOCK_WAIT + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
     }
 
-    /** PostgreSQL's lock_timeout for a wait: 0 would mean "forever", so the shortest wait is 1 ms. */
+    /**
+     * PostgreSQL's lock_timeout for a wait (0 would mean "forever"). A wait of zero does not queue for
+     * the row (its statements skip a locked row or say NOWAIT), so its setting bounds only the server's
+     * own brief lock waits, within what any healthy statement may take.
+     */
     static String lockWait(long waitMillis) {
-        return Math.max(1, waitMillis) + "ms";
+        return (waitMillis == 0 ? CallBounds.STATEMENT_ALLOWANCE.toMillis() : waitMillis) + "ms";
     }
 
     @Override
     public PreparedStatement takeLease(Connection connection, String owner, String holder, long leaseMicros, String key,
                                        long waitMillis) throws SQLException {
-        PreparedStatement take = connection.prepareStatement(this.take);
+        PreparedStatement take = connection.prepareStatement(waitMillis == 0 ? takeNow : this.take);
         take.setString(1, lockWait(waitMillis));
         take.setString(2, key); // the row to lock
         take.setString(3, owner);
@@ -111,6 +129,25 @@ final class PostgreSqlDialect extends Dialect {
     @Override
     public String lockRow() {
         return lockRow;
+    }
+
+    @Override
+    public PreparedStatement lockRow(Connection connection, String holder, String key, long waitMillis)
+            throws SQLException {
+        if (waitMillis > 0) {
+            return super.lockRow(connection, holder, key, waitMillis);
+        }
+        PreparedStatement lock = connection.prepareStatement(lockRowNow);
+        lock.setString(1, lockWait(0));
+        lock.setString(2, key); // the row lock's
+        lock.setString(3, holder);
+        lock.setString(4, key);
+        return lock;
+    }
+
+    @Override
+    public int resultsBeforeLockRows(long waitMillis) {
+        return waitMillis > 0 ? 1 : 2; // the settings, then the row lock's for a wait of zero
     }
 
     /** A second bounds its wait where a pessimistic acquirer holds the row. */
@@ -137,7 +174,9 @@ final class PostgreSqlDialect extends Dialect {
     @Override
     public PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
         PreparedStatement insert = connection.prepareStatement(LOCK_WAIT + "; " + INSERT_IF_ABSENT);
-        insert.setString(1, lockWait(waitMillis));
+        // it waits only for another creator of the key, which commits at once here, and for the
+        // server's own brief waits: at least the statement allowance, whatever the caller's wait
+        insert.setString(1, lockWait(Math.max(waitMillis, CallBounds.STATEMENT_ALLOWANCE.toMillis())));
         insert.setString(2, key);
         return insert;
     }

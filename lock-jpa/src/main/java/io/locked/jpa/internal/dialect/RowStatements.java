@@ -52,6 +52,31 @@ public interface RowStatements {
     }
 
     /**
+     * {@link #lockRow()} prepared for a wait, its parameters bound. Run it with {@code execute()}: its
+     * rows come after {@link #resultsBeforeLockRows} results of its own.
+     */
+    default PreparedStatement lockRow(Connection connection, String holder, String key, long waitMillis)
+            throws SQLException {
+        PreparedStatement lock = connection.prepareStatement(lockRow());
+        int parameter = 1;
+        if (settingsFirst()) {
+            lock.setString(parameter++, lockWaitParameter(waitMillis));
+        }
+        lock.setString(parameter++, holder);
+        lock.setString(parameter, key);
+        return lock;
+    }
+
+    /**
+     * @return how many results a prepared pessimistic acquisition ({@link #lockRow(Connection, String,
+     *         String, long)}) for that wait gives before its rows: its settings' where
+     *         {@link #settingsFirst()} says so
+     */
+    default int resultsBeforeLockRows(long waitMillis) {
+        return settingsFirst() ? 1 : 0;
+    }
+
+    /**
      * {@link #lockRow()} as text with holder and key written in ({@link InlinedStatement}). On a Galera
      * node a last column names the node ({@code host:port}) that holds the row lock.
      */

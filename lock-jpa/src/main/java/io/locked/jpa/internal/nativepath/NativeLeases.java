@@ -82,7 +82,7 @@ final class NativeLeases {
                 }
                 try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
                      PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
-                    try (ResultSet taken = ReturnedRows.of(take, database)) {
+                    try (ResultSet taken = ReturnedRows.ofTake(take, database)) {
                         return take(taken, key, owner);
                     }
                 }

@@ -177,16 +177,9 @@ final class NativePessimisticLocks {
             }
         }
         try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
-             PreparedStatement lock = connection.prepareStatement(database.lockRow())) {
-            int parameter = 1;
-            if (database.settingsFirst()) {
-                lock.setString(parameter++, database.lockWaitParameter(waitMillis));
-            }
-            lock.setString(parameter++, holder);
-            lock.setString(parameter, key);
-            try (ResultSet row = ReturnedRows.of(lock, database)) {
-                return drawnToken(row, galera);
-            }
+             PreparedStatement lock = database.lockRow(connection, holder, key, waitMillis);
+             ResultSet row = ReturnedRows.ofLock(lock, database, waitMillis)) {
+            return drawnToken(row, galera);
         }
     }
 
