@@ -112,14 +112,17 @@ final class Candidacy implements Leadership {
         tell(() -> listener.granted(this, won.token()), "granted");
     }
 
+    // The listener is told before the release: a store that cannot be reached holds a release up for
+    // its whole connection wait, and the leader's work must stop when isLeader() turned false, not
+    // seconds later; at close, the work stops before the next leader can begin.
     private void endTerm(LockHandle ended, String reason) {
         term = null;
+        tell(() -> listener.lost(this, ended.token(), reason), "lost");
         try {
             ended.close();
         } catch (LockException lostAtRelease) {
-            // the term had ended already: what the listener is told
+            // the term had ended already: what the listener was told
         }
-        tell(() -> listener.lost(this, ended.token(), reason), "lost");
     }
 
     private void tell(Runnable call, String what) {

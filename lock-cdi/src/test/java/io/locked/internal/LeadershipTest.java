@@ -15,6 +15,7 @@ import io.locked.spi.Lease;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -23,12 +24,17 @@ import org.junit.jupiter.api.Test;
 /**
  * Two managers on one store stand for two JVMs campaigning for one role: one leads at a time, a
  * closed leader hands the role on at once, a leader cut off from the store learns it lost the role
- * and the other takes over with a higher term. (Real JVMs, kill -9 and SIGSTOP: LeadershipAcrossJvmsTest.)
+ * (even while its release hangs) and the other takes over with a higher term. (Real JVMs, kill -9,
+ * SIGSTOP and a cut network: LeadershipAcrossJvmsTest.)
  */
 class LeadershipTest {
     private static final Duration LEASE = Duration.ofMillis(600);
     private final InMemoryLockRepository store = new InMemoryLockRepository();
     private volatile boolean firstCutOff;
+    /** Whether, while the first is cut off, its releases hang until it reconnects, as where packets are dropped. */
+    private volatile boolean firstReleasesHang;
+    private final CountDownLatch firstReconnects = new CountDownLatch(1);
+    private volatile boolean firstReleaseGaveUp;
     private final LockManager first = LockManagerBuilder.on(new DelegatingRepository(store) {
         @Override
         public Lease renewLease(Lease lease, Duration duration) {
@@ -36,6 +42,24 @@ class LeadershipTest {
                 throw new LockStoreUnavailableException(lease.key(), "cut off by the test", null);
             }
             return super.renewLease(lease, duration);
+        }
+
+        @Override
+        public boolean releaseLease(Lease lease) {
+            if (firstCutOff && firstReleasesHang) {
+                awaitReconnect();
+                firstReleaseGaveUp = true;
+                throw new LockStoreUnavailableException(lease.key(), "cut off by the test", null);
+            }
+            return super.releaseLease(lease);
+        }
+
+        private void awaitReconnect() {
+            try {
+                firstReconnects.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }).build();
     private final LockManager second = LockManagerBuilder.on(store).build();
@@ -109,6 +133,22 @@ class LeadershipTest {
         a.close();
         b.close();
         assertTrue(toldFirst.events.isEmpty(), "a closed candidate without a term is told nothing more: " + toldFirst.events);
+    }
+
+    @Test
+    void aCutOffLeaderIsToldOfItsLossWhileItsReleaseStillHangs() throws Exception {
+        Told toldFirst = new Told();
+        Leadership a = first.campaign("consumer", LEASE, toldFirst);
+        long firstTerm = term(toldFirst.next());
+
+        firstReleasesHang = true;
+        firstCutOff = true;
+        String lost = toldFirst.next();
+        assertTrue(lost.startsWith("lost " + firstTerm + " its lease ran out"), lost);
+        assertFalse(firstReleaseGaveUp, "told only after the release gave up: the leader's work ran on meanwhile");
+        firstReconnects.countDown();
+        firstCutOff = false;
+        a.close();
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockMode;
 import io.locked.it.process.CounterFence;
+import io.locked.it.server.DatabaseProxy;
 import io.locked.it.server.MariaDbEndpoint;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -35,7 +36,7 @@ class FaultConnectionCutTest {
         FaultSettings settings = FaultSettings.fromSystemProperties();
         MariaDbEndpoint database = MariaDbEndpoint.shared();
         FaultOutcome outcome;
-        try (ResettingProxy proxy = ResettingProxy.start(database.host(), database.port());
+        try (DatabaseProxy proxy = DatabaseProxy.start(database);
              FaultRun run = FaultRun.start(dir, settings, mode, fence, database, database.through(proxy.port()))) {
             Takeover ended;
             do {

@@ -1,10 +1,14 @@
 package io.locked.it.process;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.locked.it.server.DatabaseProxy;
+import io.locked.it.server.MariaDbEndpoint;
 import io.locked.jpa.testing.TestDatabase;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -17,23 +21,24 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Leader election across real JVMs ({@link LeaderWorker}) on MariaDB: three candidates for one role,
- * whose leader is killed with {@code kill -9}, and whose next leader is paused (SIGSTOP) until
- * another took over, then resumed. A checker over every act of leadership, ordered by time, asserts
- * that no act of an older term comes after an act of a newer one (no two leaders at once), and that
- * each term's token is higher than the last. The negative control: a leader that ignores "lost"
- * shows up as an overlap.
+ * each reaching the database through a proxy of its own ({@link DatabaseProxy}). The first leader is
+ * killed with {@code kill -9}; the next one is paused (SIGSTOP) until another took over, then resumed;
+ * the next one's network is cut (its connections reset, new ones refused) until another took over and
+ * it stopped acting, then restored, and it must come back as a candidate: when the leader resigns, it
+ * takes over. A checker over every act of leadership, ordered by time, asserts that no act of an older
+ * term comes after an act of a newer one (no two leaders at once), and each term's token is higher
+ * than the last. The negative control: a leader that ignores "lost" shows up as an overlap.
  */
 class LeadershipAcrossJvmsTest {
     private static final long LEASE_MILLIS = 1500;
     private static final long PATIENCE_NANOS = 60_000_000_000L;
-    private static final TestDatabase DATABASE = TestDatabase.MARIADB;
     private final String role = "it:leader:" + UUID.randomUUID();
 
     @TempDir
     Path dir;
 
     @Test
-    void oneLeaderAtATimeThroughAKillAndAPauseLongerThanTheLease() throws Exception {
+    void oneLeaderAtATimeThroughAKillAPauseAndACutLongerThanTheLease() throws Exception {
         List<Candidate> candidates = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
@@ -48,25 +53,57 @@ class LeadershipAcrossJvmsTest {
             long afterKill = millisSince(killed);
             awaitActs(second, 5);
 
+            long pausedTerm = second.lastGrantedTerm();
             long paused = System.nanoTime();
             second.process.suspend();
             Candidate third = awaitNewLeader(candidates);
             long afterPause = millisSince(paused);
-            int actsBeforeResume = second.acts().size();
+            long resumedAtMicros = epochMicros();
             long resumed = System.nanoTime();
             second.process.resume();
             await(() -> second.lines.stream().anyMatch(line -> line.startsWith("LOST ")), "the paused leader learns its loss");
             long toldLost = millisSince(resumed);
             awaitActs(third, 5);
 
-            System.out.printf("[leadership] lease %d ms: takeover %d ms after kill -9, %d ms after SIGSTOP of the leader;"
-                    + " the paused leader was told of its loss %d ms after SIGCONT and acted %d times after it%n",
-                    LEASE_MILLIS, afterKill, afterPause, toldLost, second.acts().size() - actsBeforeResume);
+            long cutTerm = third.lastGrantedTerm();
+            long cutAtMicros = epochMicros();
+            long cut = System.nanoTime();
+            assertTrue(third.proxy.cut() > 0, "the leader had no connection to the database to cut");
+            Candidate fourth = awaitNewLeader(candidates);
+            long afterCut = millisSince(cut);
+            // while it cannot reach the database it must not act, and it must be told so before it can again
+            long stoppedAtMicros = awaitStopped(third, cutTerm);
+            await(() -> third.lines.stream().anyMatch(line -> line.startsWith("LOST " + cutTerm + " ")),
+                    "the cut-off leader is told of its loss");
+            long cutToldLost = millisSince(cut);
+            awaitActs(fourth, 5);
+            long restored = System.nanoTime();
+            third.proxy.restore();
+            // its pool's own pace, not the lock's: connections are retried with a growing back-off
+            await(() -> third.proxy.openConnections() > 0, "the cut-off leader reconnects");
+            long reconnected = millisSince(restored);
+
+            long resigned = System.nanoTime();
+            fourth.process.send("resign");
+            Candidate fifth = awaitNewLeader(candidates);
+            long afterResign = millisSince(resigned);
+            assertSame(third, fifth, "the only candidate left is the one whose network came back");
+            awaitActs(fifth, 5);
+
+            System.out.printf("[leadership] lease %d ms: takeover %d ms after kill -9, %d ms after SIGSTOP of the leader,"
+                    + " %d ms after cutting the leader's network; the paused leader was told of its loss %d ms after SIGCONT"
+                    + " and acted %d times after it; the cut-off leader stopped acting %d ms and was told of its loss %d ms"
+                    + " after the cut; its network back, it reconnected in %d ms and took over %d ms after the leader"
+                    + " resigned%n",
+                    LEASE_MILLIS, afterKill, afterPause, afterCut, toldLost, second.actsIn(pausedTerm, resumedAtMicros),
+                    (stoppedAtMicros - cutAtMicros) / 1000, cutToldLost, reconnected, afterResign);
             assertEquals(Optional.empty(), overlap(candidates), "two leaders at once");
             List<Long> grants = candidates.stream().flatMap(candidate -> candidate.grants().stream())
                     .sorted(Comparator.comparingLong(grant -> grant[1])).map(grant -> grant[0]).toList();
-            assertEquals(3, grants.size(), "three terms: " + grants);
-            assertTrue(grants.get(0) < grants.get(1) && grants.get(1) < grants.get(2), "terms' tokens rise: " + grants);
+            assertEquals(5, grants.size(), "five terms: " + grants);
+            for (int i = 1; i < grants.size(); i++) {
+                assertTrue(grants.get(i - 1) < grants.get(i), "terms' tokens rise: " + grants);
+            }
         } finally {
             candidates.forEach(Candidate::close);
         }
@@ -130,6 +167,14 @@ class LeadershipAcrossJvmsTest {
         return leader[0];
     }
 
+    /** @return when the leader, at its first check after the term ended, no longer believed in it (epoch micros) */
+    private static long awaitStopped(Candidate leader, long term) throws InterruptedException {
+        await(() -> !leader.parse("STOPPED ").isEmpty(), leader + " stops acting in term " + term);
+        long[] stopped = leader.parse("STOPPED ").get(0);
+        assertEquals(term, stopped[0], leader + " stopped acting in another term than the cut one");
+        return stopped[1];
+    }
+
     private static void awaitActs(Candidate leader, int more) throws InterruptedException {
         int from = leader.acts().size();
         await(() -> leader.acts().size() >= from + more, leader + " acts as leader");
@@ -145,20 +190,34 @@ class LeadershipAcrossJvmsTest {
         }
     }
 
+    private static long epochMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1000;
+    }
+
     private static long millisSince(long nanos) {
         return (System.nanoTime() - nanos) / 1_000_000;
     }
 
-    /** One candidate JVM and everything it printed. */
+    /** One candidate JVM, its own way to the database, and everything it printed. */
     private final class Candidate implements AutoCloseable {
         final String name;
         final List<String> lines = new CopyOnWriteArrayList<>();
+        final DatabaseProxy proxy;
         final WorkerProcess process;
 
         Candidate(String name, boolean obeys) throws Exception {
             this.name = name;
-            this.process = WorkerProcess.start(dir.resolve(name + ".log"), DATABASE.workerEnvironment(), lines::add,
-                    "lead", DATABASE.name(), role, String.valueOf(LEASE_MILLIS), String.valueOf(obeys));
+            MariaDbEndpoint database = MariaDbEndpoint.shared();
+            this.proxy = DatabaseProxy.start(database);
+            try {
+                this.process = WorkerProcess.start(dir.resolve(name + ".log"),
+                        database.through(proxy.port()).workerEnvironment(), lines::add,
+                        "lead", TestDatabase.MARIADB.name(), role, String.valueOf(LEASE_MILLIS), String.valueOf(obeys));
+            } catch (Exception | Error failed) {
+                proxy.close();
+                throw failed;
+            }
         }
 
         /** @return {term, epoch micros} of each act */
@@ -182,9 +241,20 @@ class LeadershipAcrossJvmsTest {
             return parsed;
         }
 
+        /** @return how many acts of that term were checked at or after that time (one checked before a pause prints after it) */
+        long actsIn(long term, long fromMicros) {
+            return acts().stream().filter(act -> act[0] == term && act[1] >= fromMicros).count();
+        }
+
+        long lastGrantedTerm() {
+            List<long[]> grants = grants();
+            return grants.get(grants.size() - 1)[0];
+        }
+
         @Override
         public void close() {
             process.close();
+            proxy.close();
         }
 
         @Override

@@ -55,6 +55,8 @@ import org.jboss.weld.environment.se.WeldContainer;
  *   ({@code HELD-AGAIN token}), releases it and prints {@code RELEASED}.</li>
  *   <li>{@code hold DATABASE MODE KEY LEASE_MILLIS [STATEMENTS]}: takes the lock (through the given
  *   lock path, default auto), prints {@code HELD token}, and holds it until the process is killed.</li>
+ *   <li>{@code lead DATABASE ROLE LEASE_MILLIS OBEYS}: campaigns for the role and acts as leader, as
+ *   {@link LeaderWorker} says, until the process is killed.</li>
  * </ul>
  *
  * <p>Every mode starts by printing {@code READY nanoTime}: the test checks that this worker's

@@ -1,4 +1,4 @@
-package io.locked.it.fault;
+package io.locked.it.server;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,33 +12,43 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A TCP proxy on 127.0.0.1 between one worker JVM and its database, which the test can tell to
- * cut every connection at once with a reset (as a firewall or a failover would), on both sides:
- * the database sees the client vanish, the client's next read or write fails. It keeps accepting
- * new connections afterwards, so the worker can reconnect.
+ * A TCP proxy on 127.0.0.1 between one worker JVM and its database, through which the test
+ * breaks that JVM's network while the database and every other JVM run on:
+ * <ul>
+ *   <li>{@link #resetAll()} resets every connection at once (as a failover or a firewall's
+ *   restart would), on both sides: the database sees the client vanish, the client's next read or
+ *   write fails. New connections get through, so the worker reconnects at once.</li>
+ *   <li>{@link #cut()} resets every connection too and refuses new ones until {@link #restore()}:
+ *   the worker is cut off from the database, however often it tries.</li>
+ * </ul>
+ * A refused connection is accepted and reset before a byte passes, so the client fails at once,
+ * as on a refused connect, and the proxy keeps its port for the restore.
  */
-final class ResettingProxy implements AutoCloseable {
+public final class DatabaseProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final String targetHost;
     private final int targetPort;
+    /** Open connections, and the lock that orders a cut against connections being opened. */
     private final List<Socket[]> connections = new ArrayList<>();
+    private boolean cut;
     private volatile boolean closed;
 
-    private ResettingProxy(ServerSocket listener, String targetHost, int targetPort) {
+    private DatabaseProxy(ServerSocket listener, String targetHost, int targetPort) {
         this.listener = listener;
         this.targetHost = targetHost;
         this.targetPort = targetPort;
     }
 
-    /** @return a proxy forwarding to that address, accepting on an ephemeral port of 127.0.0.1 */
-    static ResettingProxy start(String targetHost, int targetPort) throws IOException {
+    /** @return a proxy in front of that database, accepting on an ephemeral port of 127.0.0.1 */
+    public static DatabaseProxy start(MariaDbEndpoint database) throws IOException {
         ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        ResettingProxy proxy = new ResettingProxy(listener, targetHost, targetPort);
+        DatabaseProxy proxy = new DatabaseProxy(listener, database.host(), database.port());
         daemon("proxy-accept-" + listener.getLocalPort(), proxy::accept).start();
         return proxy;
     }
 
-    int port() {
+    /** @return the port of 127.0.0.1 it accepts on (see {@link MariaDbEndpoint#through}) */
+    public int port() {
         return listener.getLocalPort();
     }
 
@@ -50,6 +60,10 @@ final class ResettingProxy implements AutoCloseable {
             } catch (IOException stopped) {
                 return;
             }
+            if (isCut()) {
+                reset(client);
+                continue;
+            }
             Socket server = new Socket();
             try {
                 server.connect(new InetSocketAddress(targetHost, targetPort), 3000);
@@ -59,6 +73,11 @@ final class ResettingProxy implements AutoCloseable {
             }
             Socket[] pair = {client, server};
             synchronized (connections) {
+                // a cut that came while this one was being opened covers it too
+                if (cut) {
+                    endPair(pair, true);
+                    continue;
+                }
                 connections.add(pair);
             }
             daemon("proxy-up", () -> copy(client, server, pair)).start();
@@ -77,8 +96,8 @@ final class ResettingProxy implements AutoCloseable {
             }
             // one side ended normally: end the other normally too
             endPair(pair, false);
-        } catch (IOException cut) {
-            // reset by resetAll, or by either side: pass the reset on
+        } catch (IOException broken) {
+            // reset by resetAll or cut, or by either side: pass the reset on
             endPair(pair, true);
         }
     }
@@ -88,20 +107,52 @@ final class ResettingProxy implements AutoCloseable {
      *
      * @return how many connections were cut
      */
-    int resetAll() {
+    public int resetAll() {
         List<Socket[]> open;
         synchronized (connections) {
             open = new ArrayList<>(connections);
             connections.clear();
         }
-        int cut = 0;
+        int reset = 0;
         for (Socket[] pair : open) {
             if (!pair[0].isClosed() || !pair[1].isClosed()) {
-                cut++;
+                reset++;
             }
             endPair(pair, true);
         }
-        return cut;
+        return reset;
+    }
+
+    /**
+     * Cuts the worker off: resets every open connection and refuses new ones until {@link #restore()}.
+     *
+     * @return how many connections were cut
+     */
+    public int cut() {
+        synchronized (connections) {
+            cut = true;
+        }
+        return resetAll();
+    }
+
+    /** Lets new connections through again after {@link #cut()}. */
+    public void restore() {
+        synchronized (connections) {
+            cut = false;
+        }
+    }
+
+    /** @return how many connections pass through the proxy now */
+    public int openConnections() {
+        synchronized (connections) {
+            return connections.size();
+        }
+    }
+
+    private boolean isCut() {
+        synchronized (connections) {
+            return cut;
+        }
     }
 
     private void endPair(Socket[] pair, boolean reset) {
