@@ -31,7 +31,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * end fails the test; none of it measures time on this JVM.
  */
 public interface MinimumHoldContract {
-    Duration HOLD = Duration.ofSeconds(2);
+    /**
+     * Long enough for a release and a look to come well within it on a healthy machine; a run slow
+     * enough to reach it judges nothing of the hold's start (see the check).
+     */
+    Duration HOLD = Duration.ofSeconds(1);
     /** Tokens and lease ends are read from one clock at different moments of a statement, to the microsecond. */
     long CLOCK_SLACK_MICROS = 1000;
 
@@ -49,10 +53,14 @@ public interface MinimumHoldContract {
         LockMode other = mode == LockMode.OPTIMISTIC ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
         try (LockManager first = holdingManager(); LockManager second = holdingManager()) {
             long firstToken;
+            long acquiring = System.nanoTime();
             try (LockHandle held = first.acquire(LockRequest.of(key).mode(mode).holdAtLeast(HOLD))) {
                 firstToken = held.token();
             }
             LockInfo kept = second.inspect(key);
+            if (!kept.held() && System.nanoTime() - acquiring >= HOLD.toNanos()) {
+                return; // this machine took the whole hold to acquire, release and look: nothing to judge
+            }
             assertTrue(kept.held(), "released under a minimum hold of " + HOLD + ", the key still shows as taken: " + kept);
             assertEquals(firstToken, kept.token(), "the hold is the released holder's, under its token");
             assertFalse(kept.until().isBefore(kept.since().plus(HOLD)),
