@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class H2BusyRowCreationTest {
 
     @ParameterizedTest
-    @EnumSource(LockStatements.class)
+    @EnumSource(value = LockStatements.class, names = {"NATIVE", "JPA"})
     void aLeaseTakeOfARowBeingCreatedElsewhereIsBusy(LockStatements path) throws Exception {
         try (Store store = TestDatabase.H2.open(2, Map.of(), settings -> settings.statements(path))) {
             String key = "row-being-created:" + UUID.randomUUID();
@@ -44,7 +44,7 @@ class H2BusyRowCreationTest {
     }
 
     @ParameterizedTest
-    @EnumSource(LockStatements.class)
+    @EnumSource(value = LockStatements.class, names = {"NATIVE", "JPA"})
     void aPessimisticLockOfARowBeingCreatedElsewhereIsBusy(LockStatements path) throws Exception {
         try (Store store = TestDatabase.H2.open(2, Map.of(), settings -> settings.statements(path))) {
             String key = "row-being-created:" + UUID.randomUUID();
