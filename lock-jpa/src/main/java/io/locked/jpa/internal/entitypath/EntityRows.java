@@ -83,13 +83,24 @@ final class EntityRows {
             manager.flush();
             transactions.commit(manager);
         } catch (RuntimeException raceOrFailure) {
-            transactions.rollbackIfActive(manager);
             if (!EntityConflicts.isDuplicate(raceOrFailure)) {
+                // the first failure stands: after a lock wait that ran out on H2 (an SQLTimeoutException)
+                // HikariCP has closed the connection's handle, and the rollback fails too
+                rollBackAfter(manager, raceOrFailure);
                 throw raceOrFailure;
             }
+            transactions.rollbackIfActive(manager);
         } finally {
             // the persisted instance is detached either way; the lock reads the row afresh
             manager.clear();
+        }
+    }
+
+    private void rollBackAfter(EntityManager manager, RuntimeException failure) {
+        try {
+            transactions.rollbackIfActive(manager);
+        } catch (RuntimeException notRolledBack) {
+            failure.addSuppressed(notRolledBack);
         }
     }
 

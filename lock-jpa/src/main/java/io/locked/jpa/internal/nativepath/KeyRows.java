@@ -28,13 +28,21 @@ final class KeyRows {
         }
     }
 
+    /**
+     * Creates the key's row unless it is there; a concurrent creation of the same key that committed
+     * first is fine.
+     *
+     * @throws SQLException busy ({@link LockConflicts#isBusy}) where another transaction held the row
+     *         (creating or deleting it) for longer than the wait: the caller's try is busy, and the
+     *         connection takes no further statement, since H2 reports a lock wait that ran out as an
+     *         {@code SQLTimeoutException}, after which HikariCP has closed its handle
+     */
     void insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
         try (SessionLockTimeout bounded = database.boundRowCreation(connection, waitMillis);
              PreparedStatement insert = database.insertIfAbsent(connection, key, waitMillis)) {
             insert.execute();
         } catch (SQLException raceOrFailure) {
-            // a concurrent insert of the same key is fine; the next read shows whether the row is there
-            if (!LockConflicts.isBusy(raceOrFailure) && !LockConflicts.isDuplicate(raceOrFailure)) {
+            if (!LockConflicts.isDuplicate(raceOrFailure)) {
                 throw raceOrFailure;
             }
             if (!connection.getAutoCommit()) {

@@ -45,7 +45,9 @@ final class NativeLeases {
         try {
             Take take = tryTake(key, owner, holder, lease, bounds);
             if (take.noRow() && (database.takeTellsMissingRow() || !rowExists(key, bounds))) {
-                ensureRow(key, bounds);
+                if (!ensureRow(key, bounds)) {
+                    return null;
+                }
                 take = tryTake(key, owner, holder, lease, bounds);
             }
             return take.lease();
@@ -125,11 +127,20 @@ final class NativeLeases {
         return store.call(key, "reading the lock row", bounds, connection -> keyRows.exists(connection, key));
     }
 
-    private void ensureRow(String key, CallBounds bounds) {
-        store.call(key, "creating the lock row", bounds, connection -> {
-            keyRows.insertIfAbsent(connection, key, bounds.remainingWaitMillis());
-            return null;
-        });
+    /** @return false if another transaction held the missing row past the wait (creating or deleting it): busy */
+    private boolean ensureRow(String key, CallBounds bounds) {
+        try {
+            store.call(key, "creating the lock row", bounds, connection -> {
+                keyRows.insertIfAbsent(connection, key, bounds.remainingWaitMillis());
+                return null;
+            });
+            return true;
+        } catch (LockStoreUnavailableException failure) {
+            if (LockConflicts.isBusy(failure)) {
+                return false;
+            }
+            throw failure;
+        }
     }
 
     Lease renewLease(Lease lease, Duration duration) {
