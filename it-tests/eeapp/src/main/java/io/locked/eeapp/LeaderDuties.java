@@ -21,9 +21,9 @@ import java.util.logging.Logger;
  * <p>Each grant, loss and act is a line of the instance's log, which the tests read, the stopped
  * instance's too: {@code LEADERSHIP <granted|lost|act> role=<role> term=<token> instance=<name>
  * nanos=<System.nanoTime()>}, a loss's with {@code reason=...} after it. {@code System.nanoTime()}
- * is the machine's monotonic clock, one for every JVM of a Linux machine, and libfaketime leaves it
- * alone. An act's time is taken before its check, so the check, which finds the term still held,
- * vouches for that moment.
+ * is the machine's monotonic clock, one for every JVM of a Linux machine, which libfaketime leaves
+ * alone as the tests set it. An act's time is taken before its check, so the check, which finds the
+ * term still held, vouches for that moment.
  */
 @ApplicationScoped
 public class LeaderDuties {
