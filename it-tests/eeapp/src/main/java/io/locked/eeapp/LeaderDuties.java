@@ -10,7 +10,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
 
 /**
  * The application's leader, as the usage guide has it: it observes the roles of
@@ -18,8 +17,9 @@ import java.util.logging.Logger;
  * as its leader every 100 ms on a thread of its own, each act only after {@link Leadership#term()}
  * still answers the granted term.
  *
- * <p>Each grant, loss and act is a line of the instance's log, which the tests read, the stopped
- * instance's too: {@code LEADERSHIP <granted|lost|act> role=<role> term=<token> instance=<name>
+ * <p>Each grant, loss and act is a line of the instance's output, which the tests read, the stopped
+ * instance's too (printed, not logged: Payara Micro's logging has stopped when the application gives
+ * its roles up at a SIGTERM): {@code LEADERSHIP <granted|lost|act> role=<role> term=<token> instance=<name>
  * nanos=<System.nanoTime()>}, a loss's with {@code reason=...} after it. {@code System.nanoTime()}
  * is the machine's monotonic clock, one for every JVM of a Linux machine, which libfaketime leaves
  * alone as the tests set it. An act's time is taken before its check, so the check, which finds the
@@ -27,7 +27,6 @@ import java.util.logging.Logger;
  */
 @ApplicationScoped
 public class LeaderDuties {
-    private static final Logger LOG = Logger.getLogger(LeaderDuties.class.getName());
     private static final long ACT_EVERY_MILLIS = 100;
     // a thread of its own rather than a managed executor: the same bean runs on Quarkus and on the servers
     private final ScheduledExecutorService leader = Executors.newSingleThreadScheduledExecutor(work -> {
@@ -68,7 +67,7 @@ public class LeaderDuties {
     }
 
     private static void record(String what, String role, long term, long nanos, String more) {
-        LOG.info(() -> "LEADERSHIP " + what + " role=" + role + " term=" + term + " instance=" + Counter.INSTANCE
+        System.out.println("LEADERSHIP " + what + " role=" + role + " term=" + term + " instance=" + Counter.INSTANCE
                 + " nanos=" + nanos + more);
     }
 }

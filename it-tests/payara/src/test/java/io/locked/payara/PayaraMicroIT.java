@@ -18,8 +18,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The same application as on WildFly on two Payara Micro 6 instances, with EclipseLink and the
- * application's own {@code @DataSourceDefinition}, on one MariaDB database. Instances start once for
- * the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
+ * application's own {@code @DataSourceDefinition}, on one MariaDB database, and the observer that
+ * Payara needs for a hand-over at shutdown (ReleaseLocksAtShutdown). Instances start once for the
+ * class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PayaraMicroIT extends EeApplicationTests {
@@ -33,18 +34,6 @@ class PayaraMicroIT extends EeApplicationTests {
     @Override
     protected String label() {
         return "payara";
-    }
-
-    /**
-     * Not on Payara Micro 6 stopped by SIGTERM: it stops the application's containers first and fires
-     * CDI's {@code Shutdown} last, when the application's datasource no longer gives connections
-     * (EclipseLink retries the release, and the process ends meanwhile), so the role stays with the
-     * stopped instance until its lease runs out. Its log says nothing then: Payara's logging has
-     * stopped already.
-     */
-    @Override
-    protected boolean givesRolesUpWhenStopped() {
-        return false;
     }
 
     @BeforeAll

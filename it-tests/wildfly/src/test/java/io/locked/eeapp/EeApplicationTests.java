@@ -67,15 +67,6 @@ public abstract class EeApplicationTests {
     /** @return the kind of server, for the figures printed */
     protected abstract String label();
 
-    /**
-     * @return whether a stopped server gives its roles up as it stops (CDI's {@code Shutdown} event
-     *         comes while its database is still reachable), so that the other one leads at once; where
-     *         not, the other one leads once the stopped one's lease has run out
-     */
-    protected boolean givesRolesUpWhenStopped() {
-        return true;
-    }
-
     @ParameterizedTest
     @ValueSource(strings = {"pessimistic", "optimistic"})
     void clientsOfBothServersNeverOverlapAndTheCounterEndsExact(String mode) throws Exception {
@@ -151,10 +142,9 @@ public abstract class EeApplicationTests {
     /**
      * The servers campaign for {@link #LEADER_ROLE} from their start (the application's LeaderDuties
      * records each grant, loss and act in the server's log). One of them leads; it is stopped, and the
-     * other one leads next, in a higher term: at once rather than when the stopped one's lease would
-     * have run out, where the server {@linkplain #givesRolesUpWhenStopped() gives roles up}. Over the
-     * whole history no two terms overlap: no act of a term comes after an act of a later term, and
-     * every act lies within its own server's term.
+     * other one leads next, in a higher term, at once rather than when the stopped one's lease would
+     * have run out. Over the whole history no two terms overlap: no act of a term comes after an act
+     * of a later term, and every act lies within its own server's term.
      */
     @Test
     @Order(Integer.MAX_VALUE) // it stops a server: the class's last test
@@ -185,16 +175,11 @@ public abstract class EeApplicationTests {
 
         assertTrue(history.violations().isEmpty(), "two leaders at once: " + history.violations());
         assertTrue(history.count("act", term.term()) > 0, "the stopped leader acted in its term");
+        assertEquals("closed", letGo.map(LeadershipHistory.Entry::reason).orElse(null),
+                "the stopped leader gives the role up as it stops: " + history);
         long handOver = next.nanos() - stopping;
-        if (givesRolesUpWhenStopped()) {
-            assertEquals("closed", letGo.map(LeadershipHistory.Entry::reason).orElse(null),
-                    "the stopped leader gives the role up as it stops: " + history);
-            assertTrue(handOver < LEADER_LEASE.toNanos() / 2, "the role moved " + handOver / 1_000_000
-                    + " ms after its leader was stopped: not at once, but as if the stopped leader's lease had run out");
-        } else {
-            assertTrue(handOver > LEADER_LEASE.toNanos() / 2, "the role moved " + handOver / 1_000_000
-                    + " ms after its leader was stopped, at once: this server gives roles up now, say so");
-        }
+        assertTrue(handOver < LEADER_LEASE.toNanos() / 2, "the role moved " + handOver / 1_000_000
+                + " ms after its leader was stopped: not at once, but as if the stopped leader's lease had run out");
     }
 
     private static <T> T await(Supplier<Optional<T>> found, String what) throws InterruptedException {
