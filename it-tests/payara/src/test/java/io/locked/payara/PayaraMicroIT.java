@@ -18,9 +18,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The same application as on WildFly on two Payara Micro 6 instances, with EclipseLink and the
- * application's own {@code @DataSourceDefinition}, on one MariaDB database, and the observer that
- * Payara needs for a hand-over at shutdown (ReleaseLocksAtShutdown). Instances start once for the
- * class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
+ * application's own {@code @DataSourceDefinition}, on one MariaDB database. Instances start once for
+ * the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PayaraMicroIT extends EeApplicationTests {
