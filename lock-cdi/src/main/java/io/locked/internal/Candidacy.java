@@ -25,6 +25,8 @@ import java.util.logging.Logger;
  */
 final class Candidacy implements Leadership {
     private static final Logger LOG = Logger.getLogger(Candidacy.class.getName());
+    /** The reason of the term a closed candidacy gives up. */
+    private static final String CLOSED = "closed";
     private final LockManager locks;
     private final String role;
     private final LockRequest request;
@@ -88,9 +90,12 @@ final class Candidacy implements Leadership {
                 LockSupport.parkNanos(this, checkNanos);
             }
         }
+        // close() interrupted this thread to wake it; the release must not see that interrupt: a pool
+        // such as WildFly's refuses an interrupted thread a connection, and the role would wait for its lease
+        Thread.interrupted();
         LockHandle last = term;
         if (last != null) {
-            endTerm(last, "closed");
+            endTerm(last, CLOSED);
         }
     }
 
@@ -120,8 +125,12 @@ final class Candidacy implements Leadership {
         tell(() -> listener.lost(this, ended.token(), reason), "lost");
         try {
             ended.close();
-        } catch (LockException lostAtRelease) {
-            // the term had ended already: what the listener was told
+        } catch (LockException releaseFailed) {
+            if (reason.equals(CLOSED)) {
+                LOG.log(Level.WARNING, "Could not give up the role '" + role + "' at close: the next leader"
+                        + " waits until its lease has run out", releaseFailed);
+            }
+            // else the term had ended already: what the listener was told
         }
     }
 

@@ -115,6 +115,46 @@ class LeadershipTest {
         b.close();
     }
 
+    /**
+     * WildFly's connection pool refuses a connection to an interrupted thread; closing a candidacy
+     * interrupts its thread to wake it. The release must not see that interrupt, or the role waits for
+     * the lease (here longer than the wait for the next grant) instead of moving at once.
+     */
+    @Test
+    void aClosedLeaderGivesTheRoleUpAlsoWhereTheStoreRefusesAnInterruptedThread() throws Exception {
+        Duration longLease = Duration.ofSeconds(30);
+        try (LockManager refusingInterrupted = LockManagerBuilder.on(new DelegatingRepository(store) {
+            @Override
+            public boolean releaseLease(Lease lease) {
+                refuseIfInterrupted(lease);
+                return super.releaseLease(lease);
+            }
+
+            @Override
+            public boolean releaseLease(Lease lease, Duration holdAtLeast) {
+                refuseIfInterrupted(lease);
+                return super.releaseLease(lease, holdAtLeast);
+            }
+
+            private void refuseIfInterrupted(Lease lease) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new LockStoreUnavailableException(lease.key(), "no connection for an interrupted thread", null);
+                }
+            }
+        }).build()) {
+            Told toldFirst = new Told();
+            Told toldSecond = new Told();
+            Leadership a = refusingInterrupted.campaign("coordinator", longLease, toldFirst);
+            long firstTerm = term(toldFirst.next());
+            Leadership b = second.campaign("coordinator", longLease, toldSecond);
+
+            a.close();
+            assertEquals("lost " + firstTerm + " closed", toldFirst.next());
+            assertTrue(term(toldSecond.next()) > firstTerm, "the role moved before its 30 s lease could run out");
+            b.close();
+        }
+    }
+
     @Test
     void aLeaderCutOffFromTheStoreLearnsItLostTheRoleAndTheOtherTakesOver() throws Exception {
         Told toldFirst = new Told();

@@ -58,7 +58,7 @@ class PayaraMicroIT extends EeApplicationTests {
 
     @Test
     void scheduledJobsUnderAMinimumHoldRunOncePerPeriodAcrossInstancesWhoseClocksDiffer() throws Exception {
-        new ScheduledJobsCheck(instances, label(), "jdbc:mysql://127.0.0.1:3306/locked_payara").withLockedOnTheTimeoutMethod().run();
+        new ScheduledJobsCheck(instances, label(), "jdbc:mysql://127.0.0.1:3306/locked_payara").run();
     }
 
     @Test

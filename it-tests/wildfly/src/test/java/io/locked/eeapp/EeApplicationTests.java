@@ -13,22 +13,33 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What the test application (io.locked.eeapp, the same WAR on every Jakarta EE server) must show on
  * two running servers of one kind, on one database: exclusion across them in both modes, a container
- * transaction left intact, MicroProfile Config overriding the annotation, and the readiness check.
- * Each server's test class starts its servers once and says how to reach them.
+ * transaction left intact, MicroProfile Config overriding the annotation, the readiness check, and
+ * one leader of a role at a time, the role moving at once when its leader stops (last: it stops a
+ * server). Each server's test class starts its servers once and says how to reach them.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 public abstract class EeApplicationTests {
+    /** The role of {@code locked.leadership.roles} in the application's configuration, and its lease. */
+    public static final String LEADER_ROLE = "eeapp-coordinator";
+    public static final Duration LEADER_LEASE = Duration.ofSeconds(20);
     private static final int CLIENTS_PER_SERVER = 4;
     private static final int CALLS_PER_CLIENT = 25;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -42,6 +53,12 @@ public abstract class EeApplicationTests {
 
         /** @return the server's MicroProfile Health readiness endpoint */
         URI readiness();
+
+        /** @return what the server wrote to its output so far, also once it stopped */
+        String log();
+
+        /** Stops the server as an operator does (SIGTERM), and waits until it has ended. */
+        void close() throws InterruptedException;
     }
 
     /** @return the two running servers */
@@ -119,6 +136,63 @@ public abstract class EeApplicationTests {
             // Locked's own check; the server's overall status also counts its deployments
             String body = get(server.readiness()).body().replaceAll("\\s", ""); // Quarkus indents its JSON
             assertTrue(body.matches("(?s).*\\{\"name\":\"locked\",\"status\":\"UP\",\"data\":\\{[^}]*\"store\":\"answering\".*"), body);
+        }
+    }
+
+    /**
+     * The servers campaign for {@link #LEADER_ROLE} from their start (the application's LeaderDuties
+     * records each grant, loss and act in the server's log). One of them leads; it is stopped, and the
+     * other one leads next, in a higher term, at once rather than when the stopped one's lease would
+     * have run out. Over the whole history no two terms overlap: no act of a term comes after an act
+     * of a later term, and every act lies within its own server's term.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE) // it stops a server: the class's last test
+    void oneServerLeadsAtATimeAndTheRoleMovesWhenItsLeaderStops() throws Exception {
+        Map<String, LeadershipHistory.Entry> leading = LeadershipHistory.of(LEADER_ROLE, servers()).openTerms();
+        assertEquals(1, leading.size(), "exactly one server should lead, but these do: " + leading
+                + "; history " + LeadershipHistory.of(LEADER_ROLE, servers()));
+        LeadershipHistory.Entry term = leading.values().iterator().next();
+        Server leader = servers().stream().filter(s -> s.name().equals(term.instance())).findFirst().orElseThrow();
+        Server other = servers().stream().filter(s -> s != leader).findFirst().orElseThrow();
+
+        long stopping = System.nanoTime();
+        leader.close();
+        long exited = System.nanoTime();
+        LeadershipHistory.Entry next = await(() -> LeadershipHistory.of(LEADER_ROLE, servers()).grantAfter(other.name(), term.term()),
+                "a grant of the role to " + other.name() + " after " + leader.name() + " stopped");
+        await(() -> LeadershipHistory.of(LEADER_ROLE, servers()).find("act", other.name(), next.term()),
+                "an act of the new leader " + other.name());
+
+        LeadershipHistory history = LeadershipHistory.of(LEADER_ROLE, servers());
+        Optional<LeadershipHistory.Entry> letGo = history.find("lost", leader.name(), term.term());
+        System.out.printf("[" + label() + "] leadership: %s led term %d (%d acts), stopped; it let the role go %s ms"
+                        + " after the stop and exited after %d ms; %s led term %d %d ms after the stop (lease %d s); %s%n",
+                leader.name(), term.term(), history.count("act", term.term()),
+                letGo.map(l -> Long.toString((l.nanos() - stopping) / 1_000_000)).orElse("(never)"),
+                (exited - stopping) / 1_000_000, other.name(), next.term(), (next.nanos() - stopping) / 1_000_000,
+                LEADER_LEASE.toSeconds(), history);
+
+        assertTrue(history.violations().isEmpty(), "two leaders at once: " + history.violations());
+        assertTrue(history.count("act", term.term()) > 0, "the stopped leader acted in its term");
+        assertEquals("closed", letGo.map(LeadershipHistory.Entry::reason).orElse(null),
+                "the stopped leader gives the role up as it stops: " + history);
+        long handOver = next.nanos() - stopping;
+        assertTrue(handOver < LEADER_LEASE.toNanos() / 2, "the role moved " + handOver / 1_000_000
+                + " ms after its leader was stopped: not at once, but as if the stopped leader's lease had run out");
+    }
+
+    private static <T> T await(Supplier<Optional<T>> found, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            Optional<T> result = found.get();
+            if (result.isPresent()) {
+                return result.get();
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("within 60 s, no " + what);
+            }
+            Thread.sleep(50); // polling the servers' logs
         }
     }
 

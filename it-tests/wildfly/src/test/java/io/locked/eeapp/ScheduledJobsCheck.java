@@ -17,19 +17,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 
 /**
  * The scheduled jobs of the servers' application (io.locked.eeapp.jobs) on two running servers of
  * one kind, the second one's clock 3.5 s ahead (libfaketime): EJB {@code @Schedule} every 2 s of each
- * server's clock, and a managed scheduled executor at a fixed rate of 2 s aligned to each server's
- * clock, each calling a CDI bean's {@code @Locked} method. The two servers' triggers fire half a
- * second apart. The jobs record each run with the database's clock.
+ * server's clock, with {@code @Locked} on the {@code @Schedule} method itself, and a managed scheduled
+ * executor at a fixed rate of 2 s aligned to each server's clock, calling a CDI bean's {@code @Locked}
+ * method. The two servers' triggers fire half a second apart. The jobs record each run with the
+ * database's clock and the token of the lock it ran in.
  *
  * <p>With {@code holdAtLeast = "1500ms"} no two runs of a job are closer than that hold: one run per
- * period. Without it (the negative control), the job runs at both servers' triggers, half a second
- * apart. Where the application has it ({@link #withLockedOnTheTimeoutMethod()}), {@code @Locked} on
- * the {@code @Schedule} method itself is not applied: the run is inside no lock (token -1), and it runs
- * on both servers.
+ * period, each inside its lock. Without it (the negative control), the job runs at both servers'
+ * triggers, half a second apart.
  */
 public final class ScheduledJobsCheck {
     private static final long HOLD_MICROS = 1_500_000;
@@ -40,12 +40,12 @@ public final class ScheduledJobsCheck {
     private static final Duration PATIENCE = Duration.ofSeconds(60);
     private static final List<String> HELD = List.of("ejb-held", "executor-held");
     private static final List<String> BARE = List.of("ejb-bare", "executor-bare");
+    private static final List<String> JOBS = Stream.concat(HELD.stream(), BARE.stream()).toList();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<? extends EeApplicationTests.Server> servers;
     private final String label;
     private final String url;
     private final String run = UUID.randomUUID().toString();
-    private final List<String> jobs = new ArrayList<>();
 
     /**
      * @param servers two servers, the second one started with its clock {@link #CLOCK_AHEAD} ahead
@@ -56,19 +56,11 @@ public final class ScheduledJobsCheck {
         this.servers = servers;
         this.label = label;
         this.url = url;
-        jobs.addAll(HELD);
-        jobs.addAll(BARE);
     }
 
     /** Sets the second server's clock ahead, as {@link #run()} expects it; call before its start. */
     public static void setClockAhead(RunningServer server) {
         server.setClockAhead(CLOCK_AHEAD);
-    }
-
-    /** Checks also the job {@code ejb-direct}, {@code @Locked} on the timeout method (LockedTimeoutTicks). */
-    public ScheduledJobsCheck withLockedOnTheTimeoutMethod() {
-        jobs.add("ejb-direct");
-        return this;
     }
 
     public void run() throws Exception {
@@ -102,22 +94,15 @@ public final class ScheduledJobsCheck {
             long closest = closestGap(runs);
             assertTrue(closest < 1_200_000, job + ": without a hold, the two servers' triggers should both have run"
                     + " it, but no two runs were closer than " + closest / 1000 + " ms: " + describe(runs));
+            assertTrue(runs.stream().allMatch(r -> r[1] > 0), job + ": a run outside its lock: " + describe(runs));
         }
-        if (!jobs.contains("ejb-direct")) {
-            return;
-        }
-        List<long[]> direct = runsSince("ejb-direct", armed);
-        report("ejb-direct", direct);
-        assertTrue(direct.stream().allMatch(r -> r[1] == -1) && closestGap(direct) < 1_200_000,
-                "@Locked on the @Schedule method itself: expected no lock around its runs (timeouts are not"
-                        + " business method calls) and runs on both servers: " + describe(direct));
     }
 
     private void awaitRuns(long since) throws Exception {
         long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (true) {
             boolean enough = true;
-            for (String job : jobs) {
+            for (String job : JOBS) {
                 enough &= runsSince(job, since).size() >= RUNS;
             }
             if (enough) {
@@ -125,7 +110,7 @@ public final class ScheduledJobsCheck {
             }
             if (System.nanoTime() - deadline > 0) {
                 StringBuilder seen = new StringBuilder();
-                for (String job : jobs) {
+                for (String job : JOBS) {
                     seen.append("\n").append(job).append(": ").append(describe(runsSince(job, since)));
                 }
                 throw new AssertionError("within " + PATIENCE + " the jobs did not run " + RUNS + " times each:" + seen);

@@ -63,7 +63,7 @@ class WildFlyIT extends EeApplicationTests {
 
     @Test
     void scheduledJobsUnderAMinimumHoldRunOncePerPeriodAcrossServersWhoseClocksDiffer() throws Exception {
-        new ScheduledJobsCheck(servers, label(), "jdbc:mysql://127.0.0.1:3306/locked_wildfly").withLockedOnTheTimeoutMethod().run();
+        new ScheduledJobsCheck(servers, label(), "jdbc:mysql://127.0.0.1:3306/locked_wildfly").run();
     }
 
     @Test

@@ -18,6 +18,7 @@ import io.locked.internal.definition.ReturnKind;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.AroundTimeout;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import java.util.concurrent.CompletableFuture;
@@ -25,8 +26,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.logging.Logger;
 
 /**
- * Runs a {@code @Locked} method under its lock. Priority {@link InterceptorPriority#DEFAULT}
- * (configurable with {@code locked.interceptor-priority}) puts it outside {@code @Transactional}.
+ * Runs a {@code @Locked} method under its lock: a business method call, and an EJB timeout (a
+ * {@code @Schedule} or {@code @Timeout} method), around which the container calls interceptors'
+ * {@code @AroundTimeout} methods, not their {@code @AroundInvoke} ones. Priority
+ * {@link InterceptorPriority#DEFAULT} (configurable with {@code locked.interceptor-priority}) puts it
+ * outside {@code @Transactional}.
  */
 @Locked
 @Interceptor
@@ -44,6 +48,19 @@ public class LockedInterceptor {
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
+        return proceedLocked(invocation);
+    }
+
+    /**
+     * The same lock, keys, waits and skips for an EJB timer's callback. Runtimes without EJB timers
+     * (Weld SE, Quarkus) never call it.
+     */
+    @AroundTimeout
+    Object lockTimeout(InvocationContext invocation) throws Exception {
+        return proceedLocked(invocation);
+    }
+
+    private Object proceedLocked(InvocationContext invocation) throws Exception {
         LockedSettings settings = methods.settings(invocation.getTarget().getClass(), invocation.getMethod());
         if (!settings.enabled()) {
             return invocation.proceed();

@@ -6,11 +6,11 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 /**
- * The jobs that the servers' schedulers trigger on each instance, as the usage guide writes them: a
- * CDI bean whose methods are {@code @Locked}, called by an EJB timer ({@link EjbTicks}) or by a
- * managed scheduled executor ({@link ExecutorTicks}). The held ones keep their key for 1.5 s of each
- * 2 s period ({@code holdAtLeast}); the bare ones are the form without it, whose double runs the
- * scheduler test shows. Each job has its own key.
+ * The jobs that the managed scheduled executor ({@link ExecutorTicks}) triggers on each instance, as
+ * the usage guide writes them: a CDI bean whose methods are {@code @Locked}, called through its proxy.
+ * The held one keeps its key for 1.5 s of each 2 s period ({@code holdAtLeast}); the bare one is the
+ * form without it, whose double runs the scheduler test shows. Each job has its own key (the EJB
+ * timers' jobs are in {@link EjbTicks}).
  */
 @ApplicationScoped
 public class TickJobs {
@@ -19,16 +19,6 @@ public class TickJobs {
 
     @Inject
     JobRuns runs;
-
-    @Locked(value = "tick:ejb-held", maxWait = "0s", onTimeout = OnTimeout.SKIP, holdAtLeast = "1500ms")
-    public void ejbHeld() throws InterruptedException {
-        work("ejb-held");
-    }
-
-    @Locked(value = "tick:ejb-bare", maxWait = "0s", onTimeout = OnTimeout.SKIP)
-    public void ejbBare() throws InterruptedException {
-        work("ejb-bare");
-    }
 
     @Locked(value = "tick:executor-held", maxWait = "0s", onTimeout = OnTimeout.SKIP, holdAtLeast = "1500ms")
     public void executorHeld() throws InterruptedException {

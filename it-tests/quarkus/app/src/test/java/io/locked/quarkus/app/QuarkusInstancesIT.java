@@ -9,7 +9,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Two instances of the packaged application (quarkus-run.jar, as users run it), each a JVM of its own
- * on its own port, on one database: what every server's application must show, over HTTP.
+ * on its own port, on one database: what every server's application must show, over HTTP. These two
+ * campaign for the role of the leadership test (given on the command line, so that the instances of
+ * the other tests run without it), with the lease the servers' configuration gives it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class QuarkusInstancesIT extends EeApplicationTests {
@@ -30,7 +32,7 @@ class QuarkusInstancesIT extends EeApplicationTests {
         for (String name : List.of("a", "b")) {
             QuarkusInstance instance = new QuarkusInstance(name);
             instances.add(instance);
-            instance.start();
+            instance.start("-Dlocked.leadership.roles=" + LEADER_ROLE, "-Dlocked.leadership.lease=" + LEADER_LEASE.toMillis() + "ms");
             System.out.printf("[quarkus] instance %s ready in %d ms (process start to readiness UP)%n", name, instance.bootMillis());
         }
     }
