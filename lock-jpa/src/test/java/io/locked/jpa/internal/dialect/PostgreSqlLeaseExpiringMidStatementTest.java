@@ -3,6 +3,7 @@ package io.locked.jpa.internal.dialect;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.locked.jpa.testing.PostgreSqlSchema;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
@@ -11,9 +12,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,37 +32,29 @@ import org.junit.jupiter.api.TestInstance;
 class PostgreSqlLeaseExpiringMidStatementTest {
     private static final String SCHEMA = "locked_lease_expires_mid_statement";
     private static final Duration LEASE = Duration.ofSeconds(2);
+    private PostgreSqlSchema schema;
     private Store store;
 
     @BeforeAll
     void tableWithATriggerThatWaitsForTheLeaseToRunOut() throws SQLException {
-        TestDatabase.POSTGRESQL.requireReachable();
-        try (Connection connection = TestDatabase.POSTGRESQL.connect(); Statement sql = connection.createStatement()) {
-            sql.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-            sql.execute("CREATE SCHEMA " + SCHEMA);
-        }
-        store = TestDatabase.POSTGRESQL.open(2, Map.of("currentSchema", SCHEMA));
-        try (Connection connection = TestDatabase.POSTGRESQL.connect(); Statement sql = connection.createStatement()) {
-            // only an update that keeps a live lease's owner (a pessimistic attempt on a leased row) waits
-            sql.execute("CREATE FUNCTION " + SCHEMA + ".wait_for_expiry() RETURNS trigger LANGUAGE plpgsql AS $$"
-                    + " BEGIN"
-                    + "   IF OLD.owner IS NOT NULL AND NEW.owner IS NOT DISTINCT FROM OLD.owner THEN"
-                    + "     WHILE OLD.expires_at > clock_timestamp() LOOP PERFORM pg_sleep(0.01); END LOOP;"
-                    + "   END IF;"
-                    + "   RETURN NEW;"
-                    + " END $$");
-            sql.execute("CREATE TRIGGER wait_for_expiry BEFORE UPDATE ON " + SCHEMA + ".locked_lock"
-                    + " FOR EACH ROW EXECUTE FUNCTION " + SCHEMA + ".wait_for_expiry()");
-        }
+        schema = PostgreSqlSchema.create(SCHEMA, 2);
+        store = schema.store();
+        // only an update that keeps a live lease's owner (a pessimistic attempt on a leased row) waits
+        PostgreSqlSchema.execute("CREATE FUNCTION " + SCHEMA + ".wait_for_expiry() RETURNS trigger LANGUAGE plpgsql AS $$"
+                + " BEGIN"
+                + "   IF OLD.owner IS NOT NULL AND NEW.owner IS NOT DISTINCT FROM OLD.owner THEN"
+                + "     WHILE OLD.expires_at > clock_timestamp() LOOP PERFORM pg_sleep(0.01); END LOOP;"
+                + "   END IF;"
+                + "   RETURN NEW;"
+                + " END $$",
+                "CREATE TRIGGER wait_for_expiry BEFORE UPDATE ON " + SCHEMA + ".locked_lock"
+                        + " FOR EACH ROW EXECUTE FUNCTION " + SCHEMA + ".wait_for_expiry()");
     }
 
     @AfterAll
     void dropSchema() throws SQLException {
-        if (store != null) {
-            store.close();
-        }
-        try (Connection connection = TestDatabase.POSTGRESQL.connect(); Statement sql = connection.createStatement()) {
-            sql.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        if (schema != null) {
+            schema.close();
         }
     }
 

@@ -8,6 +8,7 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.jpa.testing.PostgreSqlSchema;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.sql.Connection;
@@ -15,7 +16,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -43,25 +43,19 @@ import org.junit.jupiter.params.provider.CsvSource;
 class PostgreSqlServerLockWaitTest {
     private static final String SCHEMA = "locked_server_lock_wait";
     private static final long PATIENCE_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private PostgreSqlSchema schema;
     private Store store;
 
     @BeforeAll
     void schemaOfItsOwn() throws SQLException {
-        TestDatabase.POSTGRESQL.requireReachable();
-        try (Connection connection = TestDatabase.POSTGRESQL.connect(); Statement sql = connection.createStatement()) {
-            sql.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-            sql.execute("CREATE SCHEMA " + SCHEMA);
-        }
-        store = TestDatabase.POSTGRESQL.open(2, Map.of("currentSchema", SCHEMA));
+        schema = PostgreSqlSchema.create(SCHEMA, 2);
+        store = schema.store();
     }
 
     @AfterAll
     void dropSchema() throws SQLException {
-        if (store != null) {
-            store.close();
-        }
-        try (Connection connection = TestDatabase.POSTGRESQL.connect(); Statement sql = connection.createStatement()) {
-            sql.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        if (schema != null) {
+            schema.close();
         }
     }
 
