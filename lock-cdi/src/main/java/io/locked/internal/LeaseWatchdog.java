@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.spi.LockRepository;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -18,11 +19,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * before half the lease is gone and one failed renewal still leaves time for the next; and checks
  * that the sessions of pessimistic holds are still alive.
  *
- * <p>The scheduler's threads only start the calls. Each renewal or check runs on a thread of its
- * own, at most one at a time per lock (a tick that finds the last call still running is skipped), so
- * a call that hangs (a row lock held elsewhere, a dead network, until its statement's timeout) stalls
- * its own lock and no other. Those threads are created on demand and end after a minute idle; how
- * many there are at once is bounded by the locks held with a call in flight.
+ * <p>The scheduler's threads only start the calls. Each check, and each renewal or batch of
+ * renewals ({@link LeaseRenewals}), runs on a thread of its own, at most one at a time per lock (a
+ * tick that finds the last call still running is skipped), so a call that hangs (a row lock held
+ * elsewhere, a dead network, until its statement's timeout) stalls its own lock, or its own batch,
+ * and no other. Those threads are created on demand and end after a minute idle; how many there
+ * are at once is bounded by the calls in flight.
  */
 final class LeaseWatchdog implements AutoCloseable {
     // A no-op task every 50 ms keeps an early deadline at the head of the scheduler's queue. A new
@@ -34,9 +36,15 @@ final class LeaseWatchdog implements AutoCloseable {
     private static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(5);
     private final ScheduledExecutorService scheduler;
     private final ExecutorService calls;
+    private final LeaseRenewals renewals;
     private volatile long lastBeatNanos = System.nanoTime();
 
-    LeaseWatchdog(int threads) {
+    /**
+     * @param threads    the scheduler's threads
+     * @param repository the store whose leases it renews
+     * @param time       the clock the leases count their validity on
+     */
+    LeaseWatchdog(int threads, LockRepository repository, TimeSource time) {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(threads, daemons("locked-lease-watchdog-"));
         executor.setRemoveOnCancelPolicy(true);
         executor.scheduleWithFixedDelay(() -> lastBeatNanos = System.nanoTime(), HEARTBEAT_MILLIS, HEARTBEAT_MILLIS,
@@ -44,6 +52,7 @@ final class LeaseWatchdog implements AutoCloseable {
         this.scheduler = executor;
         this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.MINUTES, new SynchronousQueue<>(),
                 daemons("locked-watchdog-call-"));
+        this.renewals = new LeaseRenewals(repository, time, scheduler, calls);
     }
 
     private static ThreadFactory daemons(String prefix) {
@@ -65,7 +74,7 @@ final class LeaseWatchdog implements AutoCloseable {
         long periodNanos = Math.max(1, acquisition.leaseLength.toNanos() / 3);
         try {
             acquisition.startRenewal(scheduler.scheduleWithFixedDelay(
-                    offThread(acquisition::renew), periodNanos, periodNanos, TimeUnit.NANOSECONDS));
+                    () -> renewals.due(acquisition), periodNanos, periodNanos, TimeUnit.NANOSECONDS));
             return true;
         } catch (RejectedExecutionException closed) {
             return false;
