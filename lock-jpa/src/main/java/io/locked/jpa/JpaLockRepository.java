@@ -278,6 +278,16 @@ public final class JpaLockRepository implements LockRepository {
     }
 
     @Override
+    public int renewalBatchSize() {
+        return path.renewalBatchSize();
+    }
+
+    @Override
+    public List<Lease> renewLeases(List<Lease> leases, Duration duration) {
+        return caller.outside(() -> path.renewLeases(leases, duration));
+    }
+
+    @Override
     public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
         return caller.outside(() -> path.handOverLease(lease, newOwner, holder, duration), path::releaseLease);
     }

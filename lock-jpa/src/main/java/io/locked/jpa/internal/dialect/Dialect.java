@@ -42,6 +42,14 @@ import java.util.function.BinaryOperator;
 public abstract class Dialect implements RowStatements, HolderSessions {
     /** How many idle rows a cleanup batch reads and deletes at most (see {@code IdleRowBatches}). */
     public static final int IDLE_BATCH = 500;
+    /**
+     * How many leases one renewal statement renews at most ({@link #renewLeases()}). 10,000 leases
+     * renewed every 10 s (a 30 s lease) are then 10 statements a second (20 where the renewed rows are
+     * read back by a second statement), a tenth of the target of 100; a larger batch would cut little
+     * more, while it keeps more rows locked until its commit, and makes more leases wait when one row
+     * is locked by another session. A fixed length, so that each statement is one text, prepared once.
+     */
+    public static final int RENEWAL_BATCH = 100;
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
 
     private final LockDatabase family;
@@ -56,6 +64,10 @@ public abstract class Dialect implements RowStatements, HolderSessions {
      * was lost must not make the next one fail.
      */
     public final String renewLease;
+    /** lease micros, then as {@link #renewedLeases()}; see {@link #renewLeases()}. */
+    private final String renewLeaseBatch;
+    /** See {@link #renewedLeases()}. */
+    private final String renewedLeaseBatch;
     /** key, owner, token. */
     public final String releaseLease;
     /**
@@ -109,6 +121,15 @@ public abstract class Dialect implements RowStatements, HolderSessions {
         this.plusMicros = plusMicros;
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlus("?")
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
+        // the keys alone let the primary key find the batch's rows (and lock no others); each row is
+        // then judged as a renewal of one lease is, by key, owner and token, and on the database's clock
+        String byPrimaryKey = idleRowsByIndex == null ? "" : idleRowsByIndex.hint();
+        String batchHeld = " WHERE lock_key IN (" + String.join(", ", Collections.nCopies(RENEWAL_BATCH, "?"))
+                + ") AND (lock_key, owner, token) IN (" + String.join(", ", Collections.nCopies(RENEWAL_BATCH, "(?, ?, ?)"))
+                + ") AND expires_at > " + now;
+        this.renewLeaseBatch = "UPDATE " + table + byPrimaryKey + " SET version = version + 1, expires_at = "
+                + nowPlus("?") + batchHeld;
+        this.renewedLeaseBatch = "SELECT owner, version FROM " + table + byPrimaryKey + batchHeld;
         this.ownersToken = "SELECT token FROM " + table + " WHERE lock_key = ? AND owner = ?";
         this.releaseLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
@@ -139,6 +160,37 @@ public abstract class Dialect implements RowStatements, HolderSessions {
         this.lockIdle = "SELECT lock_key FROM " + table + byKey + " WHERE " + idle + batchKeys + " FOR UPDATE SKIP LOCKED";
         this.deleteIdle = (idleRowsByIndex == null ? "DELETE FROM " + table : idleRowsByIndex.delete())
                 + " WHERE " + idle + batchKeys;
+    }
+
+    /**
+     * Renews a batch of leases, each as {@link #renewLease} does. Parameters: lease micros, then
+     * {@link #RENEWAL_BATCH} keys, then as many (key, owner, token) triples, in the order of the keys
+     * (repeat the last lease to fill both lists); or, where {@link #renewsLeasesByArrays()}, lease
+     * micros and three arrays: keys, owners, tokens. Where {@link #renewedLeases()} is null, the
+     * statement returns the owner and the new version of each lease it renewed.
+     *
+     * @return the statement
+     */
+    public String renewLeases() {
+        return renewLeaseBatch;
+    }
+
+    /**
+     * Reads, after {@link #renewLeases()} (and in a statement of its own), the owner and version of
+     * each lease of the batch that this owner holds under this token and that is live, with the
+     * parameters of {@link #renewLeases()} but the lease micros. Those are the leases the renewal
+     * renewed: a lease it did not renew had expired (and stays so, since only its own holder's next
+     * renewal could extend it, and the database clock does not step back) or was another owner's.
+     *
+     * @return the statement, or null where {@link #renewLeases()} returns the renewed leases itself
+     */
+    public String renewedLeases() {
+        return renewedLeaseBatch;
+    }
+
+    /** @return whether {@link #renewLeases()} takes its leases as three arrays, of any length */
+    public boolean renewsLeasesByArrays() {
+        return false;
     }
 
     /**

@@ -105,6 +105,16 @@ public final class NativeLockRepository implements LockRepository {
     }
 
     @Override
+    public int renewalBatchSize() {
+        return Dialect.RENEWAL_BATCH;
+    }
+
+    @Override
+    public List<Lease> renewLeases(List<Lease> batch, Duration duration) {
+        return leases.renewLeases(batch, duration);
+    }
+
+    @Override
     public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
         return leases.handOverLease(lease, newOwner, holder, duration);
     }
