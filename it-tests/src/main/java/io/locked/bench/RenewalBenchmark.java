@@ -42,7 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Run with {@code mvn -q -Pbench -DskipTests verify -pl it-tests -am
  * -Dbench.main=io.locked.bench.RenewalBenchmark}. System properties: {@code bench.databases}
  * (mariadb), {@code bench.renewal.leases} (10000), {@code bench.renewal.lease-seconds} (30),
- * {@code bench.renewal.seconds}, the window (the lease), {@code bench.renewal.out}
+ * {@code bench.renewal.seconds}, the window (the lease), {@code bench.renewal.warmup-seconds}, how
+ * long the leases are held before the window (the lease), {@code bench.renewal.out}
  * (target/renewal-benchmark.md).
  */
 public final class RenewalBenchmark {
@@ -61,12 +62,13 @@ public final class RenewalBenchmark {
      * @param statements   statements executed in it, by anything in this JVM (nothing but renewals runs)
      * @param renewed      leases renewed in it, as the store confirmed them
      * @param storeCalls   renewal calls to the store in it (a batch is one call)
+     * @param schedulerCpu CPU time of the watchdog's scheduler threads, nanoseconds
      * @param watchdogCpu  CPU time of the watchdog's threads (scheduler and store calls), nanoseconds
      * @param processCpu   CPU time of the whole JVM, nanoseconds
      * @param lost         leases no longer valid at the window's end
      */
     record Run(String label, int leases, long windowNanos, long statements, long renewed, long storeCalls,
-               long watchdogCpu, long processCpu, int lost) {
+               long schedulerCpu, long watchdogCpu, long processCpu, int lost) {
         double perSecond(long count) {
             return count * 1e9 / windowNanos;
         }
@@ -83,19 +85,22 @@ public final class RenewalBenchmark {
         Duration lease = Duration.ofSeconds(Long.parseLong(Benchmark.property("bench.renewal.lease-seconds", "30")));
         Duration window = Duration.ofSeconds(Long.parseLong(Benchmark.property("bench.renewal.seconds",
                 String.valueOf(lease.toSeconds()))));
+        Duration warmUp = Duration.ofSeconds(Long.parseLong(Benchmark.property("bench.renewal.warmup-seconds",
+                String.valueOf(lease.toSeconds()))));
         StringBuilder report = new StringBuilder("## Renewals of many held leases, " + Instant.now() + "\n\n"
                 + "Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores; leases of "
                 + lease.toSeconds() + " s (renewed every " + lease.toSeconds() / 3 + " s), a window of "
-                + window.toSeconds() + " s after all were taken; the JVM does nothing else meanwhile.\n\n"
+                + window.toSeconds() + " s after all were taken and held for " + warmUp.toSeconds()
+                + " s more; the JVM does nothing else meanwhile.\n\n"
                 + "| database | leases held | renewed in | statements/s | leases renewed/s | store calls/s"
-                + " | watchdog CPU, % of a core | JVM CPU, % of a core | lost |\n"
+                + " | watchdog CPU, % of a core (its scheduler) | JVM CPU, % of a core | lost |\n"
                 + "|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
         for (BenchDatabase database : databases) {
-            for (Run run : runs(database, leases, lease, window)) {
-                report.append(String.format(Locale.ROOT, "| %s | %,d | %s | %.1f | %.0f | %.1f | %.2f | %.2f | %d |%n",
+            for (Run run : runs(database, leases, lease, warmUp, window)) {
+                report.append(String.format(Locale.ROOT, "| %s | %,d | %s | %.1f | %.0f | %.1f | %.2f (%.2f) | %.2f | %d |%n",
                         database, run.leases(), run.label(), run.perSecond(run.statements()), run.perSecond(run.renewed()),
-                        run.perSecond(run.storeCalls()), run.coreShare(run.watchdogCpu()), run.coreShare(run.processCpu()),
-                        run.lost()));
+                        run.perSecond(run.storeCalls()), run.coreShare(run.watchdogCpu()), run.coreShare(run.schedulerCpu()),
+                        run.coreShare(run.processCpu()), run.lost()));
             }
         }
         Path out = Path.of(Benchmark.property("bench.renewal.out", "target/renewal-benchmark.md"));
@@ -105,7 +110,8 @@ public final class RenewalBenchmark {
         System.out.println("Written to " + out.toAbsolutePath());
     }
 
-    private static List<Run> runs(BenchDatabase database, int leases, Duration lease, Duration window) throws Exception {
+    private static List<Run> runs(BenchDatabase database, int leases, Duration lease, Duration warmUp, Duration window)
+            throws Exception {
         StatementCounting counting = new StatementCounting(database);
         HikariConfig config = new HikariConfig();
         config.setDataSource(counting);
@@ -120,10 +126,10 @@ public final class RenewalBenchmark {
                 try (Connection connection = pool.getConnection(); Statement delete = connection.createStatement()) {
                     delete.executeUpdate("DELETE FROM locked_lock WHERE lock_key LIKE '" + KEYS + "%'");
                 }
-                runs.add(run("one lease, batches", 1, new CountedRenewals(repository, true), lease, window, counting));
+                runs.add(run("one lease, batches", 1, new CountedRenewals(repository, true), lease, warmUp, window, counting));
                 runs.add(run("batches of " + repository.renewalBatchSize(), leases, new CountedRenewals(repository, true),
-                        lease, window, counting));
-                runs.add(run("one by one", leases, new CountedRenewals(repository, false), lease, window, counting));
+                        lease, warmUp, window, counting));
+                runs.add(run("one by one", leases, new CountedRenewals(repository, false), lease, warmUp, window, counting));
             } finally {
                 factory.close();
             }
@@ -131,8 +137,8 @@ public final class RenewalBenchmark {
         return runs;
     }
 
-    private static Run run(String label, int count, CountedRenewals store, Duration lease, Duration window,
-                           StatementCounting counting) throws Exception {
+    private static Run run(String label, int count, CountedRenewals store, Duration lease, Duration warmUp,
+                           Duration window, StatementCounting counting) throws Exception {
         String prefix = KEYS + label.replace(' ', '-') + "-" + System.nanoTime() + "-";
         List<LockHandle> held = new ArrayList<>();
         ExecutorService acquirers = Executors.newFixedThreadPool(ACQUIRING_THREADS);
@@ -151,16 +157,21 @@ public final class RenewalBenchmark {
             for (Future<List<LockHandle>> part : parts) {
                 held.addAll(part.get());
             }
+            // a round of renewals of every lease first, so that the code that runs per batch (a few
+            // times a second) is compiled by the JIT, as in a JVM that has held its leases for a while
+            Thread.sleep(warmUp.toMillis());
             long statements = counting.statements();
             long renewed = store.renewed.get();
             long calls = store.calls.get();
-            Map<Long, Long> watchdogCpu = watchdogCpu();
+            Map<Long, Long> watchdogCpu = watchdogCpu(false);
+            Map<Long, Long> schedulerCpu = watchdogCpu(true);
             long processCpu = processCpu();
             long started = System.nanoTime();
             Thread.sleep(window.toMillis());
             long windowNanos = System.nanoTime() - started;
             Run run = new Run(label, count, windowNanos, counting.statements() - statements, store.renewed.get() - renewed,
-                    store.calls.get() - calls, cpuSince(watchdogCpu), processCpu() - processCpu,
+                    store.calls.get() - calls, cpuSince(schedulerCpu, true),
+                    cpuSince(watchdogCpu, false), processCpu() - processCpu,
                     (int) held.stream().filter(handle -> !handle.isValid()).count());
             for (LockHandle handle : held) {
                 handle.close();
@@ -171,26 +182,26 @@ public final class RenewalBenchmark {
         }
     }
 
-    private static boolean isWatchdogThread(ThreadInfo thread) {
-        return thread != null && (thread.getThreadName().startsWith("locked-watchdog-call-")
-                || thread.getThreadName().startsWith("locked-lease-watchdog-"));
-    }
+    private static final String SCHEDULER = "locked-lease-watchdog-";
+    private static final String CALLS = "locked-watchdog-call-";
 
-    private static Map<Long, Long> watchdogCpu() {
+    /** @return CPU time so far of each of the watchdog's threads: its scheduler's only, or those and its store calls' */
+    private static Map<Long, Long> watchdogCpu(boolean schedulerOnly) {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Map<Long, Long> cpu = new HashMap<>();
         for (ThreadInfo thread : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (isWatchdogThread(thread)) {
+            if (thread != null && (thread.getThreadName().startsWith(SCHEDULER)
+                    || !schedulerOnly && thread.getThreadName().startsWith(CALLS))) {
                 cpu.put(thread.getThreadId(), Math.max(0, threads.getThreadCpuTime(thread.getThreadId())));
             }
         }
         return cpu;
     }
 
-    /** @return CPU time the watchdog's threads used since the reading given (a thread that ended meanwhile is not counted) */
-    private static long cpuSince(Map<Long, Long> before) {
+    /** @return CPU time the threads used since the reading given (a thread that ended meanwhile is not counted) */
+    private static long cpuSince(Map<Long, Long> before, boolean schedulerOnly) {
         long used = 0;
-        for (Map.Entry<Long, Long> now : watchdogCpu().entrySet()) {
+        for (Map.Entry<Long, Long> now : watchdogCpu(schedulerOnly).entrySet()) {
             used += now.getValue() - before.getOrDefault(now.getKey(), 0L);
         }
         return used;

@@ -21,9 +21,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A due renewal waits for others of the same stored lease length to join it, at most a
  * {@value #GATHER_PART}th of its lease, or until the batch is full. Leases taken at different
- * moments then share a batch: with ticks at a third of the lease, a renewal goes out at most
- * 5/12 of the lease after the last one, still before half the lease is gone. A store that renews
- * one lease per call gets no wait: each lease is renewed alone, at once, as its tick comes.
+ * moments then share a batch: with ticks every third of the lease (on a grid of that twelfth, see
+ * {@link LeaseWatchdog#watch}), a renewal goes out at most 5/12 of the lease after the last one,
+ * still before half the lease is gone. A store that renews one lease per call gets no wait: each
+ * lease is renewed alone, at once, as its tick comes.
  *
  * <p>The store answers per lease, so a lease found lost is lost alone. A batch whose call failed
  * (a store down, a statement's timeout) is a failed renewal for each of its leases, as for a
@@ -59,6 +60,11 @@ final class LeaseRenewals {
         this.time = time;
         this.scheduler = scheduler;
         this.calls = calls;
+    }
+
+    /** @return whether the store renews several leases per call, so that due renewals wait for their batch */
+    boolean batches() {
+        return batchSize > 1;
     }
 
     /** A lease's renewal is due: renews it alone or in its batch, unless its last renewal is still underway. */

@@ -71,8 +71,19 @@ final class LeaseWatchdog implements AutoCloseable {
 
     /** @return false if the watchdog was closed and cannot renew the lease */
     boolean watch(OptimisticAcquisition acquisition) {
-        long periodNanos = Math.max(1, acquisition.leaseLength.toNanos() / 3);
+        long leaseNanos = acquisition.leaseLength.toNanos();
         try {
+            if (renewals.batches() && leaseNanos >= LeaseRenewals.GATHER_PART) {
+                // ticks on a grid of the gathering's wait, the same for every lease of this length: the
+                // scheduler wakes once per grid point for all of them, not once per lease
+                long gridNanos = leaseNanos / LeaseRenewals.GATHER_PART;
+                long periodNanos = 4 * gridNanos;
+                long firstNanos = periodNanos - Math.floorMod(System.nanoTime() + periodNanos, gridNanos);
+                acquisition.startRenewal(scheduler.scheduleAtFixedRate(
+                        () -> renewals.due(acquisition), firstNanos, periodNanos, TimeUnit.NANOSECONDS));
+                return true;
+            }
+            long periodNanos = Math.max(1, leaseNanos / 3);
             acquisition.startRenewal(scheduler.scheduleWithFixedDelay(
                     () -> renewals.due(acquisition), periodNanos, periodNanos, TimeUnit.NANOSECONDS));
             return true;

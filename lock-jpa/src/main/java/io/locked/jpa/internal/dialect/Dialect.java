@@ -35,21 +35,14 @@ import java.util.function.BinaryOperator;
  * hand-over or release is one autocommit statement (a release of a lease that had expired: two);
  * a pessimistic acquisition is one statement in the lock's own transaction, which MariaDB and
  * MySQL start with {@code START TRANSACTION} and end with {@code COMMIT} (so a pessimistic cycle is
- * three round trips, an optimistic one two). Creating a missing row adds statements on H2, MySQL and
+ * three round trips, an optimistic one two). A batch of renewals ({@link #renewalBatch()}) is one
+ * statement on PostgreSQL and H2, two on MariaDB and MySQL. Creating a missing row adds statements on H2, MySQL and
  * PostgreSQL (which commits a row its lock statement created, so that other sessions see the hold),
  * once per key.
  */
 public abstract class Dialect implements RowStatements, HolderSessions {
     /** How many idle rows a cleanup batch reads and deletes at most (see {@code IdleRowBatches}). */
     public static final int IDLE_BATCH = 500;
-    /**
-     * How many leases one renewal statement renews at most ({@link #renewLeases()}). 10,000 leases
-     * renewed every 10 s (a 30 s lease) are then 10 statements a second (20 where the renewed rows are
-     * read back by a second statement), a tenth of the target of 100; a larger batch would cut little
-     * more, while it keeps more rows locked until its commit, and makes more leases wait when one row
-     * is locked by another session. A fixed length, so that each statement is one text, prepared once.
-     */
-    public static final int RENEWAL_BATCH = 100;
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
 
     private final LockDatabase family;
@@ -64,10 +57,7 @@ public abstract class Dialect implements RowStatements, HolderSessions {
      * was lost must not make the next one fail.
      */
     public final String renewLease;
-    /** lease micros, then as {@link #renewedLeases()}; see {@link #renewLeases()}. */
-    private final String renewLeaseBatch;
-    /** See {@link #renewedLeases()}. */
-    private final String renewedLeaseBatch;
+    private final RenewalBatch renewalBatch;
     /** key, owner, token. */
     public final String releaseLease;
     /**
@@ -121,15 +111,8 @@ public abstract class Dialect implements RowStatements, HolderSessions {
         this.plusMicros = plusMicros;
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlus("?")
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
-        // the keys alone let the primary key find the batch's rows (and lock no others); each row is
-        // then judged as a renewal of one lease is, by key, owner and token, and on the database's clock
-        String byPrimaryKey = idleRowsByIndex == null ? "" : idleRowsByIndex.hint();
-        String batchHeld = " WHERE lock_key IN (" + String.join(", ", Collections.nCopies(RENEWAL_BATCH, "?"))
-                + ") AND (lock_key, owner, token) IN (" + String.join(", ", Collections.nCopies(RENEWAL_BATCH, "(?, ?, ?)"))
-                + ") AND expires_at > " + now;
-        this.renewLeaseBatch = "UPDATE " + table + byPrimaryKey + " SET version = version + 1, expires_at = "
-                + nowPlus("?") + batchHeld;
-        this.renewedLeaseBatch = "SELECT owner, version FROM " + table + byPrimaryKey + batchHeld;
+        this.renewalBatch = RenewalBatch.updateThenRead(idleRowsByIndex == null ? "" : idleRowsByIndex.hint(), now,
+                nowPlus("?"));
         this.ownersToken = "SELECT token FROM " + table + " WHERE lock_key = ? AND owner = ?";
         this.releaseLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
@@ -162,35 +145,9 @@ public abstract class Dialect implements RowStatements, HolderSessions {
                 + " WHERE " + idle + batchKeys;
     }
 
-    /**
-     * Renews a batch of leases, each as {@link #renewLease} does. Parameters: lease micros, then
-     * {@link #RENEWAL_BATCH} keys, then as many (key, owner, token) triples, in the order of the keys
-     * (repeat the last lease to fill both lists); or, where {@link #renewsLeasesByArrays()}, lease
-     * micros and three arrays: keys, owners, tokens. Where {@link #renewedLeases()} is null, the
-     * statement returns the owner and the new version of each lease it renewed.
-     *
-     * @return the statement
-     */
-    public String renewLeases() {
-        return renewLeaseBatch;
-    }
-
-    /**
-     * Reads, after {@link #renewLeases()} (and in a statement of its own), the owner and version of
-     * each lease of the batch that this owner holds under this token and that is live, with the
-     * parameters of {@link #renewLeases()} but the lease micros. Those are the leases the renewal
-     * renewed: a lease it did not renew had expired (and stays so, since only its own holder's next
-     * renewal could extend it, and the database clock does not step back) or was another owner's.
-     *
-     * @return the statement, or null where {@link #renewLeases()} returns the renewed leases itself
-     */
-    public String renewedLeases() {
-        return renewedLeaseBatch;
-    }
-
-    /** @return whether {@link #renewLeases()} takes its leases as three arrays, of any length */
-    public boolean renewsLeasesByArrays() {
-        return false;
+    /** @return how this database renews a batch of leases: here a renewal, then a read of those it renewed */
+    public RenewalBatch renewalBatch() {
+        return renewalBatch;
     }
 
     /**

@@ -57,7 +57,7 @@ final class H2Dialect extends Dialect {
     private final String take;
     private final String lockRow;
     private final String handOver;
-    private final String renewLeases;
+    private final RenewalBatch renewalBatch;
 
     H2Dialect() {
         super(LockDatabase.H2, "schema-h2.sql", "CURRENT_TIMESTAMP(6)",
@@ -77,7 +77,8 @@ final class H2Dialect extends Dialect {
                 + HolderSession.holderValue("SESSION_ID()") + " WHERE lock_key = ? AND " + freeOrExpired() + ")";
         this.handOver = "SELECT token FROM FINAL TABLE (" + handOverUpdate().formatted(nextToken()) + ")";
         // one statement: the rows the renewal changed, as it changed them
-        this.renewLeases = "SELECT owner, version FROM FINAL TABLE (" + super.renewLeases() + ")";
+        this.renewalBatch = new RenewalBatch("SELECT owner, version FROM FINAL TABLE ("
+                + RenewalBatch.paddedUpdate("", now, nowPlus("?")) + ")", null, false);
     }
 
     /** Within a {@link #boundLockWait}. */
@@ -186,12 +187,7 @@ final class H2Dialect extends Dialect {
     }
 
     @Override
-    public String renewLeases() {
-        return renewLeases;
-    }
-
-    @Override
-    public String renewedLeases() {
-        return null;
+    public RenewalBatch renewalBatch() {
+        return renewalBatch;
     }
 }

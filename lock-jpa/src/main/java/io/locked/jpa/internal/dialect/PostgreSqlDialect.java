@@ -52,7 +52,7 @@ final class PostgreSqlDialect extends Dialect {
     private final String take;
     private final String lockRow;
     private final String handOver;
-    private final String renewLeases;
+    private final RenewalBatch renewalBatch;
 
     PostgreSqlDialect() {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
@@ -91,10 +91,10 @@ final class PostgreSqlDialect extends Dialect {
         this.handOver = LOCK_WAIT + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
         // one statement of one text for any batch: the leases as arrays, joined to their rows by the
         // primary key, and the rows renewed returned
-        this.renewLeases = "UPDATE " + table + " l SET version = l.version + 1, expires_at = " + nowPlus("?")
-                + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[])) AS b(lock_key, owner, token)"
-                + " WHERE l.lock_key = b.lock_key AND l.owner = b.owner AND l.token = b.token AND l.expires_at > " + now
-                + " RETURNING l.owner, l.version";
+        this.renewalBatch = new RenewalBatch("UPDATE " + table + " l SET version = l.version + 1, expires_at = "
+                + nowPlus("?") + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]))"
+                + " AS b(lock_key, owner, token) WHERE l.lock_key = b.lock_key AND l.owner = b.owner"
+                + " AND l.token = b.token AND l.expires_at > " + now + " RETURNING l.owner, l.version", null, true);
     }
 
     /** PostgreSQL's lock_timeout for a wait: 0 would mean "forever", so the shortest wait is 1 ms. */
@@ -206,17 +206,7 @@ final class PostgreSqlDialect extends Dialect {
     }
 
     @Override
-    public String renewLeases() {
-        return renewLeases;
-    }
-
-    @Override
-    public String renewedLeases() {
-        return null;
-    }
-
-    @Override
-    public boolean renewsLeasesByArrays() {
-        return true;
+    public RenewalBatch renewalBatch() {
+        return renewalBatch;
     }
 }

@@ -14,17 +14,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 
 /**
  * Optimistic leases on the native path: taking, renewing, handing over and releasing a lease, each
- * one autocommit statement ({@link StoreCalls}), and renewing leases in batches, with the creation of a missing row before a take
- * and the settlement of a hand-over whose reply was lost.
+ * one autocommit statement ({@link StoreCalls}), with the creation of a missing row before a take
+ * and the settlement of a hand-over whose reply was lost. Batches of renewals: {@link RenewalBatches}.
  */
 final class NativeLeases {
     // the row being handed over is the giver's: only a pessimistic acquirer checking it holds it, briefly
@@ -149,82 +143,6 @@ final class NativeLeases {
             }
         });
         return renewed == 0 ? null : new Lease(lease.key(), lease.owner(), lease.token(), lease.version() + 1);
-    }
-
-    /**
-     * Renews up to {@link Dialect#RENEWAL_BATCH} leases per statement ({@link Dialect#renewLeases()}),
-     * a lone lease by {@link #renewLease}. Each lease is told apart by its owner, an id of its own
-     * acquisition: the rows renewed are known by the owners the statement (or the read after it) returns.
-     */
-    List<Lease> renewLeases(List<Lease> leases, Duration duration) {
-        if (leases.size() == 1) {
-            return Collections.singletonList(renewLease(leases.get(0), duration));
-        }
-        Map<String, Long> renewed = new HashMap<>();
-        for (int from = 0; from < leases.size(); from += Dialect.RENEWAL_BATCH) {
-            List<Lease> batch = leases.subList(from, Math.min(leases.size(), from + Dialect.RENEWAL_BATCH));
-            renewed.putAll(renewBatch(batch, duration));
-        }
-        List<Lease> answers = new ArrayList<>(leases.size());
-        for (Lease lease : leases) {
-            Long version = renewed.get(lease.owner());
-            answers.add(version == null ? null : new Lease(lease.key(), lease.owner(), lease.token(), version));
-        }
-        return answers;
-    }
-
-    /** @return the new version of each lease renewed, by owner */
-    private Map<String, Long> renewBatch(List<Lease> batch, Duration duration) {
-        // in key order, the order in which the rows are locked: two batches never wait for each other in a cycle
-        List<Lease> sorted = batch.stream().sorted(Comparator.comparing(Lease::key)).toList();
-        String what = "renewing the leases of " + sorted.size() + " keys";
-        return store.call(sorted.get(0).key(), what, CallBounds.forRenewal(duration), connection -> {
-            Map<String, Long> renewed = new HashMap<>();
-            try (PreparedStatement renew = connection.prepareStatement(database.renewLeases())) {
-                renew.setLong(1, micros(duration));
-                bindBatch(connection, renew, 2, sorted);
-                if (database.renewedLeases() == null) {
-                    try (ResultSet rows = renew.executeQuery()) {
-                        readOwners(rows, renewed);
-                    }
-                    return renewed;
-                }
-                renew.executeUpdate();
-            }
-            try (PreparedStatement read = connection.prepareStatement(database.renewedLeases())) {
-                bindBatch(connection, read, 1, sorted);
-                try (ResultSet rows = read.executeQuery()) {
-                    readOwners(rows, renewed);
-                }
-            }
-            return renewed;
-        });
-    }
-
-    private void bindBatch(Connection connection, PreparedStatement statement, int first, List<Lease> batch)
-            throws SQLException {
-        if (database.renewsLeasesByArrays()) {
-            statement.setArray(first, connection.createArrayOf("varchar", batch.stream().map(Lease::key).toArray()));
-            statement.setArray(first + 1, connection.createArrayOf("varchar", batch.stream().map(Lease::owner).toArray()));
-            statement.setArray(first + 2, connection.createArrayOf("bigint", batch.stream().map(Lease::token).toArray()));
-            return;
-        }
-        // a list of fixed length: the last lease fills the places left
-        int keys = first;
-        int triples = first + Dialect.RENEWAL_BATCH;
-        for (int i = 0; i < Dialect.RENEWAL_BATCH; i++) {
-            Lease lease = batch.get(Math.min(i, batch.size() - 1));
-            statement.setString(keys + i, lease.key());
-            statement.setString(triples + 3 * i, lease.key());
-            statement.setString(triples + 3 * i + 1, lease.owner());
-            statement.setLong(triples + 3 * i + 2, lease.token());
-        }
-    }
-
-    private static void readOwners(ResultSet rows, Map<String, Long> renewed) throws SQLException {
-        while (rows.next()) {
-            renewed.put(rows.getString(1), rows.getLong(2));
-        }
     }
 
     Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
