@@ -17,7 +17,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Renews held leases in the background, every third of the lease, so that a renewal is sent
  * before half the lease is gone and one failed renewal still leaves time for the next; and checks
- * that the sessions of pessimistic holds are still alive.
+ * that the sessions of pessimistic holds are still alive. Where the store renews leases in batches,
+ * a due renewal waits up to a twelfth of the lease for its batch ({@link LeaseRenewals}), and the
+ * ticks of leases of one length fall on a grid of that twelfth, so that thousands of leases wake
+ * the scheduler a few times per lease length rather than once per lease.
  *
  * <p>The scheduler's threads only start the calls. Each check, and each renewal or batch of
  * renewals ({@link LeaseRenewals}), runs on a thread of its own, at most one at a time per lock (a
