@@ -143,7 +143,7 @@ final class LeaseRenewals {
     }
 
     /** Renews a batch in one store call, and tells each lease the store's answer about it. */
-    void renew(List<RenewableLease> batch, Duration length) {
+    private void renew(List<RenewableLease> batch, Duration length) {
         List<RenewableLease> sent = new ArrayList<>(batch.size());
         List<Lease> leases = new ArrayList<>(batch.size());
         try {
