@@ -59,7 +59,7 @@ public final class DefaultLockManager implements LockManager {
         this.metrics = metrics;
         this.repository = repository;
         this.time = time;
-        this.watchdog = new LeaseWatchdog(watchdogThreads);
+        this.watchdog = new LeaseWatchdog(watchdogThreads, repository, time);
         this.turns = new KeyTurns(time);
         this.sessionCheckInterval = sessionCheckInterval;
     }

@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.spi.LockRepository;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -16,13 +17,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Renews held leases in the background, every third of the lease, so that a renewal is sent
  * before half the lease is gone and one failed renewal still leaves time for the next; and checks
- * that the sessions of pessimistic holds are still alive.
+ * that the sessions of pessimistic holds are still alive. Where the store renews leases in batches,
+ * a due renewal waits up to a twelfth of the lease for its batch ({@link LeaseRenewals}), and the
+ * ticks of leases of one length fall on a grid of that twelfth, so that thousands of leases wake
+ * the scheduler a few times per lease length rather than once per lease.
  *
- * <p>The scheduler's threads only start the calls. Each renewal or check runs on a thread of its
- * own, at most one at a time per lock (a tick that finds the last call still running is skipped), so
- * a call that hangs (a row lock held elsewhere, a dead network, until its statement's timeout) stalls
- * its own lock and no other. Those threads are created on demand and end after a minute idle; how
- * many there are at once is bounded by the locks held with a call in flight.
+ * <p>The scheduler's threads only start the calls. Each check, and each renewal or batch of
+ * renewals ({@link LeaseRenewals}), runs on a thread of its own, at most one at a time per lock (a
+ * tick that finds the last call still running is skipped), so a call that hangs (a row lock held
+ * elsewhere, a dead network, until its statement's timeout) stalls its own lock, or its own batch,
+ * and no other. Those threads are created on demand and end after a minute idle; how many there
+ * are at once is bounded by the calls in flight.
  */
 final class LeaseWatchdog implements AutoCloseable {
     // A no-op task every 50 ms keeps an early deadline at the head of the scheduler's queue. A new
@@ -34,9 +39,15 @@ final class LeaseWatchdog implements AutoCloseable {
     private static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(5);
     private final ScheduledExecutorService scheduler;
     private final ExecutorService calls;
+    private final LeaseRenewals renewals;
     private volatile long lastBeatNanos = System.nanoTime();
 
-    LeaseWatchdog(int threads) {
+    /**
+     * @param threads    the scheduler's threads
+     * @param repository the store whose leases it renews
+     * @param time       the clock the leases count their validity on
+     */
+    LeaseWatchdog(int threads, LockRepository repository, TimeSource time) {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(threads, daemons("locked-lease-watchdog-"));
         executor.setRemoveOnCancelPolicy(true);
         executor.scheduleWithFixedDelay(() -> lastBeatNanos = System.nanoTime(), HEARTBEAT_MILLIS, HEARTBEAT_MILLIS,
@@ -44,6 +55,7 @@ final class LeaseWatchdog implements AutoCloseable {
         this.scheduler = executor;
         this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.MINUTES, new SynchronousQueue<>(),
                 daemons("locked-watchdog-call-"));
+        this.renewals = new LeaseRenewals(repository, time, scheduler, calls);
     }
 
     private static ThreadFactory daemons(String prefix) {
@@ -62,10 +74,21 @@ final class LeaseWatchdog implements AutoCloseable {
 
     /** @return false if the watchdog was closed and cannot renew the lease */
     boolean watch(OptimisticAcquisition acquisition) {
-        long periodNanos = Math.max(1, acquisition.leaseLength.toNanos() / 3);
+        long leaseNanos = acquisition.leaseLength.toNanos();
         try {
+            if (renewals.batches() && leaseNanos >= LeaseRenewals.GATHER_PART) {
+                // ticks on a grid of the gathering's wait, the same for every lease of this length: the
+                // scheduler wakes once per grid point for all of them, not once per lease
+                long gridNanos = leaseNanos / LeaseRenewals.GATHER_PART;
+                long periodNanos = 4 * gridNanos;
+                long firstNanos = periodNanos - Math.floorMod(System.nanoTime() + periodNanos, gridNanos);
+                acquisition.startRenewal(scheduler.scheduleAtFixedRate(
+                        () -> renewals.due(acquisition), firstNanos, periodNanos, TimeUnit.NANOSECONDS));
+                return true;
+            }
+            long periodNanos = Math.max(1, leaseNanos / 3);
             acquisition.startRenewal(scheduler.scheduleWithFixedDelay(
-                    offThread(acquisition::renew), periodNanos, periodNanos, TimeUnit.NANOSECONDS));
+                    () -> renewals.due(acquisition), periodNanos, periodNanos, TimeUnit.NANOSECONDS));
             return true;
         } catch (RejectedExecutionException closed) {
             return false;

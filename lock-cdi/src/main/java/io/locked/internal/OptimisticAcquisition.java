@@ -7,11 +7,12 @@ import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Holds the key's lease. Renewed by the {@link LeaseWatchdog}; valid until the last confirmed
- * renewal's lease runs out, measured from when that renewal was <em>sent</em> on this JVM's
- * monotonic clock. The database set the expiry no earlier than that, so this JVM never believes a
+ * Holds the key's lease. Renewed by the {@link LeaseWatchdog}, alone or in a batch
+ * ({@link LeaseRenewals}); valid until the last confirmed renewal's lease runs out, measured from
+ * when that renewal was <em>sent</em> on this JVM's monotonic clock. The database set the expiry no earlier than that, so this JVM never believes a
  * lease is live after the database has let it expire (whatever either wall clock says).
  *
  * <p>No lock is held across a store call: a renewal that hangs never delays the holder's release.
@@ -20,7 +21,7 @@ import java.util.concurrent.ScheduledFuture;
  * finds the row no longer this owner's and changes nothing, and a renewal whose reply was lost
  * (applied, but seen by us as a failure) does not make the next one fail.
  */
-final class OptimisticAcquisition extends Acquisition {
+final class OptimisticAcquisition extends Acquisition implements RenewableLease {
     private final LockRepository repository;
     private final TimeSource time;
     final Duration leaseLength;
@@ -35,6 +36,9 @@ final class OptimisticAcquisition extends Acquisition {
     private boolean lost;
     private String lostReason;
     private ScheduledFuture<?> renewal;
+    private final AtomicBoolean renewalUnderway = new AtomicBoolean();
+    /** Set when a batch this lease was in failed; see {@link RenewableLease#renewsAlone()}. */
+    private volatile boolean renewsAlone;
 
     OptimisticAcquisition(Lease lease, String holder, Duration leaseLength, Duration lockDelay, long sentAtNanos,
                           LockRepository repository, TimeSource time, ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
@@ -65,40 +69,75 @@ final class OptimisticAcquisition extends Acquisition {
         this.renewal = future;
     }
 
-    /** Called by the watchdog: renews once, or marks the lease lost. */
-    void renew() {
-        Lease current;
-        synchronized (this) {
-            if (lost || renewal == null) {
-                return;
-            }
-            if (time.nanoTime() - validUntilNanos >= 0) {
-                markLost("its lease of " + leaseLength + " ran out before a renewal confirmed it");
-                return;
-            }
-            current = lease;
+    @Override
+    public Duration storedLease() {
+        return storedLease;
+    }
+
+    @Override
+    public Duration leaseLength() {
+        return leaseLength;
+    }
+
+    @Override
+    public AtomicBoolean renewalUnderway() {
+        return renewalUnderway;
+    }
+
+    @Override
+    public boolean renewsAlone() {
+        return renewsAlone;
+    }
+
+    @Override
+    public void renew() {
+        Lease current = leaseToRenew();
+        if (current == null) {
+            return;
         }
         long sentAt = time.nanoTime();
         Lease renewed;
         try {
             renewed = repository.renewLease(current, storedLease);
         } catch (RuntimeException storeDown) {
-            // keep the lease until it runs out; the next tick tries again
-            LockLog.storeFailed(key, holder, "renewing the lease of", storeDown);
-            storeFailed(LockMeter.StoreOperation.RENEW);
+            renewalFailed(storeDown, false);
             return;
         }
-        synchronized (this) {
-            if (renewal == null) {
-                // released (or handed over) while this renewal was out: its answer is about a row no longer ours
-                return;
-            }
-            if (renewed == null) {
-                markLost("a renewal found it expired or taken over");
-            } else if (!lost) {
-                lease = renewed;
-                validUntilNanos = sentAt + leaseLength.toNanos();
-            }
+        renewed(renewed, sentAt);
+    }
+
+    @Override
+    public synchronized Lease leaseToRenew() {
+        if (lost || renewal == null) {
+            return null;
+        }
+        if (time.nanoTime() - validUntilNanos >= 0) {
+            markLost("its lease of " + leaseLength + " ran out before a renewal confirmed it");
+            return null;
+        }
+        return lease;
+    }
+
+    @Override
+    public void renewalFailed(RuntimeException failure, boolean inBatch) {
+        // keep the lease until it runs out; the next tick tries again
+        renewsAlone = inBatch || renewsAlone;
+        LockLog.storeFailed(key, holder, "renewing the lease of", failure);
+        storeFailed(LockMeter.StoreOperation.RENEW);
+    }
+
+    @Override
+    public synchronized void renewed(Lease renewed, long sentAtNanos) {
+        if (renewal == null) {
+            // released (or handed over) while this renewal was out: its answer is about a row no longer ours
+            return;
+        }
+        if (renewed == null) {
+            markLost("a renewal found it expired or taken over");
+        } else if (!lost) {
+            lease = renewed;
+            validUntilNanos = sentAtNanos + leaseLength.toNanos();
+            renewsAlone = false;
         }
     }
 

@@ -2,6 +2,7 @@ package io.locked.spi;
 
 import io.locked.api.LockMode;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -90,6 +91,38 @@ public interface LockRepository {
      * @return the renewed lease, or null if it was lost
      */
     Lease renewLease(Lease lease, Duration duration);
+
+    /**
+     * How many leases {@link #renewLeases} renews in one call, at most. The watchdog gathers due
+     * renewals of one lease length into batches of up to this many; at 1 (the default) it renews
+     * each lease alone, at once, on a call of its own.
+     *
+     * @return the largest batch, at least 1
+     */
+    default int renewalBatchSize() {
+        return 1;
+    }
+
+    /**
+     * Renews several leases of one length, each as {@link #renewLease} would: extended only if this
+     * owner still holds it under this token and it has not expired, on the database's clock. A lease
+     * that was lost is reported lost alone; the others are renewed all the same. Bounded as
+     * {@link #renewLease}. The default renews them one by one.
+     *
+     * @param leases   up to {@link #renewalBatchSize()} leases as last confirmed, of distinct keys
+     * @param duration the new lease length of each, from the database's now
+     * @return a list as long as {@code leases}, in their order: the renewed lease, or null where it
+     *         was lost
+     * @throws io.locked.api.LockStoreUnavailableException if the store failed: then none, some or all
+     *                                                     of the leases were renewed
+     */
+    default List<Lease> renewLeases(List<Lease> leases, Duration duration) {
+        List<Lease> renewed = new ArrayList<>(leases.size());
+        for (Lease lease : leases) {
+            renewed.add(renewLease(lease, duration));
+        }
+        return renewed;
+    }
 
     /**
      * Passes a live lease straight to another acquisition of the same JVM: one owner- and

@@ -41,7 +41,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The contract every lock store must keep, through the lock manager, on a real database. Each
  * database runs it by extending this class and providing {@link #repository()}.
  */
-public abstract class LockContractTest implements InspectionContract, MinimumHoldContract, LockDelayContract {
+public abstract class LockContractTest implements InspectionContract, MinimumHoldContract, LockDelayContract,
+        BatchedRenewalContract {
     private static final Duration LONG_WAIT = Duration.ofSeconds(30);
     private final List<LockManager> managers = new ArrayList<>();
     // A new thread per task: a reused pool thread would still hold the keys it acquired (reentrancy).

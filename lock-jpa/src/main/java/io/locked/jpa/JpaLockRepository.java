@@ -7,18 +7,12 @@ import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
 import io.locked.jpa.internal.entitypath.EntityMappingCheck;
 import io.locked.jpa.internal.schema.SchemaScript;
-import io.locked.jpa.internal.transaction.CallerTransaction;
-import io.locked.jpa.internal.transaction.HoldOutsideCaller;
 import io.locked.jpa.internal.transaction.TransactionManagerLookup;
 import io.locked.jpa.internal.transaction.UnitTransactions;
-import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
-import io.locked.spi.LockRowState;
-import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.transaction.TransactionManager;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -32,7 +26,7 @@ import java.util.Optional;
  * <p>Every JVM sharing a lock table should use the same path: they write the same columns, but
  * the paths read the database's clock differently.
  */
-public final class JpaLockRepository implements LockRepository {
+public final class JpaLockRepository extends PathOutsideCaller {
     /**
      * How long an acquisition may wait for a pooled connection, and for a connection that
      * pessimistic locks may take, unless set otherwise ({@link Builder#connectionWait}). Long enough
@@ -41,7 +35,6 @@ public final class JpaLockRepository implements LockRepository {
      * too small is reported before a caller who asked not to wait notices.
      */
     public static final Duration DEFAULT_CONNECTION_WAIT = Duration.ofMillis(500);
-    private final LockRepository path;
     private final LockStatements statements;
     /** The database's native statements, if it has some, also when the JPA path runs. */
     private final LockDatabase database;
@@ -49,7 +42,6 @@ public final class JpaLockRepository implements LockRepository {
     private final LockConnections connections;
     private final Optional<GaleraNode> galeraForJpa;
     private final EntityManagerFactory factory;
-    private final CallerTransaction caller;
     private final UnitTransactions unitTransactions;
 
     /**
@@ -75,21 +67,32 @@ public final class JpaLockRepository implements LockRepository {
     }
 
     private JpaLockRepository(Builder settings) {
+        this(settings, startUp(settings));
+    }
+
+    private JpaLockRepository(Builder settings, StartUp startUp) {
+        super(startUp.paths().path(), startUp.transactions().caller());
         this.factory = settings.factory;
+        this.unitTransactions = startUp.transactions().unit();
+        LockPaths paths = startUp.paths();
+        this.connections = paths.connections();
+        this.database = paths.database();
+        this.statements = paths.statements();
+        this.galeraForJpa = paths.galeraForJpa();
+    }
+
+    private record StartUp(TransactionManagerLookup.LockTransactions transactions, LockPaths paths) {
+    }
+
+    private static StartUp startUp(Builder settings) {
         LockPaths.requireLockRow(settings.factory);
         TransactionManagerLookup.LockTransactions transactions = TransactionManagerLookup.apiPresent()
                 ? TransactionManagerLookup.of(settings.factory, settings.transactionManager)
                 : TransactionManagerLookup.LockTransactions.RESOURCE_LOCAL;
-        this.caller = transactions.caller();
-        this.unitTransactions = transactions.unit();
         // the start-up checks are lock work too: on a server, never in a transaction of the deployment's
-        LockPaths paths = caller.outside(() -> LockPaths.choose(settings.factory, settings.database, settings.statements,
-                settings.galeraSingleWriter, settings.connectionWait, unitTransactions));
-        this.connections = paths.connections();
-        this.database = paths.database();
-        this.statements = paths.statements();
-        this.path = paths.path();
-        this.galeraForJpa = paths.galeraForJpa();
+        LockPaths paths = transactions.caller().outside(() -> LockPaths.choose(settings.factory, settings.database,
+                settings.statements, settings.galeraSingleWriter, settings.connectionWait, transactions.unit()));
+        return new StartUp(transactions, paths);
     }
 
     /**
@@ -254,66 +257,5 @@ public final class JpaLockRepository implements LockRepository {
     public Optional<String> refusal(LockMode mode) {
         return statements == LockStatements.NATIVE ? path.refusal(mode)
                 : galeraForJpa.flatMap(node -> node.refusal(mode));
-    }
-
-    @Override
-    public void checkReachable(Duration timeout) {
-        caller.outside(() -> path.checkReachable(timeout));
-    }
-
-    @Override
-    public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-        PessimisticHold hold = caller.outside(() -> path.lockPessimistic(key, owner, holder, dbWait), PessimisticHold::release);
-        return hold == null || caller == CallerTransaction.NONE ? hold : new HoldOutsideCaller(caller, hold);
-    }
-
-    @Override
-    public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        return caller.outside(() -> path.takeLease(key, owner, holder, lease, dbWait), path::releaseLease);
-    }
-
-    @Override
-    public Lease renewLease(Lease lease, Duration duration) {
-        return caller.outside(() -> path.renewLease(lease, duration));
-    }
-
-    @Override
-    public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
-        return caller.outside(() -> path.handOverLease(lease, newOwner, holder, duration), path::releaseLease);
-    }
-
-    @Override
-    public boolean releaseLease(Lease lease) {
-        return caller.outside(() -> path.releaseLease(lease));
-    }
-
-    @Override
-    public boolean releaseLease(Lease lease, Duration holdAtLeast) {
-        return caller.outside(() -> path.releaseLease(lease, holdAtLeast));
-    }
-
-    @Override
-    public int deleteIdleRows(Duration idleFor) {
-        return caller.outside(() -> path.deleteIdleRows(idleFor));
-    }
-
-    @Override
-    public Optional<LockRowState> inspect(String key) {
-        return caller.outside(() -> path.inspect(key));
-    }
-
-    @Override
-    public List<LockRowState> list(String prefix, String afterKey, int limit) {
-        return caller.outside(() -> path.list(prefix, afterKey, limit));
-    }
-
-    @Override
-    public Optional<LockRowState> forceRelease(String key) {
-        return caller.outside(() -> path.forceRelease(key));
-    }
-
-    @Override
-    public Optional<LockRowState> forceRelease(String key, Duration lockDelay) {
-        return caller.outside(() -> path.forceRelease(key, lockDelay));
     }
 }

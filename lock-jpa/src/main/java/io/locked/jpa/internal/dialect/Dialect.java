@@ -35,7 +35,8 @@ import java.util.function.BinaryOperator;
  * hand-over or release is one autocommit statement (a release of a lease that had expired: two);
  * a pessimistic acquisition is one statement in the lock's own transaction, which MariaDB and
  * MySQL start with {@code START TRANSACTION} and end with {@code COMMIT} (so a pessimistic cycle is
- * three round trips, an optimistic one two). Creating a missing row adds statements on H2, MySQL and
+ * three round trips, an optimistic one two). A batch of renewals ({@link #renewalBatch()}) is one
+ * statement on PostgreSQL and H2, two on MariaDB and MySQL. Creating a missing row adds statements on H2, MySQL and
  * PostgreSQL (which commits a row its lock statement created, so that other sessions see the hold),
  * once per key.
  */
@@ -56,6 +57,7 @@ public abstract class Dialect implements RowStatements, HolderSessions {
      * was lost must not make the next one fail.
      */
     public final String renewLease;
+    private final RenewalBatch renewalBatch;
     /** key, owner, token. */
     public final String releaseLease;
     /**
@@ -109,6 +111,8 @@ public abstract class Dialect implements RowStatements, HolderSessions {
         this.plusMicros = plusMicros;
         this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlus("?")
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
+        this.renewalBatch = RenewalBatch.updateThenRead(idleRowsByIndex == null ? "" : idleRowsByIndex.hint(), now,
+                nowPlus("?"));
         this.ownersToken = "SELECT token FROM " + table + " WHERE lock_key = ? AND owner = ?";
         this.releaseLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
@@ -139,6 +143,11 @@ public abstract class Dialect implements RowStatements, HolderSessions {
         this.lockIdle = "SELECT lock_key FROM " + table + byKey + " WHERE " + idle + batchKeys + " FOR UPDATE SKIP LOCKED";
         this.deleteIdle = (idleRowsByIndex == null ? "DELETE FROM " + table : idleRowsByIndex.delete())
                 + " WHERE " + idle + batchKeys;
+    }
+
+    /** @return how this database renews a batch of leases: here a renewal, then a read of those it renewed */
+    public RenewalBatch renewalBatch() {
+        return renewalBatch;
     }
 
     /**

@@ -57,6 +57,7 @@ final class H2Dialect extends Dialect {
     private final String take;
     private final String lockRow;
     private final String handOver;
+    private final RenewalBatch renewalBatch;
 
     H2Dialect() {
         super(LockDatabase.H2, "schema-h2.sql", "CURRENT_TIMESTAMP(6)",
@@ -75,6 +76,9 @@ final class H2Dialect extends Dialect {
                 + tokenMicros + "), version = version + 1, acquired_at = " + now + ", holder = "
                 + HolderSession.holderValue("SESSION_ID()") + " WHERE lock_key = ? AND " + freeOrExpired() + ")";
         this.handOver = "SELECT token FROM FINAL TABLE (" + handOverUpdate().formatted(nextToken()) + ")";
+        // one statement: the rows the renewal changed, as it changed them
+        this.renewalBatch = new RenewalBatch("SELECT owner, version FROM FINAL TABLE ("
+                + RenewalBatch.paddedUpdate("", now, nowPlus("?")) + ")", null, false);
     }
 
     /** Within a {@link #boundLockWait}. */
@@ -180,5 +184,10 @@ final class H2Dialect extends Dialect {
     @Override
     protected boolean namedIn(String text) {
         return text.contains("jdbc:h2:") || text.contains("h2dialect") || text.equals("h2");
+    }
+
+    @Override
+    public RenewalBatch renewalBatch() {
+        return renewalBatch;
     }
 }

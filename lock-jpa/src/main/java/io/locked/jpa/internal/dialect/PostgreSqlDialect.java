@@ -60,6 +60,7 @@ final class PostgreSqlDialect extends Dialect {
     /** The acquisition for a wait of zero: the row is locked first, with NOWAIT, then as in {@link #lockRow}. */
     private final String lockRowNow;
     private final String handOver;
+    private final RenewalBatch renewalBatch;
 
     PostgreSqlDialect() {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
@@ -102,6 +103,12 @@ final class PostgreSqlDialect extends Dialect {
         this.lockRowNow = LOCK_SETTINGS + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
                 + lockRow.substring(LOCK_SETTINGS.length());
         this.handOver = LOCK_WAIT + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
+        // one statement of one text for any batch: the leases as arrays, joined to their rows by the
+        // primary key, and the rows renewed returned
+        this.renewalBatch = new RenewalBatch("UPDATE " + table + " l SET version = l.version + 1, expires_at = "
+                + nowPlus("?") + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]))"
+                + " AS b(lock_key, owner, token) WHERE l.lock_key = b.lock_key AND l.owner = b.owner"
+                + " AND l.token = b.token AND l.expires_at > " + now + " RETURNING l.owner, l.version", null, true);
     }
 
     /**
@@ -235,5 +242,10 @@ final class PostgreSqlDialect extends Dialect {
     protected boolean namedIn(String text) {
         return text.contains("jdbc:postgresql:") || text.contains("postgresqldialect") || text.contains("postgresplus")
                 || text.equals("postgresql");
+    }
+
+    @Override
+    public RenewalBatch renewalBatch() {
+        return renewalBatch;
     }
 }

@@ -18,7 +18,7 @@ import java.time.Duration;
 /**
  * Optimistic leases on the native path: taking, renewing, handing over and releasing a lease, each
  * one autocommit statement ({@link StoreCalls}), with the creation of a missing row before a take
- * and the settlement of a hand-over whose reply was lost.
+ * and the settlement of a hand-over whose reply was lost. Batches of renewals: {@link RenewalBatches}.
  */
 final class NativeLeases {
     // the row being handed over is the giver's: only a pessimistic acquirer checking it holds it, briefly

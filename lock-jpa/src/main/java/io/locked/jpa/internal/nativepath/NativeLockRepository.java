@@ -8,6 +8,7 @@ import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.connection.PoolShortage;
 import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.RenewalBatch;
 import io.locked.jpa.internal.inspection.ForcedRelease;
 import io.locked.jpa.internal.inspection.NativeInspection;
 import io.locked.jpa.internal.schema.SchemaScript;
@@ -47,6 +48,7 @@ public final class NativeLockRepository implements LockRepository {
     private final StoreCalls store;
     private final NativePessimisticLocks pessimisticLocks;
     private final NativeLeases leases;
+    private final RenewalBatches renewals;
     private final NativeInspection inspection;
     private final ForcedRelease forcedRelease;
 
@@ -75,6 +77,7 @@ public final class NativeLockRepository implements LockRepository {
         this.pessimisticLocks = new NativePessimisticLocks(connections, database, galera, shortage, keyRows,
                 connectionWait);
         this.leases = new NativeLeases(database, galera, store, keyRows, connectionWait);
+        this.renewals = new RenewalBatches(database, store, leases);
         this.inspection = new NativeInspection(connections, database);
         this.forcedRelease = new ForcedRelease(connections, database, inspection);
     }
@@ -102,6 +105,16 @@ public final class NativeLockRepository implements LockRepository {
     @Override
     public Lease renewLease(Lease lease, Duration duration) {
         return leases.renewLease(lease, duration);
+    }
+
+    @Override
+    public int renewalBatchSize() {
+        return RenewalBatch.SIZE;
+    }
+
+    @Override
+    public List<Lease> renewLeases(List<Lease> batch, Duration duration) {
+        return renewals.renewLeases(batch, duration);
     }
 
     @Override
