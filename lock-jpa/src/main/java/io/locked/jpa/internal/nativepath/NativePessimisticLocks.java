@@ -2,6 +2,7 @@ package io.locked.jpa.internal.nativepath;
 
 import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
+import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
@@ -28,6 +29,7 @@ import java.time.Duration;
  * size can be read ({@link ConnectionBudget}).
  */
 final class NativePessimisticLocks {
+    private static final String COMMITTED_TOKEN = "SELECT token FROM " + LockRow.TABLE + " WHERE lock_key = ?";
     private final LockConnections connections;
     private final Dialect database;
     private final KnownGaleraNode galera;
@@ -91,7 +93,8 @@ final class NativePessimisticLocks {
                 onEnd = () -> galera.ended(drawn.node());
             }
             handedOver = true;
-            return new PessimisticRowHold(transaction, key, owner, drawn.token(), database.holdRow, budget, onEnd);
+            return new PessimisticRowHold(transaction, key, owner, drawn.token(), database.holdRow, budget, onEnd,
+                    this::committed);
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());
@@ -107,6 +110,25 @@ final class NativePessimisticLocks {
                 }
                 budget.giveBack();
             }
+        }
+    }
+
+    /**
+     * Whether the key's committed token is the given one, read on a connection of its own: false
+     * where the read fails too, so that a hold whose commit cannot be told landed counts as lost.
+     */
+    private boolean committed(String key, long token) {
+        try {
+            return LockTransaction.autocommit(connections, CallBounds.brief(), connection -> {
+                try (PreparedStatement read = connection.prepareStatement(COMMITTED_TOKEN)) {
+                    read.setString(1, key);
+                    try (ResultSet row = read.executeQuery()) {
+                        return row.next() && row.getLong(1) == token;
+                    }
+                }
+            });
+        } catch (SQLException | RuntimeException unknown) {
+            return false;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.locked.jpa.internal.nativepath;
 
 import io.locked.jpa.internal.connection.ConnectionBudget;
+import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.PessimisticHold;
 import java.sql.PreparedStatement;
@@ -13,6 +14,12 @@ import java.util.logging.Logger;
  * The lock's own transaction, open from acquisition to release, holding the key's row lock. The
  * watchdog's session check and the holder's release may come from two threads; a JDBC connection
  * serves one at a time, so both take this hold's monitor.
+ *
+ * <p>A commit whose reply never came may have landed: MariaDB and MySQL close a killed session's
+ * socket without a word, so a forced release's {@code KILL} that reaches the session while its
+ * commit is under way cuts off the reply of a commit the server made. The release then reads the
+ * key's committed token ({@link LandedCommits}): the hold's own token there means its commit landed
+ * (an ended session rolls its token back), and the hold was released, not lost.
  */
 public final class PessimisticRowHold implements PessimisticHold {
     private static final Logger LOG = Logger.getLogger(PessimisticRowHold.class.getName());
@@ -24,6 +31,7 @@ public final class PessimisticRowHold implements PessimisticHold {
     private final String holdRow;
     private final ConnectionBudget budget;
     private final Runnable onEnd;
+    private final LandedCommits landed;
     private boolean released;
     private boolean ended;
 
@@ -32,9 +40,10 @@ public final class PessimisticRowHold implements PessimisticHold {
      * @param holdRow   the statement that leaves a minimum hold in the row
      * @param budget    what the hold's connection counts against, given back with it at release
      * @param onEnd     run once, when the transaction ended: at release, or when its session was found dead
+     * @param landed    what tells whether a commit whose reply was lost landed
      */
     PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, String holdRow,
-                       ConnectionBudget budget, Runnable onEnd) {
+                       ConnectionBudget budget, Runnable onEnd, LandedCommits landed) {
         this.transaction = transaction;
         this.key = key;
         this.owner = owner;
@@ -42,6 +51,7 @@ public final class PessimisticRowHold implements PessimisticHold {
         this.holdRow = holdRow;
         this.budget = budget;
         this.onEnd = onEnd;
+        this.landed = landed;
     }
 
     @Override
@@ -86,21 +96,28 @@ public final class PessimisticRowHold implements PessimisticHold {
             return false;
         }
         released = true;
+        SQLException lost;
         try {
             if (holdAtLeast != null) {
                 leaveHold(holdAtLeast);
             }
             transaction.commit();
             return true;
-        } catch (SQLException lost) {
-            // the core logs the loss at WARNING, naming the key and the holder; the database's error is kept here
-            LOG.log(Level.FINE, "Commit of a pessimistic lock failed; the database had ended its transaction", lost);
-            return false;
+        } catch (SQLException failure) {
+            lost = failure;
         } finally {
             transaction.close();
             budget.giveBack();
             ended();
         }
+        // read after the connection went back: the budget leaves the read a connection of the pool
+        if (LockConflicts.isSessionGone(lost) && landed.committed(key, token)) {
+            LOG.log(Level.FINE, "The reply to a pessimistic lock's commit was lost, and the commit had landed", lost);
+            return true;
+        }
+        // the core logs the loss at WARNING, naming the key and the holder; the database's error is kept here
+        LOG.log(Level.FINE, "Commit of a pessimistic lock failed; the database had ended its transaction", lost);
+        return false;
     }
 
     // one more statement in the same transaction, on a row this transaction has locked: it waits for nothing
