@@ -36,7 +36,12 @@ final class LeaseRenewals {
     /** The longest wait of a due renewal for its batch, as a part of its lease: 2.5 s of a 30 s lease. */
     static final int GATHER_PART = 12;
     private final LockRepository repository;
-    private final int batchSize;
+    /**
+     * The store's batch size, asked at the first lease rather than when the manager is built: a store
+     * that cannot be made yet (its table missing) must fail its first call and its readiness check,
+     * not the manager's creation. 0 until asked.
+     */
+    private volatile int batchSize;
     private final TimeSource time;
     private final ScheduledExecutorService scheduler;
     private final Executor calls;
@@ -56,7 +61,6 @@ final class LeaseRenewals {
      */
     LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls) {
         this.repository = repository;
-        this.batchSize = Math.max(1, repository.renewalBatchSize());
         this.time = time;
         this.scheduler = scheduler;
         this.calls = calls;
@@ -64,7 +68,16 @@ final class LeaseRenewals {
 
     /** @return whether the store renews several leases per call, so that due renewals wait for their batch */
     boolean batches() {
-        return batchSize > 1;
+        return batchSize() > 1;
+    }
+
+    private int batchSize() {
+        int known = batchSize;
+        if (known == 0) {
+            known = Math.max(1, repository.renewalBatchSize());
+            batchSize = known;
+        }
+        return known;
     }
 
     /** A lease's renewal is due: renews it alone or in its batch, unless its last renewal is still underway. */
@@ -72,6 +85,7 @@ final class LeaseRenewals {
         if (!lease.renewalUnderway().compareAndSet(false, true)) {
             return;
         }
+        int batchSize = batchSize();
         if (batchSize == 1 || lease.renewsAlone()) {
             startAlone(lease);
             return;
