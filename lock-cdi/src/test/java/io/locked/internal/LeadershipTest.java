@@ -36,6 +36,16 @@ class LeadershipTest {
     private final CountDownLatch firstReconnects = new CountDownLatch(1);
     private volatile boolean firstReleaseGaveUp;
     private final LockManager first = LockManagerBuilder.on(new DelegatingRepository(store) {
+        // cut off, the first can take nothing either: else, its term over, it could win the role
+        // again before the second, whose campaign waits between its tries
+        @Override
+        public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+            if (firstCutOff) {
+                throw new LockStoreUnavailableException(key, "cut off by the test", null);
+            }
+            return super.takeLease(key, owner, holder, lease, dbWait);
+        }
+
         @Override
         public Lease renewLease(Lease lease, Duration duration) {
             if (firstCutOff) {
