@@ -69,7 +69,7 @@ final class NativeLeases {
     private Take tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {
         boolean galera = this.galera.forLockCall(key, bounds) != null;
         try {
-            return store.call(key, "taking the lease", bounds, connection -> {
+            return store.callTake(key, bounds, connection -> {
                 long waitMillis = bounds.remainingWaitMillis();
                 if (database.answersByInsertId()) {
                     return takeByInsertId(connection, key, owner, holder, lease);
@@ -225,7 +225,7 @@ final class NativeLeases {
                     return row != null && row.next() ? row.getLong(1) : null;
                 }
             }
-        }, false);
+        }, failure -> false);
     }
 
     private Long ownersToken(Connection connection, String key, String owner) throws SQLException {

@@ -8,6 +8,7 @@ import io.locked.jpa.internal.connection.NoFreeConnection;
 import io.locked.jpa.internal.connection.PoolShortage;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import java.sql.SQLException;
+import java.util.function.Predicate;
 
 /**
  * Runs one autocommit call of the native path on a pooled connection (a lease's statements, the
@@ -29,19 +30,31 @@ final class StoreCalls {
      * while idle fails only the statement that next uses it, and that statement did not run.
      */
     <T> T call(String key, String what, CallBounds bounds, LockTransaction.Work<T> work) {
-        return call(key, what, bounds, work, true);
+        return call(key, what, bounds, work, LockConflicts::isSessionEnded);
     }
 
     /**
-     * @param again whether the work may run once more after an ended session; not a hand-over, which
-     *              settles a lost reply by reading the owner ({@link NativeLeases#handOverLease})
+     * Runs a lease's take, and once more on another connection if the first one's session was gone in
+     * any way ({@link LockConflicts#isSessionGone}): also where MariaDB and MySQL closed a killed
+     * session's socket without a word (a forced release's end of a session the pool had lent again),
+     * which looks like a reply lost after the statement ran. A take may run twice: it is in the name of
+     * this acquisition's own owner id, so a first take that did run leaves a lease of ours, which the
+     * second finds taken (busy) and which runs out like an abandoned one; it never makes two holders.
      */
-    <T> T call(String key, String what, CallBounds bounds, LockTransaction.Work<T> work, boolean again) {
+    <T> T callTake(String key, CallBounds bounds, LockTransaction.Work<T> work) {
+        return call(key, "taking the lease", bounds, work, LockConflicts::isSessionGone);
+    }
+
+    /**
+     * @param again which failures let the work run once more on another connection; never for a
+     *              hand-over, which settles a lost reply by reading the owner ({@link NativeLeases#handOverLease})
+     */
+    <T> T call(String key, String what, CallBounds bounds, LockTransaction.Work<T> work, Predicate<Throwable> again) {
         try {
             try {
                 return LockTransaction.autocommit(connections, bounds, work);
             } catch (SQLException failure) {
-                if (!again || !LockConflicts.isSessionEnded(failure)) {
+                if (!again.test(failure)) {
                     throw failure;
                 }
                 return LockTransaction.autocommit(connections, bounds, work);
