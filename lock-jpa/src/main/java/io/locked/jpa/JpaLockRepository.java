@@ -91,7 +91,8 @@ public final class JpaLockRepository extends PathOutsideCaller {
                 : TransactionManagerLookup.LockTransactions.RESOURCE_LOCAL;
         // the start-up checks are lock work too: on a server, never in a transaction of the deployment's
         LockPaths paths = transactions.caller().outside(() -> LockPaths.choose(settings.factory, settings.database,
-                settings.statements, settings.galeraSingleWriter, settings.connectionWait, transactions.unit()));
+                settings.statements, settings.galeraSingleWriter, settings.connectionWait, settings.tokens,
+                transactions.unit()));
         return new StartUp(transactions, paths);
     }
 
@@ -115,6 +116,7 @@ public final class JpaLockRepository extends PathOutsideCaller {
         private boolean galeraSingleWriter;
         private TransactionManager transactionManager;
         private LockStatements statements = LockStatements.AUTO;
+        private LockTokens tokens = LockTokens.WRITTEN;
         private Duration connectionWait = DEFAULT_CONNECTION_WAIT;
 
         private Builder(EntityManagerFactory factory) {
@@ -145,6 +147,22 @@ public final class JpaLockRepository extends PathOutsideCaller {
                 throw new IllegalArgumentException("LockStatements must not be null");
             }
             this.statements = path;
+            return this;
+        }
+
+        /**
+         * How a pessimistic acquisition's token is kept (config: {@code locked.tokens}):
+         * {@link LockTokens#WRITTEN} unless set. {@link LockTokens#CLOCK} saves the durable write of
+         * most pessimistic cycles, and assumes the database's clock does not step back.
+         *
+         * @param tokens written, or the database's clock
+         * @return this builder
+         */
+        public Builder tokens(LockTokens tokens) {
+            if (tokens == null) {
+                throw new IllegalArgumentException("LockTokens must not be null");
+            }
+            this.tokens = tokens;
             return this;
         }
 

@@ -5,6 +5,7 @@ import io.locked.internal.cdi.ConfiguredSettings;
 import io.locked.internal.definition.Durations;
 import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockStatements;
+import io.locked.jpa.LockTokens;
 import io.locked.spi.LockRepository;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -25,7 +26,8 @@ import java.util.Optional;
  * the container's {@code TransactionManager} bean, if it has one, is handed to the store. With {@code locked.create-table=true} the lock table is
  * created if missing (for demos and tests; use your migrations in production); without it, a database
  * that answers without the lock table fails the store's creation, naming the script to run. {@code locked.statements}
- * ({@code auto}, {@code jpa} or {@code native}) picks the path that locks the rows. On a MariaDB Galera
+ * ({@code auto}, {@code jpa} or {@code native}) picks the path that locks the rows; {@code locked.tokens}
+ * ({@code written} or {@code clock}) how pessimistic tokens are kept ({@link LockTokens}). On a MariaDB Galera
  * cluster, {@code locked.galera.single-writer=true} says that every JVM's lock statements reach one
  * node, which pessimistic locks need there. {@code locked.connection-wait} bounds an acquisition's
  * wait for a connection ({@link JpaLockRepository.Builder#connectionWait}).
@@ -44,6 +46,7 @@ public class JpaLockStoreProducer {
                                   @Any Instance<EntityManagerFactory> units) {
         JpaLockRepository.Builder builder = JpaLockRepository.builder(lockStore(supplied, units))
                 .statements(setting(LockStatements.KEY).map(LockStatements::parse).orElse(LockStatements.AUTO))
+                .tokens(setting(LockTokens.KEY).map(LockTokens::parse).orElse(LockTokens.WRITTEN))
                 .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(value -> parseBoolean(GALERA_SINGLE_WRITER, value)).orElse(false))
                 .connectionWait(setting(CONNECTION_WAIT).map(JpaLockStoreProducer::parseWait)
                         .orElse(JpaLockRepository.DEFAULT_CONNECTION_WAIT));

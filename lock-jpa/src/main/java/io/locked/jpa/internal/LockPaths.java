@@ -3,6 +3,7 @@ package io.locked.jpa.internal;
 import io.locked.jpa.LockDatabase;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.LockStatements;
+import io.locked.jpa.LockTokens;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.DatabaseDetection;
@@ -43,10 +44,12 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
      * @param requested          the path as configured ({@link LockStatements#AUTO}: native where it can run)
      * @param galeraSingleWriter whether the user declared a single writer node on Galera
      * @param connectionWait     how long an acquisition waits for a pooled connection
+     * @param tokens             whether pessimistic releases commit their tokens
      * @param transactions       the unit's own transactions, for the JPA path's checks
      */
     public static LockPaths choose(EntityManagerFactory factory, LockDatabase database, LockStatements requested,
-                                   boolean galeraSingleWriter, Duration connectionWait, UnitTransactions transactions) {
+                                   boolean galeraSingleWriter, Duration connectionWait, LockTokens tokens,
+                                   UnitTransactions transactions) {
         String noConnections = null;
         LockConnections connections = null;
         try {
@@ -89,7 +92,8 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         };
         if (statements == LockStatements.NATIVE) {
             return new LockPaths(connections, family, statements,
-                    new NativeLockRepository(connections, Dialect.of(family), galeraSingleWriter, connectionWait),
+                    new NativeLockRepository(connections, Dialect.of(family), galeraSingleWriter, connectionWait,
+                            TokenWrites.of(tokens)),
                     Optional.empty());
         }
         if (family == null) {
@@ -99,7 +103,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         }
         EntityMappingCheck.verify(factory, Dialect.of(family), transactions);
         LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
-                transactions, connections, connectionWait);
+                transactions, connections, connectionWait, TokenWrites.of(tokens));
         // row locks are per Galera node on this path too; it has no per-lock node check, so only the
         // single-writer declaration makes pessimistic locks safe
         Optional<GaleraNode> galera = family != null && Dialect.of(family).mayBeGaleraNode() && connections != null

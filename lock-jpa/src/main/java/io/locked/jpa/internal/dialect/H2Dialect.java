@@ -72,7 +72,7 @@ final class H2Dialect extends Dialect {
         // H2 re-parses SELECT ... FOR UPDATE every time; an UPDATE read through FINAL TABLE is parsed
         // once, and row-locks like the UPDATE it is. It returns no row when the key has no row or a
         // live lease holds it.
-        this.lockRow = "SELECT token, 1 FROM FINAL TABLE (UPDATE " + table + " SET token = GREATEST(token + 1, "
+        this.lockRow = "SELECT token, 1, " + tokenMicros + " AS " + TOKEN_CLOCK + " FROM FINAL TABLE (UPDATE " + table + " SET token = GREATEST(token + 1, "
                 + tokenMicros + "), version = version + 1, acquired_at = " + now + ", holder = "
                 + HolderSession.holderValue("SESSION_ID()") + " WHERE lock_key = ? AND " + freeOrExpired() + ")";
         this.handOver = "SELECT token FROM FINAL TABLE (" + handOverUpdate().formatted(nextToken()) + ")";

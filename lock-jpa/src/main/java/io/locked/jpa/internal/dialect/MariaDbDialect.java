@@ -100,7 +100,7 @@ final class MariaDbDialect extends MySqlFamilyDialect {
                 + " version = IF(" + free + ", version + 1, version),"
                 + " acquired_at = IF(" + free + ", " + now + ", acquired_at),"
                 + " holder = IF(" + free + ", VALUES(holder), holder)"
-                + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END");
+                + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END, " + tokenMicros + " AS " + TOKEN_CLOCK);
         // no UPDATE ... RETURNING before MariaDB 10.12: the token comes back in the OK packet. The
         // row is ours; a pessimistic acquirer may hold it for the moment it takes to find the lease
         // live, so a second is plenty of lock wait

@@ -97,7 +97,8 @@ final class PostgreSqlDialect extends Dialect {
                 + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + tokenMicros + "),"
                 + " version = l.version + 1, acquired_at = " + now + ", holder = EXCLUDED.holder"
                 + " RETURNING l.token, CASE WHEN l.owner IS NULL OR l.expires_at <= " + now + " THEN 1 ELSE 0 END,"
-                + " l.xmax = 0, " + HolderSession.publishedAfterLock("l.token", "l.holder");
+                + " l.xmax = 0, " + HolderSession.publishedAfterLock("l.token", "l.holder") + ", " + tokenMicros
+                + " AS " + TOKEN_CLOCK;
         // NOWAIT fails at once where another transaction row-locks the key (55P03, busy); the statement
         // after it then finds the row locked by its own transaction, or creates a missing one
         this.lockRowNow = LOCK_SETTINGS + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"

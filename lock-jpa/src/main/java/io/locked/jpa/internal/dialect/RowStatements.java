@@ -9,6 +9,18 @@ import java.sql.SQLException;
  * pessimistic acquisition, with how each answers. Each is one statement (one round trip).
  */
 public interface RowStatements {
+    /**
+     * The label of the pessimistic acquisition's column that reads the token clock again after the
+     * token was drawn: a reading below the token means the token is the row's plus one (the
+     * clock is behind the row's last token), which {@link io.locked.jpa.LockTokens#CLOCK} must commit.
+     */
+    String TOKEN_CLOCK = "token_clock";
+    /**
+     * Where a pessimistic acquisition answers by its insert id ({@link #answersByInsertId()}), the bit
+     * added to the id (never to the row's token) where the clock was not past the row's last token.
+     * Tokens are microseconds since 1970, far below it.
+     */
+    long CLOCK_BEHIND = 1L << 62;
 
     /**
      * The take, its parameters bound: one compare-and-set that succeeds only on a free or expired
@@ -45,7 +57,9 @@ public interface RowStatements {
      * the key (a busy answer is rolled back by the caller). Parameters: the lock wait as text where
      * {@link #settingsFirst()} says so, then holder, key. Returns the token and 1 if the key was free
      * (0: a live lease holds it), then where {@link #createsRowUnseen()} says so whether it created the
-     * row. Databases that send it as text have {@link #lockRowText} instead.
+     * row, and last the token clock read after the token was drawn ({@link #TOKEN_CLOCK}), except where it
+     * answers by its insert id, which then carries {@link #CLOCK_BEHIND}. Databases that send it as text
+     * have {@link #lockRowText} instead.
      */
     default String lockRow() {
         throw new IllegalStateException(this + " sends its lock statement as text: lockRowText");

@@ -3,6 +3,7 @@ package io.locked.jpa.internal.entitypath;
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
 import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.TokenWrites;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConnections;
@@ -48,13 +49,14 @@ public final class EntityLockRepository implements LockRepository {
      * @param connections    the unit's pool as Locked sees it, for the pessimistic budget; null where
      *                       Locked cannot reach it (no budget then)
      * @param connectionWait how long a pessimistic acquisition may wait for the budget, whatever its own wait
+     * @param tokenWrites    whether a pessimistic release commits its token or rolls it back
      */
     public EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
-                         LockConnections connections, Duration connectionWait) {
+                                LockConnections connections, Duration connectionWait, TokenWrites tokenWrites) {
         this.ownTransactions = new EntityTransactions(factory, transactions);
         EntityRows rows = new EntityRows(factory, clock, transactions, ownTransactions);
         this.pessimistic = new PessimisticRowLocks(factory, transactions, ownTransactions, rows, connections,
-                connectionWait);
+                connectionWait, tokenWrites);
         this.leases = new EntityLeases(clock, ownTransactions, rows);
         this.inspection = new EntityInspection(factory, clock, transactions, ownTransactions);
         this.forcedRelease = new EntityForcedRelease(factory, ownTransactions, rows, inspection);

@@ -2,6 +2,7 @@ package io.locked.jpa.internal.entitypath;
 
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
+import io.locked.jpa.internal.TokenWrites;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.PessimisticHold;
@@ -10,7 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * A pessimistic hold: the manager's open transaction, whose commit frees the row lock. A JTA
+ * A pessimistic hold: the manager's open transaction, whose end frees the row lock: a commit, or
+ * with clock tokens mostly a rollback ({@link TokenWrites}). A JTA
  * transaction is parked off the thread while the method runs, and taken back for each check and
  * for the release, on whichever thread makes them.
  */
@@ -24,14 +26,17 @@ final class EntityRowHold implements PessimisticHold {
     private final UnitTransactions transactions;
     private final EntityTransactions ownTransactions;
     private final ConnectionBudget budget;
+    private final TokenWrites tokenWrites;
     private UnitTransactions.Parked parked;
     private boolean released;
 
     /**
-     * @param budget the pessimistic budget the hold took a connection of, given back when the hold ends
+     * @param budget      the pessimistic budget the hold took a connection of, given back when the hold ends
+     * @param tokenWrites whether the release commits the token or rolls it back
      */
     EntityRowHold(EntityManager manager, Acquired acquired, UnitTransactions.Parked parked,
-                  UnitTransactions transactions, EntityTransactions ownTransactions, ConnectionBudget budget) {
+                  UnitTransactions transactions, EntityTransactions ownTransactions, ConnectionBudget budget,
+                  TokenWrites tokenWrites) {
         this.manager = manager;
         this.acquired = acquired;
         this.key = acquired.key();
@@ -40,6 +45,7 @@ final class EntityRowHold implements PessimisticHold {
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
         this.budget = budget;
+        this.tokenWrites = tokenWrites;
     }
 
     @Override
@@ -76,9 +82,10 @@ final class EntityRowHold implements PessimisticHold {
      * What the lock statement wrote into the row.
      *
      * @param owner      the acquisition's id, which a minimum hold's lease is in the name of
-     * @param acquiredAt the database's clock when the row was locked
+     * @param acquiredAt  the database's clock when the row was locked
+     * @param clockBehind whether that clock was behind the row's last token (the token is its plus one)
      */
-    record Acquired(String key, String owner, long token, Instant acquiredAt) {
+    record Acquired(String key, String owner, long token, Instant acquiredAt, boolean clockBehind) {
     }
 
     @Override
@@ -94,6 +101,11 @@ final class EntityRowHold implements PessimisticHold {
         released = true;
         try {
             parked.resume();
+            if (holdAtLeast == null && transactions.rollbackTellsLostSession()
+                    && !tokenWrites.mustCommit(key, token, acquired.clockBehind())) {
+                transactions.rollbackIfActive(manager);
+                return true;
+            }
             if (holdAtLeast != null) {
                 // on the row this transaction has locked: it waits for nothing
                 manager.createQuery(HOLD_ROW).setParameter("owner", acquired.owner())
@@ -102,6 +114,7 @@ final class EntityRowHold implements PessimisticHold {
                         .executeUpdate();
             }
             transactions.commit(manager);
+            tokenWrites.committed(key, token);
             return true;
         } catch (RuntimeException lost) {
             return false;

@@ -2,6 +2,7 @@ package io.locked.jpa.internal.entitypath;
 
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.TokenWrites;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConnections;
@@ -27,14 +28,16 @@ final class PessimisticRowLocks {
     private final ConnectionBudget budget;
     private final PoolShortage shortage;
     private final Duration connectionWait;
+    private final TokenWrites tokenWrites;
 
     /**
      * @param connections    the unit's pool as Locked sees it, for the budget; null where Locked cannot
      *                       reach it (no budget then)
      * @param connectionWait how long an acquisition may wait for the budget, whatever its own wait
+     * @param tokenWrites    whether a release commits its token or rolls it back
      */
     PessimisticRowLocks(EntityManagerFactory factory, UnitTransactions transactions, EntityTransactions ownTransactions,
-                        EntityRows rows, LockConnections connections, Duration connectionWait) {
+                        EntityRows rows, LockConnections connections, Duration connectionWait, TokenWrites tokenWrites) {
         this.factory = factory;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
@@ -42,6 +45,7 @@ final class PessimisticRowLocks {
         this.budget = ConnectionBudget.forPool(connections == null ? 0 : connections.maximumSize());
         this.shortage = connections == null ? null : new PoolShortage(connections);
         this.connectionWait = connectionWait;
+        this.tokenWrites = tokenWrites;
     }
 
     PessimisticHold lock(String key, String owner, String holder, Duration dbWait) {
@@ -80,8 +84,10 @@ final class PessimisticRowLocks {
             long token = DatabaseClock.nextToken(row.getToken(), now);
             ROWS.lockedBy(row, token, now, holder);
             manager.flush();
-            EntityRowHold hold = new EntityRowHold(manager, new EntityRowHold.Acquired(key, owner, token, now),
-                    transactions.park(), transactions, ownTransactions, budget);
+            // the clock was read once, before the token: it is behind where the token is the row's plus one
+            boolean clockBehind = token > DatabaseClock.micros(now);
+            EntityRowHold hold = new EntityRowHold(manager, new EntityRowHold.Acquired(key, owner, token, now, clockBehind),
+                    transactions.park(), transactions, ownTransactions, budget, tokenWrites);
             handedOver = true;
             return hold;
         } catch (RuntimeException failure) {

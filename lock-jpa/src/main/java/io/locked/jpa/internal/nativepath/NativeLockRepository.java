@@ -3,6 +3,7 @@ package io.locked.jpa.internal.nativepath;
 import io.locked.api.LockMode;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.cleanup.NativeIdleRows;
+import io.locked.jpa.internal.TokenWrites;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConnections;
@@ -57,11 +58,12 @@ public final class NativeLockRepository implements LockRepository {
      * @param database           which statements to use
      * @param galeraSingleWriter whether every JVM's lock statements reach one Galera node
      * @param connectionWait     how long an acquisition may wait for a connection, whatever its own wait
+     * @param tokenWrites        whether a pessimistic release commits its token or rolls it back
      * @throws IllegalStateException if the lock table is there but would not compare keys exactly
      *                               (the message names the statement that converts it)
      */
     public NativeLockRepository(LockConnections connections, Dialect database, boolean galeraSingleWriter,
-                         Duration connectionWait) {
+                                Duration connectionWait, TokenWrites tokenWrites) {
         this.connections = connections;
         this.database = database;
         this.galera = new KnownGaleraNode(connections, database.mayBeGaleraNode(), galeraSingleWriter);
@@ -75,7 +77,7 @@ public final class NativeLockRepository implements LockRepository {
         KeyRows keyRows = new KeyRows(database);
         this.store = new StoreCalls(connections, shortage);
         this.pessimisticLocks = new NativePessimisticLocks(connections, database, galera, shortage, keyRows,
-                connectionWait);
+                connectionWait, tokenWrites);
         this.leases = new NativeLeases(database, galera, store, keyRows, connectionWait);
         this.renewals = new RenewalBatches(database, store, leases);
         this.inspection = new NativeInspection(connections, database);

@@ -3,6 +3,7 @@ package io.locked.jpa.internal.nativepath;
 import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.TokenWrites;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
@@ -11,6 +12,7 @@ import io.locked.jpa.internal.connection.NoFreeConnection;
 import io.locked.jpa.internal.connection.PoolShortage;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
+import io.locked.jpa.internal.dialect.RowStatements;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.NoConnectionException;
@@ -25,7 +27,7 @@ import java.time.Duration;
 /**
  * Pessimistic acquisition on the native path: one statement that row-locks the key and draws its
  * token, in the lock's own transaction, which the returned {@link PessimisticRowHold} keeps open
- * until its release. The acquisitions take at most all but one of the pool's connections where its
+ * until its release (a commit, or with clock tokens mostly a rollback: {@link TokenWrites}). The acquisitions take at most all but one of the pool's connections where its
  * size can be read ({@link ConnectionBudget}).
  */
 final class NativePessimisticLocks {
@@ -37,10 +39,14 @@ final class NativePessimisticLocks {
     private final KeyRows keyRows;
     private final Duration connectionWait;
     private final ConnectionBudget budget;
+    private final TokenWrites tokenWrites;
 
-    /** @param connectionWait how long an acquisition may wait for a connection, whatever its own wait */
+    /**
+     * @param connectionWait how long an acquisition may wait for a connection, whatever its own wait
+     * @param tokenWrites    whether a release commits its token or rolls it back
+     */
     NativePessimisticLocks(LockConnections connections, Dialect database, KnownGaleraNode galera,
-                           PoolShortage shortage, KeyRows keyRows, Duration connectionWait) {
+                           PoolShortage shortage, KeyRows keyRows, Duration connectionWait, TokenWrites tokenWrites) {
         this.connections = connections;
         this.database = database;
         this.galera = galera;
@@ -48,6 +54,7 @@ final class NativePessimisticLocks {
         this.keyRows = keyRows;
         this.connectionWait = connectionWait;
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
+        this.tokenWrites = tokenWrites;
     }
 
     /** @return the hold, or null if the key stayed busy for the wait */
@@ -94,7 +101,7 @@ final class NativePessimisticLocks {
             }
             handedOver = true;
             return new PessimisticRowHold(transaction, key, owner, drawn.token(), database.holdRow, budget, onEnd,
-                    this::committed);
+                    this::committed, tokenWrites, drawn.clockBehind());
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());
@@ -187,8 +194,12 @@ final class NativePessimisticLocks {
                         return null;
                     }
                     try (ResultSet drawn = lock.getGeneratedKeys()) {
-                        // no token drawn: a live lease holds the key
-                        return drawn.next() ? new DrawnToken(drawn.getLong(1), true, null) : new DrawnToken(0, false, null);
+                        if (!drawn.next()) {
+                            return new DrawnToken(0, false, null, false, false); // no token drawn: a live lease holds the key
+                        }
+                        long flagged = drawn.getLong(1);
+                        return new DrawnToken(flagged & ~RowStatements.CLOCK_BEHIND, true, null, false,
+                                (flagged & RowStatements.CLOCK_BEHIND) != 0);
                     }
                 }
                 // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
@@ -209,17 +220,17 @@ final class NativePessimisticLocks {
         if (!row.next()) {
             return null;
         }
-        return new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(3) : null,
-                database.createsRowUnseen() && row.getBoolean(3));
+        long token = row.getLong(1);
+        return new DrawnToken(token, row.getInt(2) == 1, galera ? row.getString(4) : null,
+                database.createsRowUnseen() && row.getBoolean(3), token > row.getLong(RowStatements.TOKEN_CLOCK));
     }
 
     /**
      * @param node          the Galera node holding the row lock, null on other servers
      * @param createdUnseen whether the statement created the row, which others cannot see until it commits
+     * @param clockBehind   whether the clock read after the token was drawn was below it: the token
+     *                      is then the row's plus one, and must be committed
      */
-    private record DrawnToken(long token, boolean free, String node, boolean createdUnseen) {
-        DrawnToken(long token, boolean free, String node) {
-            this(token, free, node, false);
-        }
+    private record DrawnToken(long token, boolean free, String node, boolean createdUnseen, boolean clockBehind) {
     }
 }

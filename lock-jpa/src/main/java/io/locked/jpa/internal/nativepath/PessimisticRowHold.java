@@ -1,5 +1,6 @@
 package io.locked.jpa.internal.nativepath;
 
+import io.locked.jpa.internal.TokenWrites;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.transaction.LockTransaction;
@@ -20,6 +21,10 @@ import java.util.logging.Logger;
  * commit is under way cuts off the reply of a commit the server made. The release then reads the
  * key's committed token ({@link LandedCommits}): the hold's own token there means its commit landed
  * (an ended session rolls its token back), and the hold was released, not lost.
+ *
+ * <p>With clock tokens ({@link TokenWrites}) most releases roll back instead: the token stays the
+ * clock's reading, and nothing is written that must reach the disk. A rollback whose reply was lost
+ * counts as lost (the safe side): nothing in the row tells it from a session ended before it.
  */
 public final class PessimisticRowHold implements PessimisticHold {
     private static final Logger LOG = Logger.getLogger(PessimisticRowHold.class.getName());
@@ -32,6 +37,8 @@ public final class PessimisticRowHold implements PessimisticHold {
     private final ConnectionBudget budget;
     private final Runnable onEnd;
     private final LandedCommits landed;
+    private final TokenWrites tokenWrites;
+    private final boolean clockBehind;
     private boolean released;
     private boolean ended;
 
@@ -40,10 +47,13 @@ public final class PessimisticRowHold implements PessimisticHold {
      * @param holdRow   the statement that leaves a minimum hold in the row
      * @param budget    what the hold's connection counts against, given back with it at release
      * @param onEnd     run once, when the transaction ended: at release, or when its session was found dead
-     * @param landed    what tells whether a commit whose reply was lost landed
+     * @param landed      what tells whether a commit whose reply was lost landed
+     * @param tokenWrites whether the release commits the token or rolls it back
+     * @param clockBehind whether the clock read after the token was drawn was below it
      */
     PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, String holdRow,
-                       ConnectionBudget budget, Runnable onEnd, LandedCommits landed) {
+                       ConnectionBudget budget, Runnable onEnd, LandedCommits landed, TokenWrites tokenWrites,
+                       boolean clockBehind) {
         this.transaction = transaction;
         this.key = key;
         this.owner = owner;
@@ -52,6 +62,8 @@ public final class PessimisticRowHold implements PessimisticHold {
         this.budget = budget;
         this.onEnd = onEnd;
         this.landed = landed;
+        this.tokenWrites = tokenWrites;
+        this.clockBehind = clockBehind;
     }
 
     @Override
@@ -98,10 +110,15 @@ public final class PessimisticRowHold implements PessimisticHold {
         released = true;
         SQLException lost;
         try {
+            if (holdAtLeast == null && !tokenWrites.mustCommit(key, token, clockBehind)) {
+                transaction.rollback();
+                return true;
+            }
             if (holdAtLeast != null) {
                 leaveHold(holdAtLeast);
             }
             transaction.commit();
+            tokenWrites.committed(key, token);
             return true;
         } catch (SQLException failure) {
             lost = failure;
@@ -116,7 +133,7 @@ public final class PessimisticRowHold implements PessimisticHold {
             return true;
         }
         // the core logs the loss at WARNING, naming the key and the holder; the database's error is kept here
-        LOG.log(Level.FINE, "Commit of a pessimistic lock failed; the database had ended its transaction", lost);
+        LOG.log(Level.FINE, "Release of a pessimistic lock failed; the database had ended its transaction", lost);
         return false;
     }
 

@@ -76,6 +76,12 @@ public final class JtaUnitTransactions implements UnitTransactions {
         }
     }
 
+    /** A transaction manager may log a resource's failed rollback and report none. */
+    @Override
+    public boolean rollbackTellsLostSession() {
+        return false;
+    }
+
     @Override
     public Parked park() {
         Transaction own;

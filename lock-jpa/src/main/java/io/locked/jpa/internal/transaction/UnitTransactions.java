@@ -22,6 +22,15 @@ public interface UnitTransactions {
     /** Rolls back the transaction begun on this thread, if it is still open. */
     void rollbackIfActive(EntityManager manager);
 
+    /**
+     * Whether {@link #rollbackIfActive} fails where the database had already ended the transaction
+     * (a lost session), as a commit would: a pessimistic release may then roll back instead of
+     * committing and still tell a lost hold ({@link io.locked.jpa.LockTokens#CLOCK}).
+     */
+    default boolean rollbackTellsLostSession() {
+        return true;
+    }
+
     /** Begins the transaction of a pessimistic hold, which lasts as long as the locked method. */
     default void beginHold(EntityManager manager) {
         begin(manager);

@@ -1,0 +1,49 @@
+package io.locked.jpa;
+
+/**
+ * How a pessimistic acquisition's fencing token is kept: {@code locked.tokens} in configuration,
+ * {@link JpaLockRepository.Builder#tokens(LockTokens)} in code. Either way the token is drawn after
+ * the row lock was granted as the greater of the row's last token plus one and the database's
+ * clock in microseconds, and the lock statement writes it into the row for as long as the hold
+ * lasts (inspection and forced release see the holder there). The two differ at the release.
+ * Leases (the optimistic mode) are written either way.
+ */
+public enum LockTokens {
+    /**
+     * The release commits the token: one durable write, so one log flush (fsync) per pessimistic
+     * cycle where the database flushes every commit. Tokens increase per key whatever the clock does.
+     */
+    WRITTEN,
+    /**
+     * The release rolls the lock's transaction back, so the cycle writes nothing that must reach
+     * the disk: the token in use is the clock's reading. Tokens keep increasing per key as long as
+     * the database's clock does not step back. The token is committed after all where a step back
+     * shows (the clock read after the token was at or below the row's committed token), on a release
+     * that keeps the key taken ({@code holdAtLeast}), and on a key's first release in a JVM and then
+     * at least once a second of its use, so that the row's committed token trails the tokens in use
+     * by a second at most. A clock reading at or below the committed token (a step back, a restart or a
+     * failover onto a server whose clock is behind) is caught at the key's next acquisition, whose
+     * token is then the row's plus one, committed; a reading that lands above the committed token
+     * but at or below one already used (a step back into the last second of the key's use) is not,
+     * and can repeat a token. Choose it where the database's clock is disciplined (NTP slewing, not
+     * stepping) and pessimistic cycles are frequent enough for their commits' flushes to matter.
+     */
+    CLOCK;
+
+    /** The configuration key. */
+    public static final String KEY = "locked.tokens";
+
+    /**
+     * @param value a configured value of {@link #KEY}, in any case
+     * @return the constant
+     * @throws IllegalArgumentException naming the key and the values allowed
+     */
+    public static LockTokens parse(String value) {
+        for (LockTokens tokens : values()) {
+            if (tokens.name().equalsIgnoreCase(value.trim())) {
+                return tokens;
+            }
+        }
+        throw new IllegalArgumentException(KEY + " must be written or clock, was '" + value + "'");
+    }
+}

@@ -1,0 +1,70 @@
+package io.locked.jpa.internal;
+
+import io.locked.jpa.LockTokens;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * Whether a pessimistic hold's release commits its token or rolls it back ({@link LockTokens}).
+ * With written tokens every release commits. With clock tokens a release commits only where the
+ * token must be kept: where the clock read after it was drawn was below it (the token is the
+ * row's plus one, and a rollback would hand the same token out again), and where this JVM has not
+ * committed a token of the key for {@link #WRITE_PERIOD}, so that the row's committed token trails
+ * every JVM's tokens by that much at most and a clock that steps back below it is caught.
+ *
+ * <p>The keys' last committed tokens are kept in a fixed table indexed by the key's hash: a key
+ * whose slot another key took counts as never committed, which only makes it commit again. Thread-safe.
+ */
+public final class TokenWrites {
+    /** How long the row's committed token may trail the tokens in use, in this JVM. */
+    public static final Duration WRITE_PERIOD = Duration.ofSeconds(1);
+    private static final long WRITE_PERIOD_MICROS = WRITE_PERIOD.toNanos() / 1000;
+    private static final int SLOTS = 4096;
+    private static final TokenWrites ALWAYS = new TokenWrites(false);
+
+    private final boolean clock;
+    private final AtomicReferenceArray<Committed> committed;
+
+    private TokenWrites(boolean clock) {
+        this.clock = clock;
+        this.committed = clock ? new AtomicReferenceArray<>(SLOTS) : null;
+    }
+
+    /** @return the policy of a repository, one per repository (its table of committed tokens is its own) */
+    public static TokenWrites of(LockTokens tokens) {
+        return tokens == LockTokens.CLOCK ? new TokenWrites(true) : ALWAYS;
+    }
+
+    /** @return whether releases may roll back (clock tokens) */
+    public boolean clockTokens() {
+        return clock;
+    }
+
+    /**
+     * @param key         the held key
+     * @param token       the hold's token
+     * @param clockBehind whether the clock read after the token was drawn was below it
+     * @return whether the release must commit the token rather than roll it back
+     */
+    public boolean mustCommit(String key, long token, boolean clockBehind) {
+        if (!clock || clockBehind) {
+            return true;
+        }
+        Committed last = committed.get(slot(key));
+        return last == null || !last.key.equals(key) || token - last.token >= WRITE_PERIOD_MICROS;
+    }
+
+    /** Records a committed token, after its commit succeeded. */
+    public void committed(String key, long token) {
+        if (clock) {
+            committed.set(slot(key), new Committed(key, token));
+        }
+    }
+
+    private static int slot(String key) {
+        return (key.hashCode() & Integer.MAX_VALUE) % SLOTS;
+    }
+
+    private record Committed(String key, long token) {
+    }
+}

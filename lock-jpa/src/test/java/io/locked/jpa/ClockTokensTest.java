@@ -1,0 +1,139 @@
+package io.locked.jpa;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.jpa.testing.Store;
+import io.locked.jpa.testing.TestDatabase;
+import io.locked.spi.LockRepository;
+import io.locked.spi.PessimisticHold;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Clock tokens ({@link LockTokens#CLOCK}): a pessimistic release rolls back, so the row's committed
+ * token stays behind the tokens in use, and tokens still increase; where the database's clock is
+ * behind the row's committed token (a clock stepped back, simulated by moving the committed token an
+ * hour ahead of the clock) every acquisition is caught, draws the row's token plus one and commits it,
+ * so that no token is handed out twice. The committed token is read on a connection of its own, as
+ * the next JVM or a restarted server would find it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ClockTokensTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final long HOUR_MICROS = 3_600_000_000L;
+    private final Map<String, Store> stores = new HashMap<>();
+
+    static Stream<Arguments> databasesAndPaths() {
+        return Stream.of(TestDatabase.H2, TestDatabase.MARIADB, TestDatabase.POSTGRESQL, TestDatabase.MYSQL8)
+                .flatMap(database -> Stream.of(LockStatements.NATIVE, LockStatements.JPA)
+                        .map(path -> Arguments.of(database, path)));
+    }
+
+    @AfterAll
+    void closeStores() {
+        stores.values().forEach(Store::close);
+    }
+
+    private LockRepository repository(TestDatabase database, LockStatements path, LockTokens tokens) {
+        return stores.computeIfAbsent(database + "/" + path + "/" + tokens,
+                name -> database.open(2, Map.of(), settings -> settings.statements(path).tokens(tokens))).repository();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databasesAndPaths")
+    void releasesRollTheirTokensBackAndTokensStillIncrease(TestDatabase database, LockStatements path) throws Exception {
+        String key = "clock-tokens:" + UUID.randomUUID();
+        List<Long> tokens = cycle(repository(database, path, LockTokens.CLOCK), key, 20);
+
+        assertIncreasing(tokens);
+        long committed = committedToken(database, key);
+        // the key's first release in this JVM commits its token; the next ones, within a second, roll back
+        assertTrue(tokens.contains(committed), "the committed token " + committed + " is none of the tokens used " + tokens);
+        assertTrue(committed < tokens.get(tokens.size() - 1), "every release committed its token: " + committed);
+    }
+
+    /** The control: with written tokens each release commits its token. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databasesAndPaths")
+    void writtenTokensAreCommittedByEachRelease(TestDatabase database, LockStatements path) throws Exception {
+        String key = "written-tokens:" + UUID.randomUUID();
+        List<Long> tokens = cycle(repository(database, path, LockTokens.WRITTEN), key, 5);
+
+        assertIncreasing(tokens);
+        assertEquals(tokens.get(tokens.size() - 1), committedToken(database, key));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databasesAndPaths")
+    void aClockBehindTheCommittedTokenIsCaughtAndEachTokenCommitted(TestDatabase database, LockStatements path)
+            throws Exception {
+        LockRepository repository = repository(database, path, LockTokens.CLOCK);
+        String key = "clock-behind:" + UUID.randomUUID();
+        cycle(repository, key, 1);
+        // as if the database's clock had stepped back by an hour since the row's last commit
+        long ahead = committedToken(database, key) + HOUR_MICROS;
+        setCommittedToken(database, key, ahead);
+
+        List<Long> tokens = new ArrayList<>();
+        for (int i = 1; i <= 5; i++) {
+            long token = cycle(repository, key, 1).get(0);
+            tokens.add(token);
+            assertEquals(ahead + i, token, "acquisition " + i + " of a key whose committed token is ahead of the clock");
+            assertEquals(token, committedToken(database, key), "the release of a token drawn behind the clock did not commit it");
+        }
+        assertIncreasing(tokens);
+    }
+
+    private static List<Long> cycle(LockRepository repository, String key, int times) {
+        List<Long> tokens = new ArrayList<>();
+        for (int i = 0; i < times; i++) {
+            PessimisticHold hold = repository.lockPessimistic(key, UUID.randomUUID().toString(), "clock-tokens", WAIT);
+            assertNotNull(hold, "nobody else holds " + key);
+            tokens.add(hold.token());
+            assertTrue(hold.release(), "the release of a live hold");
+        }
+        return tokens;
+    }
+
+    private static void assertIncreasing(List<Long> tokens) {
+        for (int i = 1; i < tokens.size(); i++) {
+            assertTrue(tokens.get(i) > tokens.get(i - 1), "token " + i + " does not increase: " + tokens);
+        }
+    }
+
+    private static long committedToken(TestDatabase database, String key) throws SQLException {
+        try (Connection connection = database.connect();
+             PreparedStatement read = connection.prepareStatement("SELECT token FROM locked_lock WHERE lock_key = ?")) {
+            read.setString(1, key);
+            try (ResultSet row = read.executeQuery()) {
+                assertTrue(row.next(), "the key has a row");
+                return row.getLong(1);
+            }
+        }
+    }
+
+    private static void setCommittedToken(TestDatabase database, String key, long token) throws SQLException {
+        try (Connection connection = database.connect();
+             PreparedStatement write = connection.prepareStatement("UPDATE locked_lock SET token = ? WHERE lock_key = ?")) {
+            write.setLong(1, token);
+            write.setString(2, key);
+            assertEquals(1, write.executeUpdate());
+        }
+    }
+}
