@@ -9,6 +9,7 @@ import io.locked.api.LockRequest;
 import io.locked.bench.Runner.Result;
 import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockStatements;
+import io.locked.jpa.LockTokens;
 import jakarta.persistence.EntityManagerFactory;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -122,12 +123,15 @@ public final class Benchmark {
             JpaLockRepository repository = new JpaLockRepository(factory);
             repository.createTableIfMissing();
             JpaLockRepository jpaPath = JpaLockRepository.builder(factory).statements(LockStatements.JPA).build();
+            JpaLockRepository clockTokens = JpaLockRepository.builder(factory).tokens(LockTokens.CLOCK).build();
             try (LockManager locks = LockManagerBuilder.on(repository).build();
+                 LockManager clockLocks = LockManagerBuilder.on(clockTokens).build();
                  LockManager jpaLocks = LockManagerBuilder.on(jpaPath).build();
                  ManagerPerThread perThread = new ManagerPerThread(repository);
                  WeldContainer container = lockedBeans(factory)) {
                 RawCycles raw = new RawCycles(pool, database);
-                List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get(), jpaLocks)
+                List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get(), jpaLocks,
+                        clockLocks)
                         .stream().filter(benchCase -> caseNames.isEmpty() || caseNames.contains(benchCase.name())).toList();
                 createRows(pool, cases);
                 // one unrecorded pass first, so that no case is measured while the JIT still compiles
@@ -197,7 +201,7 @@ public final class Benchmark {
     }
 
     private static List<Case> cases(RawCycles raw, LockManager locks, ManagerPerThread perThread, LockedCycles locked,
-                                    LockManager jpaLocks) {
+                                    LockManager jpaLocks, LockManager clockLocks) {
         return List.of(
                 new Case("SELECT 1", Case.FLOOR, Case.FLOOR, raw::selectOne),
                 new Case("autocommit UPDATE", Case.FLOOR, Case.FLOOR, raw::autocommitUpdate),
@@ -209,6 +213,8 @@ public final class Benchmark {
                         raw::conditionalUpdateWithToken),
                 new Case("API pessimistic", "pessimistic", Case.API, apiCycle(locks, LockMode.PESSIMISTIC)),
                 new Case("API optimistic", "optimistic", Case.API, apiCycle(locks, LockMode.OPTIMISTIC)),
+                new Case("API pessimistic, clock tokens", "pessimistic", Case.API_CLOCK_TOKENS,
+                        apiCycle(clockLocks, LockMode.PESSIMISTIC)),
                 new Case("API pessimistic, a manager per thread", "pessimistic", Case.API_MANAGER_PER_THREAD,
                         perThread.cycle(LockMode.PESSIMISTIC)),
                 new Case("API optimistic, a manager per thread", "optimistic", Case.API_MANAGER_PER_THREAD,

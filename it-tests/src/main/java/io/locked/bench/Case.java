@@ -6,7 +6,7 @@ package io.locked.bench;
  * @param name   as printed
  * @param mode   "floor", "pessimistic" or "optimistic"
  * @param layer  "floor", "raw JDBC", "raw JDBC with token" (a reference), "API", "API, a manager per
- *               thread", "@Locked" or "API, JPA path"
+ *               thread", "@Locked", "API, JPA path" or "API, clock tokens"
  * @param cycle  the work of one cycle
  */
 record Case(String name, String mode, String layer, Cycle cycle) {
@@ -19,6 +19,8 @@ record Case(String name, String mode, String layer, Cycle cycle) {
     static final String LOCKED = "@Locked";
     /** The API on the JPA path ({@code locked.statements=jpa}): EntityManager, PESSIMISTIC_WRITE, @Version. */
     static final String API_JPA_PATH = "API, JPA path";
+    /** The API with clock tokens ({@code locked.tokens=clock}): most pessimistic releases roll back. */
+    static final String API_CLOCK_TOKENS = "API, clock tokens";
 
     boolean locks() {
         return !layer.equals(FLOOR);

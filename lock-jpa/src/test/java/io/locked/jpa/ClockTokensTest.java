@@ -2,8 +2,16 @@ package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.jpa.fencing.PausedHolderView;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.LockRepository;
@@ -98,6 +106,37 @@ class ClockTokensTest {
             assertEquals(token, committedToken(database, key), "the release of a token drawn behind the clock did not commit it");
         }
         assertIncreasing(tokens);
+    }
+
+    /**
+     * A fenced write persists the token it checks: the holder before, whose token was rolled back at
+     * its release, is refused once its successor wrote, though the row's committed token is below both.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("databasesAndPaths")
+    void aStaleHoldersFencedWriteIsRefused(TestDatabase database, LockStatements path) throws Exception {
+        LockManager manager = LockManagerBuilder.on(repository(database, path, LockTokens.CLOCK)).build();
+        try (Connection business = database.connect()) {
+            String key = "clock-fence:" + UUID.randomUUID();
+            LockHandle earlier = manager.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC));
+            earlier.close();
+            LockHandle later = manager.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC));
+            try {
+                business.setAutoCommit(false);
+                LockFence.check(business, later);
+                business.commit();
+            } finally {
+                later.close();
+            }
+            assertTrue(committedToken(database, key) < later.token(), "the successor's release committed its token");
+
+            LockLostException refused = assertThrows(LockLostException.class,
+                    () -> LockFence.check(business, PausedHolderView.of(earlier)));
+            business.rollback();
+            assertTrue(refused.getMessage().contains(key), refused.getMessage());
+        } finally {
+            manager.close();
+        }
     }
 
     private static List<Long> cycle(LockRepository repository, String key, int times) {

@@ -1,6 +1,7 @@
 package io.locked.it.fault;
 
 import io.locked.api.LockMode;
+import io.locked.jpa.LockTokens;
 import io.locked.contract.CriticalSection;
 import io.locked.it.process.Counter;
 import io.locked.it.process.CounterFence;
@@ -53,6 +54,12 @@ final class FaultRun implements AutoCloseable {
      */
     static FaultRun start(Path dir, FaultSettings settings, LockMode mode, CounterFence fence, MariaDbEndpoint database,
                           MariaDbEndpoint holderRoute) throws Exception {
+        return start(dir, settings, mode, LockTokens.WRITTEN, fence, database, holderRoute);
+    }
+
+    /** As above, the workers keeping their pessimistic tokens as {@code tokens} says. */
+    static FaultRun start(Path dir, FaultSettings settings, LockMode mode, LockTokens tokens, CounterFence fence,
+                          MariaDbEndpoint database, MariaDbEndpoint holderRoute) throws Exception {
         String key = "it:fault:" + mode + ":" + UUID.randomUUID();
         try (Connection connection = database.connect()) {
             Counter.create(connection, key);
@@ -69,7 +76,7 @@ final class FaultRun implements AutoCloseable {
                         (w == HOLDER ? holderRoute : database).workerEnvironment(), run.events.sink(w),
                         "cycles", "database=MARIADB", "mode=" + mode, "key=" + key, "threads=" + settings.threads(),
                         "wait-millis=" + settings.maxWait().toMillis(), "lease-millis=" + settings.lease().toMillis(),
-                        "fence=" + fence, "history=" + history, "writes=" + written));
+                        "fence=" + fence, "history=" + history, "writes=" + written, "tokens=" + tokens));
             }
             for (int w = 0; w < settings.workers(); w++) {
                 run.awaitReady(w, before);

@@ -2,6 +2,7 @@ package io.locked.it.process;
 
 import io.locked.api.LockMode;
 import io.locked.jpa.LockStatements;
+import io.locked.jpa.LockTokens;
 import io.locked.jpa.testing.TestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,12 +24,13 @@ import java.util.Map;
  * @param writes   file for the counter writes, or null
  * @param galeraSingleWriter the repository's {@code galeraSingleWriter} setting
  * @param statements         the repository's lock path ({@code statements=}, default auto)
+ * @param tokens             how the repository keeps pessimistic tokens ({@code tokens=}, default written)
  * @param goOnAfterFailures  with a fixed number of cycles, record a lost lock or a failed step and go on
  *                           rather than end the worker (for a negative control that expects them)
  */
 record CycleOptions(TestDatabase database, LockMode mode, String key, int threads, int cycles, Duration maxWait,
                     Duration lease, CounterFence fence, Path history, Path writes, boolean galeraSingleWriter,
-                    LockStatements statements, boolean goOnAfterFailures) {
+                    LockStatements statements, LockTokens tokens, boolean goOnAfterFailures) {
 
     /** Until stopped; every failure is recorded and the thread goes on. */
     boolean untilStopped() {
@@ -62,6 +64,7 @@ record CycleOptions(TestDatabase database, LockMode mode, String key, int thread
                 values.containsKey("writes") ? Path.of(values.get("writes")) : null,
                 Boolean.parseBoolean(values.getOrDefault("galera-single-writer", "false")),
                 LockStatements.valueOf(values.getOrDefault("statements", "AUTO")),
+                LockTokens.valueOf(values.getOrDefault("tokens", "WRITTEN")),
                 Boolean.parseBoolean(values.getOrDefault("go-on-after-failures", "false")));
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.locked.api.LockMode;
 import io.locked.it.process.ExclusionRun.Outcome;
 import io.locked.jpa.LockStatements;
+import io.locked.jpa.LockTokens;
 import io.locked.jpa.testing.TestDatabase;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -45,6 +46,17 @@ class MultiJvmExclusionTest {
         assertExclusive(outcome);
     }
 
+    /**
+     * The same with clock tokens: most releases roll their tokens back, and the tokens the checker
+     * reads must still increase strictly across the JVMs.
+     */
+    @ParameterizedTest(name = "clock tokens {0} {1}")
+    @CsvSource({"MARIADB, AUTO", "POSTGRESQL, AUTO", "MYSQL8, AUTO", "MARIADB, JPA"})
+    void processesWithClockTokensNeverOverlapOnOneKey(TestDatabase database, LockStatements statements) throws Exception {
+        Outcome outcome = run(database, "cycles", LockMode.PESSIMISTIC.name(), statements, LockTokens.CLOCK);
+        assertExclusive(outcome);
+    }
+
     /** The same through a {@code @Locked} bean on Weld SE in each JVM. */
     @ParameterizedTest(name = "@Locked {0} {1}")
     @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "MYSQL8, PESSIMISTIC", "MYSQL8, OPTIMISTIC"})
@@ -74,6 +86,11 @@ class MultiJvmExclusionTest {
     }
 
     private Outcome run(TestDatabase database, String command, String mode, LockStatements statements) throws Exception {
+        return run(database, command, mode, statements, LockTokens.WRITTEN);
+    }
+
+    private Outcome run(TestDatabase database, String command, String mode, LockStatements statements, LockTokens tokens)
+            throws Exception {
         database.requireReachable();
         String key = "it:exclusion:" + command + ":" + mode + ":" + UUID.randomUUID();
         database.open(2).close(); // the lock table exists before the workers start
@@ -81,11 +98,11 @@ class MultiJvmExclusionTest {
                 ? (worker, history) -> List.of(command, database.name(), mode, key, String.valueOf(THREADS),
                         String.valueOf(CYCLES), history.toString())
                 : ExclusionRun.cycles(key, List.of("database=" + database.name(), "mode=" + mode, "threads=" + THREADS,
-                        "cycles=" + CYCLES, "statements=" + statements));
+                        "cycles=" + CYCLES, "statements=" + statements, "tokens=" + tokens));
         // the workers reach this JVM's database: for MYSQL8 its private server
         Outcome outcome = ExclusionRun.run(dir, database::connect, key,
                 Collections.nCopies(PROCESSES, database.workerEnvironment()), arguments);
-        System.out.println(outcome.summary("multi-JVM " + command + " " + database + " " + statements + " " + mode + ", " + PROCESSES
+        System.out.println(outcome.summary("multi-JVM " + command + " " + database + " " + statements + " " + tokens + " " + mode + ", " + PROCESSES
                 + " processes x " + THREADS + " threads", PROCESSES * THREADS * CYCLES));
         return outcome;
     }
