@@ -33,9 +33,10 @@ import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 
 /**
- * What a lock costs next to the database's own floor: every case at 1, 4 and 16 threads, on a key
- * per thread and on one shared key, per database; then the lock table at 1 k and 1 M rows, and the
- * heap after 1 M cycles. Prints one Markdown report and writes it to {@code bench.out}.
+ * What a lock costs next to the database's own floor and next to other projects' JDBC locks
+ * ({@link PeerCycles}): every case at 1, 4 and 16 threads, on a key per thread and on one shared
+ * key, per database; then the lock table at 1 k and 1 M rows, and the heap after 1 M cycles.
+ * Prints one Markdown report and writes it to {@code bench.out}.
  *
  * <p>System properties: {@code bench.databases} (h2,mariadb,mysql8,postgresql), {@code bench.threads}
  * (1,4,16), {@code bench.seconds} per cell (2), {@code bench.warmup-seconds} (1), {@code bench.slices}
@@ -128,10 +129,11 @@ public final class Benchmark {
                  LockManager clockLocks = LockManagerBuilder.on(clockTokens).build();
                  LockManager jpaLocks = LockManagerBuilder.on(jpaPath).build();
                  ManagerPerThread perThread = new ManagerPerThread(repository);
-                 WeldContainer container = lockedBeans(factory)) {
+                 WeldContainer container = lockedBeans(factory);
+                 PeerCycles peers = new PeerCycles(pool, database)) {
                 RawCycles raw = new RawCycles(pool, database);
                 List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get(), jpaLocks,
-                        clockLocks)
+                        clockLocks, peers)
                         .stream().filter(benchCase -> caseNames.isEmpty() || caseNames.contains(benchCase.name())).toList();
                 createRows(pool, cases);
                 // one unrecorded pass first, so that no case is measured while the JIT still compiles
@@ -201,7 +203,8 @@ public final class Benchmark {
     }
 
     private static List<Case> cases(RawCycles raw, LockManager locks, ManagerPerThread perThread, LockedCycles locked,
-                                    LockManager jpaLocks, LockManager clockLocks) {
+                        clockLocks, peers)
+                        .stream().filter(benchCase -> caseNames.isEmpty() || caseNames.contains(benchCase.name())).toList();
         return List.of(
                 new Case("SELECT 1", Case.FLOOR, Case.FLOOR, raw::selectOne),
                 new Case("autocommit UPDATE", Case.FLOOR, Case.FLOOR, raw::autocommitUpdate),
@@ -222,7 +225,10 @@ public final class Benchmark {
                 new Case("@Locked pessimistic", "pessimistic", Case.LOCKED, locked::pessimistic),
                 new Case("@Locked optimistic", "optimistic", Case.LOCKED, locked::optimistic),
                 new Case("API pessimistic, JPA path", "pessimistic", Case.API_JPA_PATH, apiCycle(jpaLocks, LockMode.PESSIMISTIC)),
-                new Case("API optimistic, JPA path", "optimistic", Case.API_JPA_PATH, apiCycle(jpaLocks, LockMode.OPTIMISTIC)));
+                new Case("API optimistic, JPA path", "optimistic", Case.API_JPA_PATH, apiCycle(jpaLocks, LockMode.OPTIMISTIC)),
+                // leases, like the optimistic mode: the targets set Locked's optimistic API beside them
+                new Case("ShedLock (usingDbTime)", "optimistic", Case.SHEDLOCK, peers::shedLock),
+                new Case("Spring JdbcLockRegistry", "optimistic", Case.SPRING_JDBC, peers::springJdbcLockRegistry));
     }
 
     static Cycle apiCycle(LockManager locks, LockMode mode) {

@@ -6,7 +6,8 @@ package io.locked.bench;
  * @param name   as printed
  * @param mode   "floor", "pessimistic" or "optimistic"
  * @param layer  "floor", "raw JDBC", "raw JDBC with token" (a reference), "API", "API, a manager per
- *               thread", "@Locked", "API, JPA path" or "API, clock tokens"
+ *               thread", "@Locked", "API, JPA path", "API, clock tokens", or a peer's: "ShedLock" or
+ *               "Spring JdbcLockRegistry"
  * @param cycle  the work of one cycle
  */
 record Case(String name, String mode, String layer, Cycle cycle) {
@@ -21,6 +22,14 @@ record Case(String name, String mode, String layer, Cycle cycle) {
     static final String API_JPA_PATH = "API, JPA path";
     /** The API with clock tokens ({@code locked.tokens=clock}): most pessimistic releases roll back. */
     static final String API_CLOCK_TOKENS = "API, clock tokens";
+    /** Another project's lock on the same database and pool ({@link PeerCycles}): ShedLock's JDBC template provider. */
+    static final String SHEDLOCK = "ShedLock";
+    /** Another project's lock on the same database and pool ({@link PeerCycles}): Spring Integration's JDBC registry. */
+    static final String SPRING_JDBC = "Spring JdbcLockRegistry";
+
+    boolean peer() {
+        return layer.equals(SHEDLOCK) || layer.equals(SPRING_JDBC);
+    }
 
     boolean locks() {
         return !layer.equals(FLOOR);

@@ -4,8 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 
 /**
@@ -114,13 +112,9 @@ final class RawCycles {
         free(key, owner);
     }
 
-    /** Retries the take after a pause that doubles from 0.5 ms up to 50 ms, with jitter. */
+    /** Retries the take after a pause that doubles from 0.5 ms up to 50 ms, with jitter ({@link Backoff}). */
     private void takeWithBackoff(String key, String owner, String alsoSet) throws SQLException {
-        long ceiling = 500_000;
-        while (!take(key, owner, alsoSet)) {
-            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1));
-            ceiling = Math.min(50_000_000, ceiling * 2);
-        }
+        Backoff.untilTaken(() -> take(key, owner, alsoSet));
     }
 
     private void free(String key, String owner) throws SQLException {

@@ -19,20 +19,23 @@ final class Report {
     }
 
     void cases(List<Result> results) {
-        line("| case | threads | keys | cycles/s | JVM CPU µs/cycle | p50 µs | p99 µs | p99.9 µs | hand-off p50 µs | violations | errors | × raw | × API |");
-        line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        line("| case | threads | keys | cycles/s | JVM CPU µs/cycle | p50 µs | p99 µs | p99.9 µs | hand-off p50 µs | violations | errors | × raw | × API | API ÷ peer |");
+        line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Result r : results) {
             Case c = r.benchCase();
             String vsRaw = c.layer().equals(Case.API) || c.layer().equals(Case.API_JPA_PATH)
-                    || c.layer().equals(Case.API_CLOCK_TOKENS)
+                    || c.layer().equals(Case.API_CLOCK_TOKENS) || c.peer()
                     ? ratio(r, results, Case.RAW) + " (" + ratio(r, results, Case.RAW_WITH_TOKEN) + " with token)" : "";
             String vsApi = c.layer().equals(Case.LOCKED) || c.layer().equals(Case.API_JPA_PATH)
                     ? ratio(r, results, Case.API) : "";
-            line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %s | %s | %s | %s | %s | %d | %s | %s |",
+            // the issue states its peer targets as Locked's throughput over the peer's
+            String apiOverPeer = c.peer() ? find(results, r, Case.API).map(api -> String.format(Locale.ROOT, "%.2f",
+                    api.cyclesPerSecond() / r.cyclesPerSecond())).orElse("") : "";
+            line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |",
                     c.name(), r.threads(), r.contended() ? "one" : "one per thread", r.cyclesPerSecond(),
                     micros(r.cpuMicros()), micros(r.p50()), micros(r.p99()), micros(r.p999()),
                     r.contended() && r.threads() > 1 && c.locks() ? micros(r.handOffP50()) : "",
-                    c.locks() ? String.valueOf(r.violations()) : "", r.errors(), vsRaw, vsApi));
+                    c.locks() ? String.valueOf(r.violations()) : "", r.errors(), vsRaw, vsApi, apiOverPeer));
         }
     }
 
@@ -52,6 +55,12 @@ final class Report {
         ratioTarget(results, "optimistic @Locked ≥ 0.95 × API", "optimistic", Case.LOCKED, Case.API, 0.95);
         handOffTarget(results, "pessimistic", 1000);
         handOffTarget(results, "optimistic", 5000);
+        peerTarget(results, "optimistic API ≥ 1.8 × ShedLock, a key per thread", Case.SHEDLOCK, false, 1.8);
+        peerTarget(results, "optimistic API ≥ 2.5 × ShedLock, one key", Case.SHEDLOCK, true, 2.5);
+        peerTarget(results, "(reference) optimistic API ÷ Spring JdbcLockRegistry, a key per thread", Case.SPRING_JDBC,
+                false, Double.NaN);
+        peerTarget(results, "(reference) optimistic API ÷ Spring JdbcLockRegistry, one key", Case.SPRING_JDBC, true,
+                Double.NaN);
     }
 
     /**
@@ -59,9 +68,10 @@ final class Report {
      * whose cores the application shares with the database, that CPU is throughput.
      */
     void cpu(List<Result> results) {
-        List<String> layers = List.of(Case.RAW, Case.RAW_WITH_TOKEN, Case.API, Case.LOCKED, Case.API_JPA_PATH);
-        line("| mode | threads | keys | raw | raw with token | API | @Locked | API, JPA path | API ÷ raw with token |");
-        line("|---|---:|---|---:|---:|---:|---:|---:|---:|");
+        List<String> layers = List.of(Case.RAW, Case.RAW_WITH_TOKEN, Case.API, Case.LOCKED, Case.API_JPA_PATH,
+                Case.SHEDLOCK, Case.SPRING_JDBC);
+        line("| mode | threads | keys | raw | raw with token | API | @Locked | API, JPA path | ShedLock | Spring JdbcLockRegistry | API ÷ raw with token |");
+        line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (String mode : List.of("pessimistic", "optimistic")) {
             results.stream().filter(r -> r.benchCase().mode().equals(mode) && r.benchCase().layer().equals(Case.API))
                     .forEach(api -> {
@@ -102,6 +112,28 @@ final class Report {
             return;
         }
         line(String.format(Locale.ROOT, "| %s | %.2f | %s |", label, worst, worst >= bound ? "yes" : "no"));
+    }
+
+    /**
+     * The optimistic API's throughput over a peer's, the worst of the cells on a key per thread or
+     * on one key; a NaN bound makes it a reference without a verdict.
+     */
+    private void peerTarget(List<Result> results, String label, String peerLayer, boolean contended, double bound) {
+        double worst = Double.MAX_VALUE;
+        for (Result peer : results) {
+            if (peer.benchCase().layer().equals(peerLayer) && peer.contended() == contended) {
+                Optional<Result> api = find(results, peer, Case.API);
+                if (api.isPresent()) {
+                    worst = Math.min(worst, api.get().cyclesPerSecond() / peer.cyclesPerSecond());
+                }
+            }
+        }
+        if (worst == Double.MAX_VALUE) {
+            line("| " + label + " | not measured (a case of the ratio was left out) |  |");
+            return;
+        }
+        line(String.format(Locale.ROOT, "| %s | %.2f | %s |", label, worst,
+                Double.isNaN(bound) ? "(reference)" : worst >= bound ? "yes" : "no"));
     }
 
     private void handOffTarget(List<Result> results, String mode, double boundMicros) {
