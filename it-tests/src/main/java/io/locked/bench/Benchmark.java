@@ -203,8 +203,7 @@ public final class Benchmark {
     }
 
     private static List<Case> cases(RawCycles raw, LockManager locks, ManagerPerThread perThread, LockedCycles locked,
-                        clockLocks, peers)
-                        .stream().filter(benchCase -> caseNames.isEmpty() || caseNames.contains(benchCase.name())).toList();
+                                    LockManager jpaLocks, LockManager clockLocks, PeerCycles peers) {
         return List.of(
                 new Case("SELECT 1", Case.FLOOR, Case.FLOOR, raw::selectOne),
                 new Case("autocommit UPDATE", Case.FLOOR, Case.FLOOR, raw::autocommitUpdate),
