@@ -23,7 +23,8 @@ public enum LockTokens {
      * at least once a second of its use, so that the row's committed token trails the tokens in use
      * by a second at most. A clock reading at or below the committed token (a step back, a restart or a
      * failover onto a server whose clock is behind) is caught at the key's next acquisition, whose
-     * token is then the row's plus one, committed; a reading that lands above the committed token
+     * token is then the row's plus one raised by a second (past every token rolled back since the row's
+     * commit), committed; a reading that lands above the committed token
      * but at or below one already used (a step back into the last second of the key's use) is not,
      * and can repeat a token. Choose it where the database's clock is disciplined (NTP slewing, not
      * stepping) and pessimistic cycles are frequent enough for their commits' flushes to matter.

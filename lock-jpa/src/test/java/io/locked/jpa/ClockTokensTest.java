@@ -12,6 +12,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.jpa.fencing.PausedHolderView;
+import io.locked.jpa.internal.TokenWrites;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.LockRepository;
@@ -31,20 +32,23 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Clock tokens ({@link LockTokens#CLOCK}): a pessimistic release rolls back, so the row's committed
  * token stays behind the tokens in use, and tokens still increase; where the database's clock is
  * behind the row's committed token (a clock stepped back, simulated by moving the committed token an
- * hour ahead of the clock) every acquisition is caught, draws the row's token plus one and commits it,
- * so that no token is handed out twice. The committed token is read on a connection of its own, as
+ * hour ahead of the clock, or on MySQL 8 a session clock set back) every acquisition is caught, draws
+ * the row's token plus one raised past every token rolled back since the row's commit, and commits
+ * it, so that no token is handed out twice or goes back. The committed token is read on a connection of its own, as
  * the next JVM or a restarted server would find it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClockTokensTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final long HOUR_MICROS = 3_600_000_000L;
+    private static final long WRITE_PERIOD_MICROS = TokenWrites.WRITE_PERIOD.toNanos() / 1000;
     private final Map<String, Store> stores = new HashMap<>();
 
     static Stream<Arguments> databasesAndPaths() {
@@ -102,8 +106,33 @@ class ClockTokensTest {
         for (int i = 1; i <= 5; i++) {
             long token = cycle(repository, key, 1).get(0);
             tokens.add(token);
-            assertEquals(ahead + i, token, "acquisition " + i + " of a key whose committed token is ahead of the clock");
+            // the row's token plus one, raised past whatever was rolled back since its commit
+            assertEquals(ahead + i * (1 + WRITE_PERIOD_MICROS), token,
+                    "acquisition " + i + " of a key whose committed token is ahead of the clock");
             assertEquals(token, committedToken(database, key), "the release of a token drawn behind the clock did not commit it");
+        }
+        assertIncreasing(tokens);
+    }
+
+    /**
+     * A real clock behind, on MySQL 8: a second JVM's sessions read a server clock set an hour back and
+     * stopped there ({@code SET timestamp}, which MySQL's token clock {@code UTC_TIMESTAMP(6)} follows).
+     * Its acquisitions, after the first JVM's, are caught: each token the row's plus one, committed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = LockStatements.class, names = {"NATIVE", "JPA"})
+    void aSessionClockAnHourBehindIsCaughtOnMySql8(LockStatements path) throws Exception {
+        TestDatabase database = TestDatabase.MYSQL8;
+        String key = "session-clock-behind:" + UUID.randomUUID();
+        List<Long> tokens = new ArrayList<>(cycle(repository(database, path, LockTokens.CLOCK), key, 3));
+        long hourAgo = System.currentTimeMillis() / 1000 - 3600;
+        try (Store behind = database.open(2, Map.of("sessionVariables", "timestamp=" + hourAgo),
+                settings -> settings.statements(path).tokens(LockTokens.CLOCK))) {
+            for (int i = 0; i < 3; i++) {
+                long token = cycle(behind.repository(), key, 1).get(0);
+                tokens.add(token);
+                assertEquals(token, committedToken(database, key), "a token drawn behind the clock was not committed");
+            }
         }
         assertIncreasing(tokens);
     }

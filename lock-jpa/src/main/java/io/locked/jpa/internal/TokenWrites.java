@@ -2,15 +2,19 @@ package io.locked.jpa.internal;
 
 import io.locked.jpa.LockTokens;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.logging.Logger;
 
 /**
  * Whether a pessimistic hold's release commits its token or rolls it back ({@link LockTokens}).
  * With written tokens every release commits. With clock tokens a release commits only where the
- * token must be kept: where the clock read after it was drawn was below it (the token is the
- * row's plus one, and a rollback would hand the same token out again), and where this JVM has not
- * committed a token of the key for {@link #WRITE_PERIOD}, so that the row's committed token trails
- * every JVM's tokens by that much at most and a clock that steps back below it is caught.
+ * token must be kept: where the clock read after it was drawn was below it (a rollback would hand
+ * the same token out again), and where this JVM has not committed a token of the key for
+ * {@link #WRITE_PERIOD}, so that the row's committed token trails every token in use, in any JVM,
+ * by less than that. So a token drawn behind the clock is raised by that much
+ * ({@link #behindClock}) before it is used: above the row's committed token plus one, it passes
+ * every token rolled back since that commit.
  *
  * <p>The keys' last committed tokens are kept in a fixed table indexed by the key's hash: a key
  * whose slot another key took counts as never committed, which only makes it commit again. Thread-safe.
@@ -21,9 +25,11 @@ public final class TokenWrites {
     private static final long WRITE_PERIOD_MICROS = WRITE_PERIOD.toNanos() / 1000;
     private static final int SLOTS = 4096;
     private static final TokenWrites ALWAYS = new TokenWrites(false);
+    private static final Logger LOG = Logger.getLogger(TokenWrites.class.getName());
 
     private final boolean clock;
     private final AtomicReferenceArray<Committed> committed;
+    private final AtomicBoolean warned = new AtomicBoolean();
 
     private TokenWrites(boolean clock) {
         this.clock = clock;
@@ -52,6 +58,24 @@ public final class TokenWrites {
         }
         Committed last = committed.get(slot(key));
         return last == null || !last.key.equals(key) || token - last.token >= WRITE_PERIOD_MICROS;
+    }
+
+    /**
+     * @param drawn a token drawn while the clock was behind the row's committed token: that token plus one
+     * @return the token to use and commit instead: with clock tokens, raised past every token that may
+     *         have been rolled back since the row's commit; with written tokens, the same
+     */
+    public long behindClock(String key, long drawn) {
+        if (!clock) {
+            return drawn;
+        }
+        if (!warned.getAndSet(true)) {
+            LOG.warning(() -> "The database clock is behind the committed token of '" + key + "' (it stepped back, or"
+                    + " a restart or failover reached a server whose clock is behind): with locked.tokens=clock each"
+                    + " acquisition of such a key commits a token raised by " + WRITE_PERIOD + " until the clock"
+                    + " passes it. Said once per JVM");
+        }
+        return drawn + WRITE_PERIOD_MICROS;
     }
 
     /** Records a committed token, after its commit succeeded. */

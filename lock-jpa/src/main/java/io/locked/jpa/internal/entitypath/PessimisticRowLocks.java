@@ -82,10 +82,13 @@ final class PessimisticRowLocks {
                 return null; // a live lease holds the key
             }
             long token = DatabaseClock.nextToken(row.getToken(), now);
-            ROWS.lockedBy(row, token, now, holder);
-            manager.flush();
             // the clock was read once, before the token: it is behind where the token is the row's plus one
             boolean clockBehind = token > DatabaseClock.micros(now);
+            if (clockBehind) {
+                token = tokenWrites.behindClock(key, token);
+            }
+            ROWS.lockedBy(row, token, now, holder);
+            manager.flush();
             EntityRowHold hold = new EntityRowHold(manager, new EntityRowHold.Acquired(key, owner, token, now, clockBehind),
                     transactions.park(), transactions, ownTransactions, budget, tokenWrites);
             handedOver = true;

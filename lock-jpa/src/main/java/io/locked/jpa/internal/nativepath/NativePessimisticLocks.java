@@ -32,6 +32,8 @@ import java.time.Duration;
  */
 final class NativePessimisticLocks {
     private static final String COMMITTED_TOKEN = "SELECT token FROM " + LockRow.TABLE + " WHERE lock_key = ?";
+    /** token, key: on the row this transaction has locked, so it waits for nothing. */
+    private static final String RAISE_TOKEN = "UPDATE " + LockRow.TABLE + " SET token = ? WHERE lock_key = ?";
     private final LockConnections connections;
     private final Dialect database;
     private final KnownGaleraNode galera;
@@ -84,12 +86,15 @@ final class NativePessimisticLocks {
                 locked = lockRow(key, holder, bounds, galera != null);
             }
             transaction = locked.transaction();
-            DrawnToken drawn = locked.drawn();
-            if (drawn == null) {
+            DrawnToken drawnAtLock = locked.drawn();
+            if (drawnAtLock == null) {
                 // busy: closing rolls back, undoing any token the statement wrote
                 return null;
             }
             transaction.boundStatements(CallBounds.brief());
+            DrawnToken drawn = drawnAtLock.clockBehind() && tokenWrites.clockTokens()
+                    ? drawnAtLock.raisedTo(tokenWrites.behindClock(key, drawnAtLock.token()), transaction.connection(), key)
+                    : drawnAtLock;
             Runnable onEnd = () -> { };
             if (galera != null) {
                 try {
@@ -232,5 +237,14 @@ final class NativePessimisticLocks {
      *                      is then the row's plus one, and must be committed
      */
     private record DrawnToken(long token, boolean free, String node, boolean createdUnseen, boolean clockBehind) {
+        /** The token raised to {@code raised} in the locked row, in the lock's transaction. */
+        DrawnToken raisedTo(long raised, Connection connection, String key) throws SQLException {
+            try (PreparedStatement raise = connection.prepareStatement(RAISE_TOKEN)) {
+                raise.setLong(1, raised);
+                raise.setString(2, key);
+                raise.executeUpdate();
+            }
+            return new DrawnToken(raised, free, node, createdUnseen, true);
+        }
     }
 }
