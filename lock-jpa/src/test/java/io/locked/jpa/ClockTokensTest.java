@@ -1,6 +1,7 @@
 package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,6 +17,7 @@ import io.locked.jpa.internal.TokenWrites;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -135,6 +137,29 @@ class ClockTokensTest {
             }
         }
         assertIncreasing(tokens);
+    }
+
+    /**
+     * The holder's row is written for the length of the hold, though never committed: another session's
+     * inspection sees the holder and its token, and a forced release ends it; the next token is higher.
+     * On the native path: the JPA path sees a pessimistic hold without its token, and cannot end it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB", "POSTGRESQL", "MYSQL8"})
+    void inspectionSeesAClockTokenHolderAndAForcedReleaseEndsIt(TestDatabase database) {
+        LockRepository repository = repository(database, LockStatements.NATIVE, LockTokens.CLOCK);
+        String key = "clock-inspect:" + UUID.randomUUID();
+        cycle(repository, key, 1);
+        PessimisticHold hold = repository.lockPessimistic(key, UUID.randomUUID().toString(), "clock-holder", WAIT);
+        assertNotNull(hold);
+        LockRowState seen = repository.inspect(key).orElseThrow();
+        assertEquals(LockMode.PESSIMISTIC, seen.mode(), "inspection of " + seen);
+        assertEquals(hold.token(), seen.token(), "inspection of " + seen);
+
+        assertTrue(repository.forceRelease(key).isPresent(), "the forced release found no hold");
+        assertFalse(hold.release(), "the ended hold's release said it was still held");
+        long next = cycle(repository, key, 1).get(0);
+        assertTrue(next > hold.token(), next + " after the ended hold's " + hold.token());
     }
 
     /**
