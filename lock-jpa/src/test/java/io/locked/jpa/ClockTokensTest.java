@@ -13,7 +13,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.jpa.fencing.PausedHolderView;
-import io.locked.jpa.internal.TokenWrites;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.LockRepository;

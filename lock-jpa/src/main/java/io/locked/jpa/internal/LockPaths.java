@@ -10,6 +10,7 @@ import io.locked.jpa.internal.dialect.DatabaseDetection;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
 import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.entitypath.DatabaseClock;
 import io.locked.jpa.internal.entitypath.EntityLockRepository;
 import io.locked.jpa.internal.entitypath.EntityMappingCheck;

@@ -2,7 +2,7 @@ package io.locked.jpa.internal.entitypath;
 
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
-import io.locked.jpa.internal.TokenWrites;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.PessimisticHold;

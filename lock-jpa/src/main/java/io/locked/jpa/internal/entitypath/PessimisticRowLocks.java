@@ -2,7 +2,7 @@ package io.locked.jpa.internal.entitypath;
 
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.LockRow;
-import io.locked.jpa.internal.TokenWrites;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConnections;

@@ -3,7 +3,7 @@ package io.locked.jpa.internal.nativepath;
 import io.locked.api.LockMode;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.cleanup.NativeIdleRows;
-import io.locked.jpa.internal.TokenWrites;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConnections;

@@ -1,6 +1,6 @@
 package io.locked.jpa.internal.nativepath;
 
-import io.locked.jpa.internal.TokenWrites;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.transaction.LockTransaction;

@@ -1,4 +1,4 @@
-package io.locked.jpa.internal;
+package io.locked.jpa.internal.transaction;
 
 import io.locked.jpa.LockTokens;
 import java.time.Duration;
