@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
 
 /**
@@ -119,6 +120,31 @@ enum BenchDatabase {
                 statement.execute(sql);
             }
         }
+    }
+
+    /**
+     * The server's count of write-ahead log flushes (fsyncs) so far, read on a connection of its own,
+     * or null for H2 (in memory). InnoDB counts its redo log's fsyncs as they happen. PostgreSQL counts
+     * {@code pg_stat_wal.wal_sync}, which each session reports when it goes idle, at most once a second:
+     * over a window of seconds the count may be off by a second's flushes.
+     */
+    LongSupplier logFlushes(Connection connection) {
+        String sql = switch (this) {
+            case H2 -> null;
+            case MARIADB, MYSQL8 -> "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'";
+            case POSTGRESQL -> "SELECT 'wal_sync', wal_sync FROM pg_stat_wal";
+        };
+        if (sql == null) {
+            return null;
+        }
+        return () -> {
+            try (Statement read = connection.createStatement(); java.sql.ResultSet row = read.executeQuery(sql)) {
+                row.next();
+                return row.getLong(2);
+            } catch (SQLException failure) {
+                throw new IllegalStateException(this + ": reading the log flush count failed", failure);
+            }
+        };
     }
 
     HikariDataSource pool(int connections) {

@@ -119,7 +119,9 @@ public final class Benchmark {
                     + " (start it, or leave it out with -Dbench.databases=...)", unreachable);
         }
         report.heading(database + ": " + version);
-        try (HikariDataSource pool = database.pool(POOL_SIZE)) {
+        try (HikariDataSource pool = database.pool(POOL_SIZE);
+             Connection flushCounter = DriverManager.getConnection(database.url(), database.user(), database.password())) {
+            runner.countLogFlushes(database.logFlushes(flushCounter));
             EntityManagerFactory factory = database.entityManagerFactory(pool);
             JpaLockRepository repository = new JpaLockRepository(factory);
             repository.createTableIfMissing();
@@ -167,6 +169,7 @@ public final class Benchmark {
                     report.line(heap(locks));
                 }
             } finally {
+                runner.countLogFlushes(null);
                 factory.close();
             }
         }

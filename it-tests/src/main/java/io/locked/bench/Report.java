@@ -19,8 +19,8 @@ final class Report {
     }
 
     void cases(List<Result> results) {
-        line("| case | threads | keys | cycles/s | JVM CPU µs/cycle | p50 µs | p99 µs | p99.9 µs | hand-off p50 µs | violations | errors | × raw | × API | API ÷ peer |");
-        line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        line("| case | threads | keys | cycles/s | JVM CPU µs/cycle | log flushes/cycle | p50 µs | p99 µs | p99.9 µs | hand-off p50 µs | violations | errors | × raw | × API | API ÷ peer |");
+        line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Result r : results) {
             Case c = r.benchCase();
             String vsRaw = c.layer().equals(Case.API) || c.layer().equals(Case.API_JPA_PATH)
@@ -31,9 +31,11 @@ final class Report {
             // the issue states its peer targets as Locked's throughput over the peer's
             String apiOverPeer = c.peer() ? find(results, r, Case.API).map(api -> String.format(Locale.ROOT, "%.2f",
                     api.cyclesPerSecond() / r.cyclesPerSecond())).orElse("") : "";
-            line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |",
+            line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s | %s |",
                     c.name(), r.threads(), r.contended() ? "one" : "one per thread", r.cyclesPerSecond(),
-                    micros(r.cpuMicros()), micros(r.p50()), micros(r.p99()), micros(r.p999()),
+                    micros(r.cpuMicros()),
+                    Double.isNaN(r.logFlushesPerCycle()) ? "" : String.format(Locale.ROOT, "%.2f", r.logFlushesPerCycle()),
+                    micros(r.p50()), micros(r.p99()), micros(r.p999()),
                     r.contended() && r.threads() > 1 && c.locks() ? micros(r.handOffP50()) : "",
                     c.locks() ? String.valueOf(r.violations()) : "", r.errors(), vsRaw, vsApi, apiOverPeer));
         }

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 /**
  * Runs one case at one thread count, contended (every thread on one key) or not (a key per
@@ -47,8 +48,20 @@ final class Runner {
         this.slices = slices;
     }
 
+    private volatile LongSupplier logFlushes;
+
     int slices() {
         return slices;
+    }
+
+    /**
+     * Counts the server's log flushes in each measured window from now on ({@link BenchDatabase#logFlushes}):
+     * a server-wide counter, so the figure holds while the benchmark is the server's only client.
+     *
+     * @param logFlushes reads the counter, or null where the server has none (H2)
+     */
+    void countLogFlushes(LongSupplier logFlushes) {
+        this.logFlushes = logFlushes;
     }
 
     @Override
@@ -96,9 +109,12 @@ final class Runner {
         phase.value = MEASURING;
         long started = System.nanoTime();
         long cpuAtStart = PROCESS.getProcessCpuTime();
+        LongSupplier flushes = logFlushes;
+        long flushesAtStart = flushes == null ? 0 : flushes.getAsLong();
         Thread.sleep(window.toMillis());
         phase.value = STOPPING;
         tally.cpuNanos += PROCESS.getProcessCpuTime() - cpuAtStart;
+        tally.logFlushes = flushes == null ? -1 : Math.max(0, tally.logFlushes) + flushes.getAsLong() - flushesAtStart;
         tally.elapsedNanos += System.nanoTime() - started;
         for (Thread worker : workers) {
             worker.join(120_000);
@@ -118,6 +134,8 @@ final class Runner {
         private final AtomicLong cyclingUserNanos = new AtomicLong();
         private long elapsedNanos;
         private long cpuNanos;
+        /** -1 where the server's flushes are not counted. */
+        private long logFlushes = -1;
         private long violations;
 
         Result result(Case benchCase, int threads, boolean contended) {
@@ -128,6 +146,7 @@ final class Runner {
                     Samples.percentileMicros(sorted, 0.999), Samples.percentileMicros(handOffSorted, 0.50),
                     sorted.length == 0 ? Double.NaN : cpuNanos / 1000.0 / sorted.length,
                     sorted.length == 0 ? Double.NaN : cyclingUserNanos.get() / 1000.0 / sorted.length,
+                    sorted.length == 0 || logFlushes < 0 ? Double.NaN : (double) logFlushes / sorted.length,
                     violations, errors.get(), firstError.get());
         }
     }
@@ -197,9 +216,11 @@ final class Runner {
      *
      * @param cpuMicros         the JVM's CPU time per measured cycle, in microseconds
      * @param cyclingUserMicros the cycling threads' user CPU time per measured cycle, in microseconds
+     * @param logFlushesPerCycle the server's log flushes (fsyncs) per measured cycle, NaN where not counted
      */
     record Result(Case benchCase, int threads, boolean contended, double cyclesPerSecond, double p50, double p99,
-                  double p999, double handOffP50, double cpuMicros, double cyclingUserMicros, long violations,
+                  double p999, double handOffP50, double cpuMicros, double cyclingUserMicros,
+                  double logFlushesPerCycle, long violations,
                   long errors, Throwable firstError) {
     }
 }
