@@ -32,6 +32,16 @@ final class PostgreSqlDialect extends Dialect {
      */
     private static final String LOCK_SETTINGS =
             "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
+    /**
+     * The setting sent first in a plain release's round trip: its commit returns without waiting for
+     * the write-ahead log to reach the disk (the WAL writer flushes it within three times
+     * {@code wal_writer_delay}, 200 ms by default, and any commit that waits flushes it first). A release lost in a server crash gives the key back to its
+     * owner until its lease runs out, a delay, never a second holder: a take that saw the row free
+     * commits after the release, and its wait for the disk covers every commit before it. Takes,
+     * renewals, hand-overs and a release with a minimum hold keep waiting: see
+     * {@link Dialect#releaseLeaseAsSent()} for why each must.
+     */
+    private static final String NO_WAIT_FOR_DISK = "SELECT set_config('synchronous_commit', 'off', true)";
     private static final String INSERT_IF_ABSENT = "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token)"
             + " VALUES (?, 0, 0) ON CONFLICT (lock_key) DO NOTHING";
     /** key, session: ends the session only while its transaction is the one that row-locks the key. */
@@ -61,6 +71,7 @@ final class PostgreSqlDialect extends Dialect {
     private final String lockRowNow;
     private final String handOver;
     private final RenewalBatch renewalBatch;
+    private final String release;
 
     PostgreSqlDialect() {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
@@ -103,6 +114,7 @@ final class PostgreSqlDialect extends Dialect {
         this.lockRowNow = LOCK_SETTINGS + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
                 + lockRow.substring(LOCK_SETTINGS.length());
         this.handOver = LOCK_WAIT + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
+        this.release = NO_WAIT_FOR_DISK + "; " + releaseLease;
         // one statement of one text for any batch: the leases as arrays, joined to their rows by the
         // primary key, and the rows renewed returned
         this.renewalBatch = new RenewalBatch("UPDATE " + table + " l SET version = l.version + 1, expires_at = "
@@ -155,6 +167,20 @@ final class PostgreSqlDialect extends Dialect {
     @Override
     public int resultsBeforeLockRows(long waitMillis) {
         return waitMillis > 0 ? 1 : 2; // the settings, then the row lock's for a wait of zero
+    }
+
+    /**
+     * The release after {@link #NO_WAIT_FOR_DISK}, in one round trip: the driver sends both and one
+     * sync, so that they run as one transaction, to which the setting is local.
+     */
+    @Override
+    public String releaseLeaseAsSent() {
+        return release;
+    }
+
+    @Override
+    public int resultsBeforeRelease() {
+        return 1;
     }
 
     /** A second bounds its wait where a pessimistic acquirer holds the row. */

@@ -236,14 +236,16 @@ final class NativeLeases {
     }
 
     /**
-     * Frees the lease, or with a minimum hold leaves it ending that long after it was taken.
+     * Frees the lease, or with a minimum hold leaves it ending that long after it was taken. Only the
+     * plain release may skip the wait for the disk where the database allows it
+     * ({@link Dialect#releaseLeaseAsSent()}, which says why); the minimum hold must survive a crash.
      *
      * @param holdAtLeast the minimum hold, or null to free the row
      */
     boolean releaseLease(Lease lease, Duration holdAtLeast) {
         return store.call(lease.key(), "releasing the lease", CallBounds.brief(), connection -> {
             boolean freeing = holdAtLeast == null;
-            try (PreparedStatement release = connection.prepareStatement(freeing ? database.releaseLease : database.holdLease)) {
+            try (PreparedStatement release = connection.prepareStatement(freeing ? database.releaseLeaseAsSent() : database.holdLease)) {
                 int next = 1;
                 if (!freeing) {
                     release.setLong(next++, micros(holdAtLeast));
@@ -251,16 +253,29 @@ final class NativeLeases {
                 release.setString(next++, lease.key());
                 release.setString(next++, lease.owner());
                 release.setLong(next, lease.token());
-                if (release.executeUpdate() == 1) {
+                if (updateCount(release, freeing ? database.resultsBeforeRelease() : 0) == 1) {
                     return true;
                 }
             }
-            // expired but not taken over: still ours to free, though the holder must learn it was lost
+            // expired but not taken over: still ours to free, though the holder must learn it was lost.
+            // A transaction of its own that waits for the disk as ever: rare, and its lease has run out anyway
             try (PreparedStatement free = ownerStatement(connection, database.freeOwnExpiredLease, lease.key(), lease.owner())) {
                 free.executeUpdate();
             }
             return false;
         });
+    }
+
+    /** Runs an update sent after settings of its own, which give that many results first. */
+    private static int updateCount(PreparedStatement statement, int resultsBefore) throws SQLException {
+        if (resultsBefore == 0) {
+            return statement.executeUpdate();
+        }
+        statement.execute();
+        for (int before = resultsBefore; before > 0; before--) {
+            statement.getMoreResults();
+        }
+        return statement.getUpdateCount();
     }
 
     private static PreparedStatement ownerStatement(Connection connection, String sql, String key, String owner)
