@@ -12,6 +12,7 @@ import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.server.PrivatePostgreSql;
 import io.locked.jpa.testing.server.ServerProcess;
 import io.locked.spi.Lease;
+import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -176,6 +177,26 @@ class PostgreSqlCrashWindowTest {
         } else {
             assertTrue(repository.releaseLease(last));
         }
+    }
+
+    /**
+     * A pessimistic holder's release that keeps a minimum hold commits the lock transaction, whose
+     * token alone could be lost (it runs with {@code synchronous_commit = off}); the hold must not be.
+     */
+    @Test
+    void aPessimisticReleaseWithAMinimumHoldSurvivesACrashRightAfterIt() throws Exception {
+        String key = "crash:" + UUID.randomUUID();
+        server.pauseWalWriter();
+        PessimisticHold hold = repository.lockPessimistic(key, "owner", HOLDER, WAIT);
+        assertNotNull(hold, "a new key is free");
+        assertTrue(hold.release(MINIMUM_HOLD), "the hold was alive at its release");
+        Row written = row(key);
+        assertEquals(written.acquiredMicros() + MINIMUM_HOLD.toNanos() / 1000, written.expiresMicros());
+
+        crashAndRestart();
+
+        assertEquals(written, row(key), "the minimum hold was lost in the crash");
+        assertNull(repository.takeLease(key, "another", HOLDER, LEASE, Duration.ZERO), "the minimum hold holds");
     }
 
     /** Another owner's take, tried until the key is free; how long is the database's to say. */

@@ -172,6 +172,22 @@ public abstract class Dialect implements RowStatements, HolderSessions {
         return 0;
     }
 
+    /**
+     * {@link #holdRow} as it is sent, with the same parameters, run with {@code execute()}: its update
+     * count comes after {@link #resultsBeforeHoldRow()} results of its own. Where the lock transaction
+     * does not wait for the disk at its commit ({@link PostgreSqlDialect}), this makes the commit that
+     * follows wait again: the minimum hold must survive a crash, as a lease's does
+     * ({@link #releaseLeaseAsSent()}).
+     */
+    public String holdRowAsSent() {
+        return holdRow;
+    }
+
+    /** @return how many results {@link #holdRowAsSent()} gives before its update count */
+    public int resultsBeforeHoldRow() {
+        return 0;
+    }
+
     /** @return how this database renews a batch of leases: here a renewal, then a read of those it renewed */
     public RenewalBatch renewalBatch() {
         return renewalBatch;

@@ -28,7 +28,7 @@ final class PostgreSqlDialect extends Dialect {
      * lock wait: the settings of the lock transaction, which end with it. The wait, and
      * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
      * lost in a server crash is harmless because the next one is drawn from the database clock,
-     * which has moved on by then.
+     * which has moved on by then. A minimum hold left at release is not: {@link #DISK_WAIT_AGAIN}.
      */
     private static final String LOCK_SETTINGS =
             "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
@@ -42,6 +42,13 @@ final class PostgreSqlDialect extends Dialect {
      * {@link Dialect#releaseLeaseAsSent()} for why each must.
      */
     private static final String NO_WAIT_FOR_DISK = "SELECT set_config('synchronous_commit', 'off', true)";
+    /**
+     * Sent first with the statement that leaves a minimum hold in a pessimistic holder's row: the lock
+     * transaction's commit waits for the disk again (the setting as it was before the transaction's
+     * own, the server's and the session's default). Lost in a crash, the hold would be gone: the key
+     * free before the hold's end, so that a job meant to run at most once per period could run twice.
+     */
+    private static final String DISK_WAIT_AGAIN = "SET LOCAL synchronous_commit TO DEFAULT";
     private static final String INSERT_IF_ABSENT = "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token)"
             + " VALUES (?, 0, 0) ON CONFLICT (lock_key) DO NOTHING";
     /** key, session: ends the session only while its transaction is the one that row-locks the key. */
@@ -72,6 +79,7 @@ final class PostgreSqlDialect extends Dialect {
     private final String handOver;
     private final RenewalBatch renewalBatch;
     private final String release;
+    private final String holdRowAsSent;
 
     PostgreSqlDialect() {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
@@ -115,6 +123,7 @@ final class PostgreSqlDialect extends Dialect {
                 + lockRow.substring(LOCK_SETTINGS.length());
         this.handOver = LOCK_WAIT + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
         this.release = NO_WAIT_FOR_DISK + "; " + releaseLease;
+        this.holdRowAsSent = DISK_WAIT_AGAIN + "; " + holdRow;
         // one statement of one text for any batch: the leases as arrays, joined to their rows by the
         // primary key, and the rows renewed returned
         this.renewalBatch = new RenewalBatch("UPDATE " + table + " l SET version = l.version + 1, expires_at = "
@@ -180,6 +189,16 @@ final class PostgreSqlDialect extends Dialect {
 
     @Override
     public int resultsBeforeRelease() {
+        return 1;
+    }
+
+    @Override
+    public String holdRowAsSent() {
+        return holdRowAsSent;
+    }
+
+    @Override
+    public int resultsBeforeHoldRow() {
         return 1;
     }
 

@@ -253,7 +253,7 @@ final class NativeLeases {
                 release.setString(next++, lease.key());
                 release.setString(next++, lease.owner());
                 release.setLong(next, lease.token());
-                if (updateCount(release, freeing ? database.resultsBeforeRelease() : 0) == 1) {
+                if (ReturnedRows.updateCount(release, freeing ? database.resultsBeforeRelease() : 0) == 1) {
                     return true;
                 }
             }
@@ -264,18 +264,6 @@ final class NativeLeases {
             }
             return false;
         });
-    }
-
-    /** Runs an update sent after settings of its own, which give that many results first. */
-    private static int updateCount(PreparedStatement statement, int resultsBefore) throws SQLException {
-        if (resultsBefore == 0) {
-            return statement.executeUpdate();
-        }
-        statement.execute();
-        for (int before = resultsBefore; before > 0; before--) {
-            statement.getMoreResults();
-        }
-        return statement.getUpdateCount();
     }
 
     private static PreparedStatement ownerStatement(Connection connection, String sql, String key, String owner)

@@ -93,7 +93,7 @@ final class NativePessimisticLocks {
                 onEnd = () -> galera.ended(drawn.node());
             }
             handedOver = true;
-            return new PessimisticRowHold(transaction, key, owner, drawn.token(), database.holdRow, budget, onEnd,
+            return new PessimisticRowHold(transaction, key, owner, drawn.token(), database, budget, onEnd,
                     this::committed);
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());

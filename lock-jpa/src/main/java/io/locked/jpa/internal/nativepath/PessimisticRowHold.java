@@ -2,6 +2,7 @@ package io.locked.jpa.internal.nativepath;
 
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
+import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.PessimisticHold;
 import java.sql.PreparedStatement;
@@ -27,8 +28,8 @@ public final class PessimisticRowHold implements PessimisticHold {
     private final String key;
     private final String owner;
     private final long token;
-    /** The statement that leaves a minimum hold in the row ({@code Dialect.holdRow}). */
-    private final String holdRow;
+    /** Its statement that leaves a minimum hold in the row ({@link Dialect#holdRowAsSent()}). */
+    private final Dialect database;
     private final ConnectionBudget budget;
     private final Runnable onEnd;
     private final LandedCommits landed;
@@ -37,18 +38,18 @@ public final class PessimisticRowHold implements PessimisticHold {
 
     /**
      * @param owner     the acquisition's id, which a minimum hold's lease is in the name of
-     * @param holdRow   the statement that leaves a minimum hold in the row
+     * @param database  the database, whose statement leaves a minimum hold in the row
      * @param budget    what the hold's connection counts against, given back with it at release
      * @param onEnd     run once, when the transaction ended: at release, or when its session was found dead
      * @param landed    what tells whether a commit whose reply was lost landed
      */
-    PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, String holdRow,
+    PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, Dialect database,
                        ConnectionBudget budget, Runnable onEnd, LandedCommits landed) {
         this.transaction = transaction;
         this.key = key;
         this.owner = owner;
         this.token = token;
-        this.holdRow = holdRow;
+        this.database = database;
         this.budget = budget;
         this.onEnd = onEnd;
         this.landed = landed;
@@ -120,14 +121,15 @@ public final class PessimisticRowHold implements PessimisticHold {
         return false;
     }
 
-    // one more statement in the same transaction, on a row this transaction has locked: it waits for nothing
+    // one more statement in the same transaction, on a row this transaction has locked: it waits for
+    // nothing. Where the lock transaction's commit would not wait for the disk, it makes it wait again
     private void leaveHold(Duration holdAtLeast) throws SQLException {
-        try (PreparedStatement hold = transaction.connection().prepareStatement(holdRow)) {
+        try (PreparedStatement hold = transaction.connection().prepareStatement(database.holdRowAsSent())) {
             hold.setString(1, owner);
             hold.setLong(2, holdAtLeast.toNanos() / 1000);
             hold.setString(3, key);
             hold.setLong(4, token);
-            hold.executeUpdate();
+            ReturnedRows.updateCount(hold, database.resultsBeforeHoldRow());
         }
     }
 }
