@@ -35,9 +35,8 @@ import java.util.function.BinaryOperator;
  * hand-over or release is one autocommit statement (a release of a lease that had expired: two);
  * a pessimistic acquisition is one statement in the lock's own transaction, which MariaDB and
  * MySQL start with {@code START TRANSACTION} and end with {@code COMMIT} (so a pessimistic cycle is
- * three round trips, an optimistic one two). PostgreSQL sends settings as a first statement in the same
- * round trip (its lock wait, and for a plain release {@code synchronous_commit = off}:
- * {@link #releaseLeaseAsSent()}). A batch of renewals ({@link #renewalBatch()}) is one
+ * three round trips, an optimistic one two). Settings sent first in the same round trip (PostgreSQL's:
+ * {@link #settingsFirst()}, {@link #releaseSettings()}) add no round trip. A batch of renewals ({@link #renewalBatch()}) is one
  * statement on PostgreSQL and H2, two on MariaDB and MySQL. Creating a missing row adds statements on H2, MySQL and
  * PostgreSQL (which commits a row its lock statement created, so that other sessions see the hold),
  * once per key.
@@ -60,7 +59,7 @@ public abstract class Dialect implements RowStatements, HolderSessions {
      */
     public final String renewLease;
     private final RenewalBatch renewalBatch;
-    /** key, owner, token. Sent as {@link #releaseLeaseAsSent()}. */
+    /** key, owner, token. */
     public final String releaseLease;
     /**
      * hold micros, key, owner, token: as {@link #releaseLease}, but the lease now ends that long after
@@ -145,47 +144,6 @@ public abstract class Dialect implements RowStatements, HolderSessions {
         this.lockIdle = "SELECT lock_key FROM " + table + byKey + " WHERE " + idle + batchKeys + " FOR UPDATE SKIP LOCKED";
         this.deleteIdle = (idleRowsByIndex == null ? "DELETE FROM " + table : idleRowsByIndex.delete())
                 + " WHERE " + idle + batchKeys;
-    }
-
-    /**
-     * The plain release of a lease (no minimum hold) as it is sent: {@link #releaseLease}, with the same
-     * parameters, run with {@code execute()}; its update count comes after
-     * {@link #resultsBeforeRelease()} results of its own. Here the statement alone, durable like every
-     * other write. A database may send it with a setting that lets its commit return before it reaches
-     * the disk ({@link PostgreSqlDialect}): of all the lease's writes only this one may be lost in a
-     * server crash without harm. Such a loss gives the key back to the releasing owner until its lease
-     * runs out, a delay and never a second holder: the release is the owner's alone, and any take of
-     * the key after it commits later, so the take's wait for the disk covers the release as well.
-     * Everything else stays durable: a take lost in a crash would leave a holder the database forgot;
-     * a renewal or hand-over lost would leave the row's expiry earlier than the one its holder relies
-     * on, so that after a restart another owner could take the key while the holder still believes it
-     * holds it; a release with a minimum hold lost would leave the row ending at the lease's expiry,
-     * which may come before the hold's end, so that a job meant to run at most once per period could
-     * run twice.
-     */
-    public String releaseLeaseAsSent() {
-        return releaseLease;
-    }
-
-    /** @return how many results {@link #releaseLeaseAsSent()} gives before its update count */
-    public int resultsBeforeRelease() {
-        return 0;
-    }
-
-    /**
-     * {@link #holdRow} as it is sent, with the same parameters, run with {@code execute()}: its update
-     * count comes after {@link #resultsBeforeHoldRow()} results of its own. Where the lock transaction
-     * does not wait for the disk at its commit ({@link PostgreSqlDialect}), this makes the commit that
-     * follows wait again: the minimum hold must survive a crash, as a lease's does
-     * ({@link #releaseLeaseAsSent()}).
-     */
-    public String holdRowAsSent() {
-        return holdRow;
-    }
-
-    /** @return how many results {@link #holdRowAsSent()} gives before its update count */
-    public int resultsBeforeHoldRow() {
-        return 0;
     }
 
     /** @return how this database renews a batch of leases: here a renewal, then a read of those it renewed */

@@ -34,18 +34,18 @@ final class PostgreSqlDialect extends Dialect {
             "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
     /**
      * The setting sent first in a plain release's round trip: its commit returns without waiting for
-     * the write-ahead log to reach the disk (the WAL writer flushes it within three times
-     * {@code wal_writer_delay}, 200 ms by default, and any commit that waits flushes it first). A release lost in a server crash gives the key back to its
-     * owner until its lease runs out, a delay, never a second holder: a take that saw the row free
-     * commits after the release, and its wait for the disk covers every commit before it. Takes,
-     * renewals, hand-overs and a release with a minimum hold keep waiting: see
-     * {@link Dialect#releaseLeaseAsSent()} for why each must.
+     * the write-ahead log to reach the disk (the WAL writer writes it out within three times
+     * {@code wal_writer_delay}, 200 ms by default, and any commit that waits writes it out first). A
+     * release lost in a server crash gives the key back to its owner until its lease runs out, a
+     * delay, never a second holder: a take that saw the row free commits after the release, and its
+     * wait for the disk covers every commit before it. Takes, renewals, hand-overs and a release with
+     * a minimum hold keep waiting: {@link RowStatements#releaseSettings()} says why each must.
      */
     private static final String NO_WAIT_FOR_DISK = "SELECT set_config('synchronous_commit', 'off', true)";
     /**
      * Sent first with the statement that leaves a minimum hold in a pessimistic holder's row: the lock
-     * transaction's commit waits for the disk again (the setting as it was before the transaction's
-     * own, the server's and the session's default). Lost in a crash, the hold would be gone: the key
+     * transaction's commit waits for the disk again (the setting back to its default: the server's, or
+     * the database's, the role's or the connection's where they set it). Lost in a crash, the hold would be gone: the key
      * free before the hold's end, so that a job meant to run at most once per period could run twice.
      */
     private static final String DISK_WAIT_AGAIN = "SET LOCAL synchronous_commit TO DEFAULT";
@@ -78,8 +78,6 @@ final class PostgreSqlDialect extends Dialect {
     private final String lockRowNow;
     private final String handOver;
     private final RenewalBatch renewalBatch;
-    private final String release;
-    private final String holdRowAsSent;
 
     PostgreSqlDialect() {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
@@ -122,8 +120,6 @@ final class PostgreSqlDialect extends Dialect {
         this.lockRowNow = LOCK_SETTINGS + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
                 + lockRow.substring(LOCK_SETTINGS.length());
         this.handOver = LOCK_WAIT + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
-        this.release = NO_WAIT_FOR_DISK + "; " + releaseLease;
-        this.holdRowAsSent = DISK_WAIT_AGAIN + "; " + holdRow;
         // one statement of one text for any batch: the leases as arrays, joined to their rows by the
         // primary key, and the rows renewed returned
         this.renewalBatch = new RenewalBatch("UPDATE " + table + " l SET version = l.version + 1, expires_at = "
@@ -179,27 +175,17 @@ final class PostgreSqlDialect extends Dialect {
     }
 
     /**
-     * The release after {@link #NO_WAIT_FOR_DISK}, in one round trip: the driver sends both and one
-     * sync, so that they run as one transaction, to which the setting is local.
+     * The driver sends the settings, the release and one sync, so that they run as one transaction,
+     * to which the setting is local.
      */
     @Override
-    public String releaseLeaseAsSent() {
-        return release;
+    public String releaseSettings() {
+        return NO_WAIT_FOR_DISK;
     }
 
     @Override
-    public int resultsBeforeRelease() {
-        return 1;
-    }
-
-    @Override
-    public String holdRowAsSent() {
-        return holdRowAsSent;
-    }
-
-    @Override
-    public int resultsBeforeHoldRow() {
-        return 1;
+    public String holdRowSettings() {
+        return DISK_WAIT_AGAIN;
     }
 
     /** A second bounds its wait where a pessimistic acquirer holds the row. */

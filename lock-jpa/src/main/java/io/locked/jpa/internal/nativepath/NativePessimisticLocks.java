@@ -37,6 +37,8 @@ final class NativePessimisticLocks {
     private final KeyRows keyRows;
     private final Duration connectionWait;
     private final ConnectionBudget budget;
+    /** The statement that leaves a minimum hold at release, after the settings the database sends with it. */
+    private final SettingsThenUpdate holdRow;
 
     /** @param connectionWait how long an acquisition may wait for a connection, whatever its own wait */
     NativePessimisticLocks(LockConnections connections, Dialect database, KnownGaleraNode galera,
@@ -48,6 +50,7 @@ final class NativePessimisticLocks {
         this.keyRows = keyRows;
         this.connectionWait = connectionWait;
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
+        this.holdRow = SettingsThenUpdate.of(database.holdRowSettings(), database.holdRow);
     }
 
     /** @return the hold, or null if the key stayed busy for the wait */
@@ -93,7 +96,7 @@ final class NativePessimisticLocks {
                 onEnd = () -> galera.ended(drawn.node());
             }
             handedOver = true;
-            return new PessimisticRowHold(transaction, key, owner, drawn.token(), database, budget, onEnd,
+            return new PessimisticRowHold(transaction, key, owner, drawn.token(), holdRow, budget, onEnd,
                     this::committed);
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());

@@ -2,7 +2,6 @@ package io.locked.jpa.internal.nativepath;
 
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
-import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.PessimisticHold;
 import java.sql.PreparedStatement;
@@ -28,8 +27,8 @@ public final class PessimisticRowHold implements PessimisticHold {
     private final String key;
     private final String owner;
     private final long token;
-    /** Its statement that leaves a minimum hold in the row ({@link Dialect#holdRowAsSent()}). */
-    private final Dialect database;
+    /** The statement that leaves a minimum hold in the row ({@code Dialect.holdRow}), after its settings. */
+    private final SettingsThenUpdate holdRow;
     private final ConnectionBudget budget;
     private final Runnable onEnd;
     private final LandedCommits landed;
@@ -38,18 +37,18 @@ public final class PessimisticRowHold implements PessimisticHold {
 
     /**
      * @param owner     the acquisition's id, which a minimum hold's lease is in the name of
-     * @param database  the database, whose statement leaves a minimum hold in the row
+     * @param holdRow   the statement that leaves a minimum hold in the row
      * @param budget    what the hold's connection counts against, given back with it at release
      * @param onEnd     run once, when the transaction ended: at release, or when its session was found dead
      * @param landed    what tells whether a commit whose reply was lost landed
      */
-    PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, Dialect database,
+    PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, SettingsThenUpdate holdRow,
                        ConnectionBudget budget, Runnable onEnd, LandedCommits landed) {
         this.transaction = transaction;
         this.key = key;
         this.owner = owner;
         this.token = token;
-        this.database = database;
+        this.holdRow = holdRow;
         this.budget = budget;
         this.onEnd = onEnd;
         this.landed = landed;
@@ -122,14 +121,14 @@ public final class PessimisticRowHold implements PessimisticHold {
     }
 
     // one more statement in the same transaction, on a row this transaction has locked: it waits for
-    // nothing. Where the lock transaction's commit would not wait for the disk, it makes it wait again
+    // nothing. Its settings make the commit wait for the disk where the lock transaction's would not
     private void leaveHold(Duration holdAtLeast) throws SQLException {
-        try (PreparedStatement hold = transaction.connection().prepareStatement(database.holdRowAsSent())) {
+        try (PreparedStatement hold = transaction.connection().prepareStatement(holdRow.sql())) {
             hold.setString(1, owner);
             hold.setLong(2, holdAtLeast.toNanos() / 1000);
             hold.setString(3, key);
             hold.setLong(4, token);
-            ReturnedRows.updateCount(hold, database.resultsBeforeHoldRow());
+            holdRow.run(hold);
         }
     }
 }

@@ -6,9 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * The rows of a lock or take statement, or the count of an update: where the dialect sends the
- * statement's settings with it ({@link Dialect#settingsFirst}, {@link Dialect#releaseLeaseAsSent}), or
- * a row lock of its own, they give results of their own before the rows or the count.
+ * The rows of a lock or take statement: where the dialect sends the statement's settings with it
+ * ({@link Dialect#settingsFirst}), or a row lock of its own, they give results of their own before the rows.
  */
 final class ReturnedRows {
     private ReturnedRows() {
@@ -27,18 +26,6 @@ final class ReturnedRows {
      */
     static ResultSet ofLock(PreparedStatement statement, Dialect database, long waitMillis) throws SQLException {
         return after(statement, database.resultsBeforeLockRows(waitMillis));
-    }
-
-    /** Runs an update sent after settings of its own, which give that many results first. */
-    static int updateCount(PreparedStatement statement, int resultsBefore) throws SQLException {
-        if (resultsBefore == 0) {
-            return statement.executeUpdate();
-        }
-        statement.execute();
-        for (int before = resultsBefore; before > 0; before--) {
-            statement.getMoreResults();
-        }
-        return statement.getUpdateCount();
     }
 
     private static ResultSet after(PreparedStatement statement, int resultsBefore) throws SQLException {
