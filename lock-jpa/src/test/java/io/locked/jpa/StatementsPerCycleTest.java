@@ -38,6 +38,8 @@ class StatementsPerCycleTest {
                 Arguments.of(TestDatabase.MYSQL8, LockStatements.NATIVE, LockMode.OPTIMISTIC, 2, 0),
                 // the driver sends the transaction's start with its first statement: the switches cost nothing
                 Arguments.of(TestDatabase.POSTGRESQL, LockStatements.NATIVE, LockMode.PESSIMISTIC, 1, 3),
+                // the take and the release each send their settings first, in the same round trip (the
+                // release's: synchronous_commit off); a statement with its settings counts once
                 Arguments.of(TestDatabase.POSTGRESQL, LockStatements.NATIVE, LockMode.OPTIMISTIC, 2, 0),
                 // embedded: no round trips, and each statement that may wait reads the session's lock timeout first
                 Arguments.of(TestDatabase.H2, LockStatements.NATIVE, LockMode.PESSIMISTIC, 4, 3),

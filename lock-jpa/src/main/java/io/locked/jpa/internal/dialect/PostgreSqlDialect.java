@@ -28,10 +28,27 @@ final class PostgreSqlDialect extends Dialect {
      * lock wait: the settings of the lock transaction, which end with it. The wait, and
      * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
      * lost in a server crash is harmless because the next one is drawn from the database clock,
-     * which has moved on by then.
+     * which has moved on by then. A minimum hold left at release is not: {@link #DISK_WAIT_AGAIN}.
      */
     private static final String LOCK_SETTINGS =
             "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
+    /**
+     * The setting sent first in a plain release's round trip: its commit returns without waiting for
+     * the write-ahead log to reach the disk (the WAL writer writes it out within three times
+     * {@code wal_writer_delay}, 200 ms by default, and any commit that waits writes it out first). A
+     * release lost in a server crash gives the key back to its owner until its lease runs out, a
+     * delay, never a second holder: a take that saw the row free commits after the release, and its
+     * wait for the disk covers every commit before it. Takes, renewals, hand-overs and a release with
+     * a minimum hold keep waiting: {@link RowStatements#releaseSettings()} says why each must.
+     */
+    private static final String NO_WAIT_FOR_DISK = "SELECT set_config('synchronous_commit', 'off', true)";
+    /**
+     * Sent first with the statement that leaves a minimum hold in a pessimistic holder's row: the lock
+     * transaction's commit waits for the disk again (the setting back to its default: the server's, or
+     * the database's, the role's or the connection's where they set it). Lost in a crash, the hold would be gone: the key
+     * free before the hold's end, so that a job meant to run at most once per period could run twice.
+     */
+    private static final String DISK_WAIT_AGAIN = "SET LOCAL synchronous_commit TO DEFAULT";
     private static final String INSERT_IF_ABSENT = "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token)"
             + " VALUES (?, 0, 0) ON CONFLICT (lock_key) DO NOTHING";
     /** key, session: ends the session only while its transaction is the one that row-locks the key. */
@@ -156,6 +173,20 @@ final class PostgreSqlDialect extends Dialect {
     @Override
     public int resultsBeforeLockRows(long waitMillis) {
         return waitMillis > 0 ? 1 : 2; // the settings, then the row lock's for a wait of zero
+    }
+
+    /**
+     * The driver sends the settings, the release and one sync, so that they run as one transaction,
+     * to which the setting is local.
+     */
+    @Override
+    public String releaseSettings() {
+        return NO_WAIT_FOR_DISK;
+    }
+
+    @Override
+    public String holdRowSettings() {
+        return DISK_WAIT_AGAIN;
     }
 
     /** A second bounds its wait where a pessimistic acquirer holds the row. */

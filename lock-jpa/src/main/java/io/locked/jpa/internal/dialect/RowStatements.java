@@ -145,6 +145,34 @@ public interface RowStatements {
         return false;
     }
 
+    /**
+     * The settings sent first, in the same round trip, with a plain release of a lease (no minimum
+     * hold): here none (null). A database may let the release's commit return before it reaches the
+     * disk ({@link PostgreSqlDialect}): of all the lease's writes only this one may be lost in a server
+     * crash without harm. Such a loss gives the key back to the releasing owner until its lease runs
+     * out, a delay and never a second holder: a take that saw the row free commits after the release,
+     * and its wait for the disk covers the release as well. Every other write waits: a take lost in a
+     * crash would leave a holder the database forgot; a renewal or hand-over lost would leave the row
+     * ending earlier than its holder believes, so that after a restart another owner could take the
+     * key while the holder still believes it holds it; a release with a minimum hold lost would leave
+     * the row ending at the lease's expiry, which may come before the hold's end, so that a job meant
+     * to run at most once per period could run twice.
+     */
+    default String releaseSettings() {
+        return null;
+    }
+
+    /**
+     * The settings sent first, in the same round trip, with the statement that leaves a minimum hold
+     * in a pessimistic holder's row, or null: where the lock transaction's commit would not wait for the
+     * disk, they make it wait, as the hold must survive a crash ({@link #releaseSettings()}). Sent alone
+     * too, before the commit of a clock token ({@link io.locked.jpa.LockTokens#CLOCK}), which is committed
+     * only where the row must keep it.
+     */
+    default String holdRowSettings() {
+        return null;
+    }
+
     /** @return the first parameter of a statement whose {@link #settingsFirst()} bound its lock wait */
     default String lockWaitParameter(long waitMillis) {
         throw new IllegalStateException(this + " has no settings before its statements");

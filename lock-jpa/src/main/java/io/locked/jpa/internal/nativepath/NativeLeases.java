@@ -28,6 +28,10 @@ final class NativeLeases {
     private final StoreCalls store;
     private final KeyRows keyRows;
     private final Duration connectionWait;
+    /** The plain release, after the settings the database sends with it. */
+    private final SettingsThenUpdate release;
+    /** The release that leaves a minimum hold: no settings, its commit waits for the disk. */
+    private final SettingsThenUpdate hold;
 
     /** @param connectionWait how long a take may wait for a connection, whatever its own wait */
     NativeLeases(Dialect database, KnownGaleraNode galera, StoreCalls store, KeyRows keyRows, Duration connectionWait) {
@@ -36,6 +40,8 @@ final class NativeLeases {
         this.store = store;
         this.keyRows = keyRows;
         this.connectionWait = connectionWait;
+        this.release = SettingsThenUpdate.of(database.releaseSettings(), database.releaseLease);
+        this.hold = SettingsThenUpdate.of(null, database.holdLease);
     }
 
     Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
@@ -236,14 +242,17 @@ final class NativeLeases {
     }
 
     /**
-     * Frees the lease, or with a minimum hold leaves it ending that long after it was taken.
+     * Frees the lease, or with a minimum hold leaves it ending that long after it was taken. Only the
+     * plain release may skip the wait for the disk where the database allows it
+     * ({@code RowStatements.releaseSettings}, which says why); the minimum hold must survive a crash.
      *
      * @param holdAtLeast the minimum hold, or null to free the row
      */
     boolean releaseLease(Lease lease, Duration holdAtLeast) {
         return store.call(lease.key(), "releasing the lease", CallBounds.brief(), connection -> {
             boolean freeing = holdAtLeast == null;
-            try (PreparedStatement release = connection.prepareStatement(freeing ? database.releaseLease : database.holdLease)) {
+            SettingsThenUpdate sent = freeing ? this.release : this.hold;
+            try (PreparedStatement release = connection.prepareStatement(sent.sql())) {
                 int next = 1;
                 if (!freeing) {
                     release.setLong(next++, micros(holdAtLeast));
@@ -251,11 +260,12 @@ final class NativeLeases {
                 release.setString(next++, lease.key());
                 release.setString(next++, lease.owner());
                 release.setLong(next, lease.token());
-                if (release.executeUpdate() == 1) {
+                if (sent.run(release) == 1) {
                     return true;
                 }
             }
-            // expired but not taken over: still ours to free, though the holder must learn it was lost
+            // expired but not taken over: still ours to free, though the holder must learn it was lost.
+            // A transaction of its own that waits for the disk as ever: rare, and its lease has run out anyway
             try (PreparedStatement free = ownerStatement(connection, database.freeOwnExpiredLease, lease.key(), lease.owner())) {
                 free.executeUpdate();
             }

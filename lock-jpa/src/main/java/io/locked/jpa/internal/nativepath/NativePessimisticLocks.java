@@ -42,6 +42,8 @@ final class NativePessimisticLocks {
     private final Duration connectionWait;
     private final ConnectionBudget budget;
     private final TokenWrites tokenWrites;
+    /** The statement that leaves a minimum hold at release, after the settings the database sends with it. */
+    private final SettingsThenUpdate holdRow;
 
     /**
      * @param connectionWait how long an acquisition may wait for a connection, whatever its own wait
@@ -57,6 +59,7 @@ final class NativePessimisticLocks {
         this.connectionWait = connectionWait;
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.tokenWrites = tokenWrites;
+        this.holdRow = SettingsThenUpdate.of(database.holdRowSettings(), database.holdRow);
     }
 
     /** @return the hold, or null if the key stayed busy for the wait */
@@ -105,8 +108,8 @@ final class NativePessimisticLocks {
                 onEnd = () -> galera.ended(drawn.node());
             }
             handedOver = true;
-            return new PessimisticRowHold(transaction, key, owner, drawn.token(), database.holdRow, budget, onEnd,
-                    this::committed, tokenWrites, drawn.clockBehind());
+            return new PessimisticRowHold(transaction, key, owner, drawn.token(), holdRow, budget, onEnd,
+                    this::committed, tokenWrites, drawn.clockBehind(), database.holdRowSettings());
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());

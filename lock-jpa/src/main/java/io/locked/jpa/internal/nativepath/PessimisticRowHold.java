@@ -7,6 +7,7 @@ import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.PessimisticHold;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -32,28 +33,33 @@ public final class PessimisticRowHold implements PessimisticHold {
     private final String key;
     private final String owner;
     private final long token;
-    /** The statement that leaves a minimum hold in the row ({@code Dialect.holdRow}). */
-    private final String holdRow;
+    /** The statement that leaves a minimum hold in the row ({@code Dialect.holdRow}), after its settings. */
+    private final SettingsThenUpdate holdRow;
     private final ConnectionBudget budget;
     private final Runnable onEnd;
     private final LandedCommits landed;
     private final TokenWrites tokenWrites;
     private final boolean clockBehind;
+    /** What makes the lock transaction's commit wait for the disk where it would not (PostgreSQL), or null. */
+    private final String durableCommit;
     private boolean released;
     private boolean ended;
 
     /**
-     * @param owner     the acquisition's id, which a minimum hold's lease is in the name of
-     * @param holdRow   the statement that leaves a minimum hold in the row
-     * @param budget    what the hold's connection counts against, given back with it at release
-     * @param onEnd     run once, when the transaction ended: at release, or when its session was found dead
-     * @param landed      what tells whether a commit whose reply was lost landed
-     * @param tokenWrites whether the release commits the token or rolls it back
-     * @param clockBehind whether the clock read after the token was drawn was below it
+     * @param owner         the acquisition's id, which a minimum hold's lease is in the name of
+     * @param holdRow       the statement that leaves a minimum hold in the row
+     * @param budget        what the hold's connection counts against, given back with it at release
+     * @param onEnd         run once, when the transaction ended: at release, or when its session was found dead
+     * @param landed        what tells whether a commit whose reply was lost landed
+     * @param tokenWrites   whether the release commits the token or rolls it back
+     * @param clockBehind   whether the clock read after the token was drawn was below it
+     * @param durableCommit the statement that makes the commit wait for the disk where the lock
+     *                      transaction's would not, or null: a clock token is committed only where it
+     *                      must be kept, and it must survive a crash
      */
-    PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, String holdRow,
+    PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, SettingsThenUpdate holdRow,
                        ConnectionBudget budget, Runnable onEnd, LandedCommits landed, TokenWrites tokenWrites,
-                       boolean clockBehind) {
+                       boolean clockBehind, String durableCommit) {
         this.transaction = transaction;
         this.key = key;
         this.owner = owner;
@@ -64,6 +70,7 @@ public final class PessimisticRowHold implements PessimisticHold {
         this.landed = landed;
         this.tokenWrites = tokenWrites;
         this.clockBehind = clockBehind;
+        this.durableCommit = durableCommit;
     }
 
     @Override
@@ -116,6 +123,10 @@ public final class PessimisticRowHold implements PessimisticHold {
             }
             if (holdAtLeast != null) {
                 leaveHold(holdAtLeast);
+            } else if (tokenWrites.clockTokens() && durableCommit != null) {
+                try (Statement durable = transaction.connection().createStatement()) {
+                    durable.execute(durableCommit);
+                }
             }
             transaction.commit();
             tokenWrites.committed(key, token);
@@ -137,14 +148,15 @@ public final class PessimisticRowHold implements PessimisticHold {
         return false;
     }
 
-    // one more statement in the same transaction, on a row this transaction has locked: it waits for nothing
+    // one more statement in the same transaction, on a row this transaction has locked: it waits for
+    // nothing. Its settings make the commit wait for the disk where the lock transaction's would not
     private void leaveHold(Duration holdAtLeast) throws SQLException {
-        try (PreparedStatement hold = transaction.connection().prepareStatement(holdRow)) {
+        try (PreparedStatement hold = transaction.connection().prepareStatement(holdRow.sql())) {
             hold.setString(1, owner);
             hold.setLong(2, holdAtLeast.toNanos() / 1000);
             hold.setString(3, key);
             hold.setLong(4, token);
-            hold.executeUpdate();
+            holdRow.run(hold);
         }
     }
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Assumptions;
  * (install, initialize) with their output kept there, its start awaited on a condition, its error
  * log quoted when it fails. It is killed by {@link #close()} and, should the test JVM end first, by
  * a shutdown hook. Under CI=true a server that cannot be set up fails the test; elsewhere the test
- * is aborted with the reason. Shared by lock-jpa's tests (MySQL 8) and it-tests (MariaDB, Galera).
+ * is aborted with the reason. Shared by lock-jpa's tests (MySQL 8, PostgreSQL) and it-tests (MariaDB, Galera).
  */
 public abstract class ServerProcess implements AutoCloseable {
     private static final long START_SECONDS = 60;
@@ -94,9 +94,19 @@ public abstract class ServerProcess implements AutoCloseable {
         }
     }
 
+    /** @return the log whose tail a failed start quotes: {@code error.log} in the server's directory */
+    protected Path errorLog() {
+        return dir.resolve("error.log");
+    }
+
+    /** @return the server's process as last launched, for what {@link #stop} does not do; null before */
+    protected final Process process() {
+        return server;
+    }
+
     private String errorLogTail() {
         try {
-            List<String> lines = Files.readAllLines(dir.resolve("error.log"), StandardCharsets.UTF_8);
+            List<String> lines = Files.readAllLines(errorLog(), StandardCharsets.UTF_8);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
         } catch (IOException unreadable) {
             return "(no error log: " + unreadable + ")";
