@@ -124,14 +124,17 @@ enum BenchDatabase {
 
     /**
      * The server's count of write-ahead log flushes (fsyncs) so far, read on a connection of its own,
-     * or null for H2 (in memory). InnoDB counts its redo log's fsyncs as they happen. PostgreSQL counts
+     * or null for H2 (in memory). InnoDB counts its fsyncs as they happen (MySQL its redo log's, MariaDB
+     * all of them: a write that flushes data pages too counts twice). PostgreSQL counts
      * {@code pg_stat_wal.wal_sync}, which each session reports when it goes idle, at most once a second:
      * over a window of seconds the count may be off by a second's flushes.
      */
     LongSupplier logFlushes(Connection connection) {
         String sql = switch (this) {
             case H2 -> null;
-            case MARIADB, MYSQL8 -> "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'";
+            // MariaDB 10.11 no longer has Innodb_os_log_fsyncs: its Innodb_data_fsyncs counts the log's too
+            case MARIADB -> "SHOW GLOBAL STATUS LIKE 'Innodb_data_fsyncs'";
+            case MYSQL8 -> "SHOW GLOBAL STATUS LIKE 'Innodb_os_log_fsyncs'";
             case POSTGRESQL -> "SELECT 'wal_sync', wal_sync FROM pg_stat_wal";
         };
         if (sql == null) {
