@@ -11,23 +11,25 @@ package io.locked.jpa;
 public enum LockTokens {
     /**
      * The release commits the token: one durable write, so one log flush (fsync) per pessimistic
-     * cycle where the database flushes every commit. Tokens increase per key whatever the clock does.
+     * cycle where the database flushes every commit. Released holds' tokens increase per key whatever
+     * the clock does; a hold whose session ended before its release (a crash, a failover) never
+     * committed its token, and the next one rests on the clock.
      */
     WRITTEN,
     /**
      * The release rolls the lock's transaction back, so the cycle writes nothing that must reach
      * the disk: the token in use is the clock's reading. Tokens keep increasing per key as long as
      * the database's clock does not step back. The token is committed after all where a step back
-     * shows (the clock read after the token was at or below the row's committed token), on a release
-     * that keeps the key taken ({@code holdAtLeast}), and on a key's first release in a JVM and then
-     * at least once a second of its use, so that the row's committed token trails the tokens in use
-     * by a second at most. A clock reading at or below the committed token (a step back, a restart or a
-     * failover onto a server whose clock is behind) is caught at the key's next acquisition, whose
-     * token is then the row's plus one raised by a second (past every token rolled back since the row's
-     * commit), committed; a reading that lands above the committed token
-     * but at or below one already used (a step back into the last second of the key's use) is not,
-     * and can repeat a token. Choose it where the database's clock is disciplined (NTP slewing, not
-     * stepping) and pessimistic cycles are frequent enough for their commits' flushes to matter.
+     * shows (the clock read after the token was below it: the token, the row's plus one, is then
+     * raised by a second, past every token rolled back since the row's commit), on a release that
+     * keeps the key taken ({@code holdAtLeast}), and on a key's first release in a lock store and then
+     * at least once a second of its use there, so that the row's committed token trails the tokens in
+     * use by a second at most. A clock reading that lands above the committed token but at or below
+     * one already used (a step back into the last second of the key's use) is not caught, and can
+     * repeat a token. Releases commit anyway on MySQL's native path (its statements read their clock
+     * before the row lock), on a Galera node, and on a JTA unit's JPA path. Choose it where the
+     * database's clock is disciplined (NTP slewing, not stepping), for keys locked pessimistically
+     * only, whose cycles are frequent enough for their commits' flushes to matter.
      */
     CLOCK;
 

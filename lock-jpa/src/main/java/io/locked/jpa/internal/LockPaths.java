@@ -92,9 +92,16 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
             }
         };
         if (statements == LockStatements.NATIVE) {
+            Dialect dialect = Dialect.of(family);
+            boolean clockBeforeRowLock = tokens == LockTokens.CLOCK && !dialect.readsTokenClockAfterRowLock();
+            if (clockBeforeRowLock) {
+                LOG.info(() -> LockTokens.KEY + "=clock: " + dialect + "'s native statements read their token clock"
+                        + " before the row lock, so pessimistic releases commit their tokens as with written tokens");
+            }
+            LockTokens nativeTokens = clockBeforeRowLock ? LockTokens.WRITTEN : tokens;
             return new LockPaths(connections, family, statements,
-                    new NativeLockRepository(connections, Dialect.of(family), galeraSingleWriter, connectionWait,
-                            TokenWrites.of(tokens)),
+                    new NativeLockRepository(connections, dialect, galeraSingleWriter, connectionWait,
+                            TokenWrites.of(nativeTokens)),
                     Optional.empty());
         }
         if (family == null) {

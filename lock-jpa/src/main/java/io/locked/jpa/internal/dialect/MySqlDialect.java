@@ -67,12 +67,8 @@ final class MySqlDialect extends MySqlFamilyDialect {
                 + " expires_at = IF(" + took + ", " + nowPlus("?") + ", expires_at)"
                 + " WHERE lock_key = ? AND " + ROW_LOCKED_AT_ONCE);
         // the lease columns are only read here, never assigned
-        // the token as GREATEST(token + 1, clock) would draw it, and in the insert id alone a flag
-        // (CLOCK_BEHIND) where it is the row's plus one: MySQL has no RETURNING for the clock's reading,
-        // and its clock is the statement's start, one reading for the whole statement
-        String flagged = "IF(" + tokenMicros + " > token, " + tokenMicros + ", token + 1 + " + CLOCK_BEHIND + ")";
         this.lockRow = new InlinedStatement("UPDATE " + LockRow.TABLE + " SET token = IF(" + free
-                + ", LAST_INSERT_ID(" + flagged + ") MOD " + CLOCK_BEHIND + ", token), version = IF(" + free
+                + ", LAST_INSERT_ID(GREATEST(token + 1, " + tokenMicros + ")), token), version = IF(" + free
                 + ", version + 1, version), acquired_at = IF(" + free + ", " + now + ", acquired_at),"
                 + " holder = IF(" + free + ", " + HOLDER_VALUE + ", holder)"
                 + " WHERE lock_key = ? AND " + ROW_LOCKED_AT_ONCE);
@@ -105,6 +101,12 @@ final class MySqlDialect extends MySqlFamilyDialect {
     @Override
     public String lockRowText(String holder, String key, long waitMillis, boolean galera) {
         return lockRow.with(holder, key, key /* the row lock's */);
+    }
+
+    /** {@code UTC_TIMESTAMP(6)} is the statement's start, read before its row lock. */
+    @Override
+    public boolean readsTokenClockAfterRowLock() {
+        return false;
     }
 
     @Override

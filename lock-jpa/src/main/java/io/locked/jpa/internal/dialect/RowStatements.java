@@ -15,12 +15,6 @@ public interface RowStatements {
      * clock is behind the row's last token), which {@link io.locked.jpa.LockTokens#CLOCK} must commit.
      */
     String TOKEN_CLOCK = "token_clock";
-    /**
-     * Where a pessimistic acquisition answers by its insert id ({@link #answersByInsertId()}), the bit
-     * added to the id (never to the row's token) where the clock was not past the row's last token.
-     * Tokens are microseconds since 1970, far below it.
-     */
-    long CLOCK_BEHIND = 1L << 62;
 
     /**
      * The take, its parameters bound: one compare-and-set that succeeds only on a free or expired
@@ -46,6 +40,16 @@ public interface RowStatements {
         throw new IllegalStateException(this + " prepares its take: takeLease");
     }
 
+    /**
+     * Whether the pessimistic acquisition reads its token clock after the row lock was granted. Where it
+     * does not (MySQL reads the statement's start), a holder that came and went between that reading and
+     * the grant can have drawn a higher token; only its commit keeps the next token above it, so clock
+     * tokens, whose releases roll back, are not kept on such a database's native path.
+     */
+    default boolean readsTokenClockAfterRowLock() {
+        return true;
+    }
+
     /** Whether {@link #takeLease} answers "no row" only for a key that has no row. */
     default boolean takeTellsMissingRow() {
         return true;
@@ -58,8 +62,8 @@ public interface RowStatements {
      * {@link #settingsFirst()} says so, then holder, key. Returns the token and 1 if the key was free
      * (0: a live lease holds it), then where {@link #createsRowUnseen()} says so whether it created the
      * row, and last the token clock read after the token was drawn ({@link #TOKEN_CLOCK}), except where it
-     * answers by its insert id, which then carries {@link #CLOCK_BEHIND}. Databases that send it as text
-     * have {@link #lockRowText} instead.
+     * answers by its insert id (MySQL, which does not keep clock tokens: {@link #readsTokenClockAfterRowLock}).
+     * Databases that send it as text have {@link #lockRowText} instead.
      */
     default String lockRow() {
         throw new IllegalStateException(this + " sends its lock statement as text: lockRowText");

@@ -114,7 +114,7 @@ final class EntityRowHold implements PessimisticHold {
                         .executeUpdate();
             }
             transactions.commit(manager);
-            tokenWrites.committed(key, token);
+            tokenWrites.committed(key, token, acquired.clockBehind());
             return true;
         } catch (RuntimeException lost) {
             return false;

@@ -95,8 +95,11 @@ final class NativePessimisticLocks {
                 return null;
             }
             transaction.boundStatements(CallBounds.brief());
-            DrawnToken drawn = drawnAtLock.clockBehind() && tokenWrites.clockTokens()
-                    ? drawnAtLock.raisedTo(tokenWrites.behindClock(key, drawnAtLock.token()), transaction.connection(), key)
+            // on a Galera node a rollback may not say that a replicated write ended the transaction
+            // first, where a commit fails: every release commits there
+            TokenWrites writes = galera == null ? tokenWrites : TokenWrites.written();
+            DrawnToken drawn = drawnAtLock.clockBehind() && writes.clockTokens()
+                    ? drawnAtLock.raisedTo(writes.behindClock(key, drawnAtLock.token()), transaction.connection(), key)
                     : drawnAtLock;
             Runnable onEnd = () -> { };
             if (galera != null) {
@@ -109,7 +112,7 @@ final class NativePessimisticLocks {
             }
             handedOver = true;
             return new PessimisticRowHold(transaction, key, owner, drawn.token(), holdRow, budget, onEnd,
-                    this::committed, tokenWrites, drawn.clockBehind(), database.holdRowSettings());
+                    this::committed, writes, drawn.clockBehind(), database.holdRowSettings());
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());
@@ -205,9 +208,8 @@ final class NativePessimisticLocks {
                         if (!drawn.next()) {
                             return new DrawnToken(0, false, null, false, false); // no token drawn: a live lease holds the key
                         }
-                        long flagged = drawn.getLong(1);
-                        return new DrawnToken(flagged & ~RowStatements.CLOCK_BEHIND, true, null, false,
-                                (flagged & RowStatements.CLOCK_BEHIND) != 0);
+                        // MySQL: no clock tokens there (readsTokenClockAfterRowLock), so none is behind
+                        return new DrawnToken(drawn.getLong(1), true, null, false, false);
                     }
                 }
                 // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows

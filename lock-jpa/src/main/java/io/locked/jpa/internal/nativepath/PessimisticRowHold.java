@@ -129,7 +129,7 @@ public final class PessimisticRowHold implements PessimisticHold {
                 }
             }
             transaction.commit();
-            tokenWrites.committed(key, token);
+            tokenWrites.committed(key, token, clockBehind);
             return true;
         } catch (SQLException failure) {
             lost = failure;

@@ -41,6 +41,11 @@ public final class TokenWrites {
         return tokens == LockTokens.CLOCK ? new TokenWrites(true) : ALWAYS;
     }
 
+    /** @return the policy of written tokens: every release commits */
+    public static TokenWrites written() {
+        return ALWAYS;
+    }
+
     /** @return whether releases may roll back (clock tokens) */
     public boolean clockTokens() {
         return clock;
@@ -61,6 +66,11 @@ public final class TokenWrites {
     }
 
     /**
+     * A token drawn while the clock was behind the row's committed token is that token plus one, which
+     * may be below a token rolled back since that commit: it is raised past them, unless the row's
+     * token is the one this store committed last for the key, itself drawn behind the clock (while the
+     * clock is behind, every release commits: nothing was rolled back since).
+     *
      * @param drawn a token drawn while the clock was behind the row's committed token: that token plus one
      * @return the token to use and commit instead: with clock tokens, raised past every token that may
      *         have been rolled back since the row's commit; with written tokens, the same
@@ -69,19 +79,27 @@ public final class TokenWrites {
         if (!clock) {
             return drawn;
         }
+        Committed last = committed.get(slot(key));
+        if (last != null && last.behind && last.token == drawn - 1 && last.key.equals(key)) {
+            return drawn;
+        }
         if (!warned.getAndSet(true)) {
             LOG.warning(() -> "The database clock is behind the committed token of '" + key + "' (it stepped back, or"
                     + " a restart or failover reached a server whose clock is behind): with locked.tokens=clock each"
                     + " acquisition of such a key commits a token raised by " + WRITE_PERIOD + " until the clock"
-                    + " passes it. Said once per JVM");
+                    + " passes it. Said once per lock store");
         }
         return drawn + WRITE_PERIOD_MICROS;
     }
 
-    /** Records a committed token, after its commit succeeded. */
-    public void committed(String key, long token) {
+    /**
+     * Records a committed token, after its commit succeeded.
+     *
+     * @param behind whether it was drawn while the clock was behind the row's committed token
+     */
+    public void committed(String key, long token, boolean behind) {
         if (clock) {
-            committed.set(slot(key), new Committed(key, token));
+            committed.set(slot(key), new Committed(key, token, behind));
         }
     }
 
@@ -89,6 +107,6 @@ public final class TokenWrites {
         return (key.hashCode() & Integer.MAX_VALUE) % SLOTS;
     }
 
-    private record Committed(String key, long token) {
+    private record Committed(String key, long token, boolean behind) {
     }
 }
