@@ -17,6 +17,7 @@ import jakarta.persistence.EntityManagerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -104,6 +105,19 @@ class PostgreSqlTopologyTest {
         assertTrue(readOn(standby).inRecovery(), "the standby reads as one");
     }
 
+    /** Any user counts the standbys; their state needs pg_read_all_stats, and the line says so. */
+    @Test
+    void aUserWithoutStatisticsRightsCountsTheStandbysButCannotTellTheirState() throws Exception {
+        execute(primary, "CREATE ROLE topology_reader LOGIN");
+        PostgreSqlTopology topology;
+        try (Connection connection = DriverManager.getConnection(primary.url(), "topology_reader", "")) {
+            topology = PostgreSqlTopology.read(connection);
+        }
+        assertEquals(1, topology.standbys(), topology.toString());
+        assertFalse(topology.statesVisible(), topology.toString());
+        assertTrue(topology.describe().contains("pg_read_all_stats"), topology.describe());
+    }
+
     @Test
     void aPrimaryWithASynchronousStandbySaysCommitsSurviveAFailover() throws Exception {
         execute(primary, "ALTER SYSTEM SET synchronous_standby_names = '*'");
@@ -114,7 +128,7 @@ class PostgreSqlTopologyTest {
             assertEquals(1, topology.synchronous(), topology.toString());
             List<String> logged = startLogs(() -> repositoryOn(primary.url(), LockStatements.JPA));
             assertEquals(1, logged.size(), "one line per start: " + logged);
-            assertTrue(logged.get(0).contains("1 of them synchronous") && logged.get(0).contains("survive"), logged.get(0));
+            assertTrue(logged.get(0).contains("1 synchronous standby") && logged.get(0).contains("survive"), logged.get(0));
         } finally {
             execute(primary, "ALTER SYSTEM RESET synchronous_standby_names");
             awaitSyncStates(List.of("async"));

@@ -92,7 +92,9 @@ public record PostgreSqlTopology(boolean inRecovery, String synchronousCommit, S
             return "PostgreSQL primary with " + (standbys == 1 ? "1 asynchronous standby" : standbys + " asynchronous standbys")
                     + settings + ": a failover may lose the last committed leases and tokens (docs/clusters.md)";
         }
-        String described = "PostgreSQL primary with " + count + ", " + synchronous + " of them synchronous" + settings;
+        String described = "PostgreSQL primary with " + (synchronous == standbys
+                ? (standbys == 1 ? "1 synchronous standby" : standbys + " synchronous standbys")
+                : count + ", " + synchronous + " of them synchronous") + settings;
         if (!commitsWait) {
             return described + ": commits do not wait for them under synchronous_commit=" + synchronousCommit
                     + ", so a failover may lose the last committed leases and tokens (docs/clusters.md)";
