@@ -3,6 +3,7 @@ package io.locked.jpa.internal.dialect;
 import io.locked.jpa.LockDatabase;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.transaction.FenceTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -274,6 +275,12 @@ final class PostgreSqlDialect extends Dialect {
     protected boolean namedIn(String text) {
         return text.contains("jdbc:postgresql:") || text.contains("postgresqldialect") || text.contains("postgresplus")
                 || text.equals("postgresql");
+    }
+
+    /** A standby is refused, a primary's standbys are logged: {@link PostgreSqlTopology}. */
+    @Override
+    public void checkLockTable(LockConnections connections) {
+        PostgreSqlTopology.check(connections);
     }
 
     @Override

@@ -6,6 +6,7 @@
  * io.locked.jpa.internal.dialect.H2Dialect}), what they share ({@link
  * io.locked.jpa.internal.dialect.Dialect}), their registry ({@link
  * io.locked.jpa.internal.dialect.Dialects}), and the checks a database keeps beside its dialect
- * (Galera's node, HSQLDB's settings). Knows no path. Not API.
+ * (Galera's node, HSQLDB's settings, PostgreSQL's place in
+ * replication). Knows no path. Not API.
  */
 package io.locked.jpa.internal.dialect;

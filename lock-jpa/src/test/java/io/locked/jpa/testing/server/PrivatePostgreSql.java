@@ -3,6 +3,7 @@ package io.locked.jpa.testing.server;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -67,24 +68,45 @@ public final class PrivatePostgreSql extends ServerProcess {
     public static PrivatePostgreSql start(Path dir, Map<String, String> settings) throws IOException, InterruptedException {
         Path bin = binaries();
         List<String> asServerUser = asServerUser();
-        Path data = dir.resolve("data");
-        boolean dataInTemp = false;
-        Files.createDirectories(data);
-        if (!asServerUser.isEmpty()) {
-            setOwner(data);
-            if (!serverUserCanWrite(dir, asServerUser, data)) {
-                ServerProcess.deleteTree(data);
-                data = Files.createTempDirectory("locked-postgresql-");
-                dataInTemp = true;
-                setOwner(data);
-            }
-        }
+        Path data = dataDirectory(dir, asServerUser);
         List<String> initdb = new ArrayList<>(asServerUser);
         initdb.addAll(List.of(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", USER, "-A", "trust",
                 "-E", "UTF8", "--locale=C", "--no-sync"));
         // a crash here is the server's, never the machine's: what the server wrote reaches the disk
         // through the kernel, so initdb need not wait for it
         run(dir, "initdb", initdb);
+        return startOn(dir, bin, asServerUser, data, settings);
+    }
+
+    /**
+     * Copies this running server's data under {@code dir} ({@code pg_basebackup}, which also writes
+     * the settings that make the copy a standby streaming from this server: {@code -R}) and starts
+     * the copy as a read-only hot standby on a port of its own. It streams once it accepts
+     * connections; a test that needs it streaming waits for that ({@code pg_stat_replication} here).
+     * initdb's trust authentication lets 127.0.0.1 replicate.
+     *
+     * @throws AssertionError under CI=true if the standby cannot be set up or started
+     */
+    public PrivatePostgreSql startStandby(Path dir) throws IOException, InterruptedException {
+        Path bin = binaries();
+        List<String> asServerUser = asServerUser();
+        Files.createDirectories(dir);
+        Path data = dataDirectory(dir, asServerUser);
+        List<String> copy = new ArrayList<>(asServerUser);
+        copy.addAll(List.of(bin.resolve("pg_basebackup").toString(), "-D", data.toString(), "-R", "-h", "127.0.0.1",
+                "-p", Integer.toString(port), "-U", USER, "-X", "stream", "--no-sync"));
+        run(dir, "pg_basebackup", copy);
+        return startOn(dir, bin, asServerUser, data, Map.of());
+    }
+
+    /** @return the port it listens on, for a multi-host URL */
+    public int port() {
+        return port;
+    }
+
+    private static PrivatePostgreSql startOn(Path dir, Path bin, List<String> asServerUser, Path data,
+                                             Map<String, String> settings) throws IOException, InterruptedException {
+        boolean dataInTemp = !data.startsWith(dir);
         int port = freePort();
         List<String> command = new ArrayList<>(asServerUser);
         command.addAll(List.of(bin.resolve("postgres").toString(), "-D", data.toString(), "-p", Integer.toString(port),
@@ -309,6 +331,25 @@ public final class PrivatePostgreSql extends ServerProcess {
             throw noSuchUser;
         }
         Files.setOwner(path, owner);
+    }
+
+    /**
+     * @return an empty data directory that the server's OS user owns, closed to others (as PostgreSQL
+     * wants it): under {@code dir}, or under {@code java.io.tmpdir} where that user cannot reach {@code dir}
+     */
+    private static Path dataDirectory(Path dir, List<String> asServerUser) throws IOException, InterruptedException {
+        Path data = dir.resolve("data");
+        Files.createDirectories(data);
+        Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx------"));
+        if (!asServerUser.isEmpty()) {
+            setOwner(data);
+            if (!serverUserCanWrite(dir, asServerUser, data)) {
+                ServerProcess.deleteTree(data);
+                data = Files.createTempDirectory("locked-postgresql-");
+                setOwner(data);
+            }
+        }
+        return data;
     }
 
     private static boolean serverUserCanWrite(Path dir, List<String> asServerUser, Path data)
