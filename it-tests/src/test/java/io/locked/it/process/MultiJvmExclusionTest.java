@@ -48,10 +48,11 @@ class MultiJvmExclusionTest {
 
     /**
      * The same with clock tokens: most releases roll their tokens back, and the tokens the checker
-     * reads must still increase strictly across the JVMs.
+     * reads must still increase strictly across the JVMs. (Not MySQL's native path, which commits
+     * them as written tokens: its written-token case above is the same run.)
      */
     @ParameterizedTest(name = "clock tokens {0} {1}")
-    @CsvSource({"MARIADB, AUTO", "POSTGRESQL, AUTO", "MYSQL8, AUTO", "MARIADB, JPA"})
+    @CsvSource({"MARIADB, AUTO", "POSTGRESQL, AUTO", "MARIADB, JPA"})
     void processesWithClockTokensNeverOverlapOnOneKey(TestDatabase database, LockStatements statements) throws Exception {
         Outcome outcome = run(database, "cycles", LockMode.PESSIMISTIC.name(), statements, LockTokens.CLOCK);
         assertExclusive(outcome);
