@@ -10,11 +10,11 @@ import io.locked.jpa.internal.dialect.DatabaseDetection;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
 import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
-import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.entitypath.DatabaseClock;
 import io.locked.jpa.internal.entitypath.EntityLockRepository;
 import io.locked.jpa.internal.entitypath.EntityMappingCheck;
 import io.locked.jpa.internal.nativepath.NativeLockRepository;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.LockRepository;
 import jakarta.persistence.EntityManagerFactory;
@@ -93,15 +93,10 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         };
         if (statements == LockStatements.NATIVE) {
             Dialect dialect = Dialect.of(family);
-            boolean clockBeforeRowLock = tokens == LockTokens.CLOCK && !dialect.readsTokenClockAfterRowLock();
-            if (clockBeforeRowLock) {
-                LOG.info(() -> LockTokens.KEY + "=clock: " + dialect + "'s native statements read their token clock"
-                        + " before the row lock, so pessimistic releases commit their tokens as with written tokens");
-            }
-            LockTokens nativeTokens = clockBeforeRowLock ? LockTokens.WRITTEN : tokens;
+            TokenWrites tokenWrites = tokenWrites(tokens, dialect.readsTokenClockAfterRowLock(),
+                    dialect + "'s native statements read their token clock before the row lock");
             return new LockPaths(connections, family, statements,
-                    new NativeLockRepository(connections, dialect, galeraSingleWriter, connectionWait,
-                            TokenWrites.of(nativeTokens)),
+                    new NativeLockRepository(connections, dialect, galeraSingleWriter, connectionWait, tokenWrites),
                     Optional.empty());
         }
         if (family == null) {
@@ -111,13 +106,31 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         }
         EntityMappingCheck.verify(factory, Dialect.of(family), transactions);
         LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
-                transactions, connections, connectionWait, TokenWrites.of(tokens));
+                transactions, connections, connectionWait, tokenWrites(tokens, transactions.rollbackTellsLostSession(),
+                        "a JTA transaction manager may report no failure for a rollback that failed"));
         // row locks are per Galera node on this path too; it has no per-lock node check, so only the
         // single-writer declaration makes pessimistic locks safe
         Optional<GaleraNode> galera = family != null && Dialect.of(family).mayBeGaleraNode() && connections != null
                 ? Optional.ofNullable(GaleraNode.detect(connections, galeraSingleWriter, CallBounds.brief()))
                 : Optional.empty();
         return new LockPaths(connections, family, statements, path, galera);
+    }
+
+    /**
+     * Clock tokens where the path can keep them. Where it cannot tell a lost hold from a rollback, or a
+     * later token from an earlier one without the commit, its releases commit as with written tokens,
+     * which start-up says once.
+     *
+     * @param keepsClockTokens whether the path can roll its releases back
+     * @param whyNot           what keeps it from doing so, for the log
+     */
+    private static TokenWrites tokenWrites(LockTokens tokens, boolean keepsClockTokens, String whyNot) {
+        if (tokens == LockTokens.CLOCK && !keepsClockTokens) {
+            LOG.info(() -> LockTokens.KEY + "=clock: " + whyNot + ", so pessimistic releases commit their tokens as"
+                    + " with written tokens");
+            return TokenWrites.written();
+        }
+        return TokenWrites.of(tokens);
     }
 
     /** Refuses a unit that does not map the lock row, naming how to list it. */

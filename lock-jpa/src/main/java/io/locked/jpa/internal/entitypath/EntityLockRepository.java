@@ -3,10 +3,10 @@ package io.locked.jpa.internal.entitypath;
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
 import io.locked.jpa.LockRow;
-import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConnections;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;

@@ -2,8 +2,8 @@ package io.locked.jpa.internal.entitypath;
 
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
-import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.connection.ConnectionBudget;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManager;
@@ -101,8 +101,7 @@ final class EntityRowHold implements PessimisticHold {
         released = true;
         try {
             parked.resume();
-            if (holdAtLeast == null && transactions.rollbackTellsLostSession()
-                    && !tokenWrites.mustCommit(key, token, acquired.clockBehind())) {
+            if (holdAtLeast == null && !tokenWrites.mustCommit(key, token, acquired.clockBehind())) {
                 transactions.rollbackIfActive(manager);
                 return true;
             }

@@ -2,11 +2,11 @@ package io.locked.jpa.internal.entitypath;
 
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.LockRow;
-import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.connection.PoolShortage;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManager;

@@ -3,7 +3,6 @@ package io.locked.jpa.internal.nativepath;
 import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.LockRow;
-import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
@@ -15,6 +14,7 @@ import io.locked.jpa.internal.dialect.GaleraNode;
 import io.locked.jpa.internal.dialect.RowStatements;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
 import io.locked.jpa.internal.transaction.LockTransaction;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
 import java.sql.Connection;
@@ -112,7 +112,7 @@ final class NativePessimisticLocks {
             }
             handedOver = true;
             return new PessimisticRowHold(transaction, key, owner, drawn.token(), holdRow, budget, onEnd,
-                    this::committed, writes, drawn.clockBehind(), database.holdRowSettings());
+                    this::committed, writes, drawn.clockBehind());
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());
@@ -231,8 +231,10 @@ final class NativePessimisticLocks {
             return null;
         }
         long token = row.getLong(1);
+        // only clock tokens ask whether the clock was behind (on Galera every release commits anyway)
+        boolean clockBehind = tokenWrites.clockTokens() && !galera && token > row.getLong(RowStatements.TOKEN_CLOCK);
         return new DrawnToken(token, row.getInt(2) == 1, galera ? row.getString(4) : null,
-                database.createsRowUnseen() && row.getBoolean(3), token > row.getLong(RowStatements.TOKEN_CLOCK));
+                database.createsRowUnseen() && row.getBoolean(3), clockBehind);
     }
 
     /**

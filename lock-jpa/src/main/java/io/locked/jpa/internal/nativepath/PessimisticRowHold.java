@@ -1,9 +1,9 @@
 package io.locked.jpa.internal.nativepath;
 
-import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.transaction.LockTransaction;
+import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.spi.PessimisticHold;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -40,8 +40,6 @@ public final class PessimisticRowHold implements PessimisticHold {
     private final LandedCommits landed;
     private final TokenWrites tokenWrites;
     private final boolean clockBehind;
-    /** What makes the lock transaction's commit wait for the disk where it would not (PostgreSQL), or null. */
-    private final String durableCommit;
     private boolean released;
     private boolean ended;
 
@@ -53,13 +51,10 @@ public final class PessimisticRowHold implements PessimisticHold {
      * @param landed        what tells whether a commit whose reply was lost landed
      * @param tokenWrites   whether the release commits the token or rolls it back
      * @param clockBehind   whether the clock read after the token was drawn was below it
-     * @param durableCommit the statement that makes the commit wait for the disk where the lock
-     *                      transaction's would not, or null: a clock token is committed only where it
-     *                      must be kept, and it must survive a crash
      */
     PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, SettingsThenUpdate holdRow,
                        ConnectionBudget budget, Runnable onEnd, LandedCommits landed, TokenWrites tokenWrites,
-                       boolean clockBehind, String durableCommit) {
+                       boolean clockBehind) {
         this.transaction = transaction;
         this.key = key;
         this.owner = owner;
@@ -70,7 +65,6 @@ public final class PessimisticRowHold implements PessimisticHold {
         this.landed = landed;
         this.tokenWrites = tokenWrites;
         this.clockBehind = clockBehind;
-        this.durableCommit = durableCommit;
     }
 
     @Override
@@ -123,9 +117,11 @@ public final class PessimisticRowHold implements PessimisticHold {
             }
             if (holdAtLeast != null) {
                 leaveHold(holdAtLeast);
-            } else if (tokenWrites.clockTokens() && durableCommit != null) {
+            } else if (tokenWrites.clockTokens() && holdRow.settings() != null) {
+                // a clock token is committed only where the row must keep it: the minimum hold's
+                // settings make the commit wait for the disk where the lock transaction's would not
                 try (Statement durable = transaction.connection().createStatement()) {
-                    durable.execute(durableCommit);
+                    durable.execute(holdRow.settings());
                 }
             }
             transaction.commit();

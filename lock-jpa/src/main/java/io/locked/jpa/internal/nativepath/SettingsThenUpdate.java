@@ -8,20 +8,19 @@ import java.sql.SQLException;
  * it ({@code RowStatements.releaseSettings}, {@code holdRowSettings}): its text, and its count read
  * past the settings' result. The update's parameters are its own: the settings take none.
  *
- * @param sql          what to prepare
- * @param settingsFirst whether settings come first, giving a result of their own
+ * @param settings the settings sent first, or null for the update alone
+ * @param sql      what to prepare: the settings, then the update
  */
-record SettingsThenUpdate(String sql, boolean settingsFirst) {
+record SettingsThenUpdate(String settings, String sql) {
 
     /** @param settings the settings, or null for the update alone */
     static SettingsThenUpdate of(String settings, String update) {
-        return settings == null ? new SettingsThenUpdate(update, false)
-                : new SettingsThenUpdate(settings + "; " + update, true);
+        return new SettingsThenUpdate(settings, settings == null ? update : settings + "; " + update);
     }
 
     /** Runs the statement prepared from {@link #sql}, its parameters bound: returns the update's count. */
     int run(PreparedStatement statement) throws SQLException {
-        if (!settingsFirst) {
+        if (settings == null) {
             return statement.executeUpdate();
         }
         statement.execute();
