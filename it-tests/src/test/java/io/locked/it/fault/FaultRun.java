@@ -7,7 +7,7 @@ import io.locked.it.process.Counter;
 import io.locked.it.process.CounterFence;
 import io.locked.it.process.CounterWrites;
 import io.locked.it.process.WorkerProcess;
-import io.locked.it.server.MariaDbEndpoint;
+import io.locked.it.server.WorkerDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,14 +52,14 @@ final class FaultRun implements AutoCloseable {
      * @param database    where the counter and the lock table are
      * @param holderRoute how the holder reaches that database (the same endpoint, or a proxy in front of it)
      */
-    static FaultRun start(Path dir, FaultSettings settings, LockMode mode, CounterFence fence, MariaDbEndpoint database,
-                          MariaDbEndpoint holderRoute) throws Exception {
+    static FaultRun start(Path dir, FaultSettings settings, LockMode mode, CounterFence fence, WorkerDatabase database,
+                          WorkerDatabase holderRoute) throws Exception {
         return start(dir, settings, mode, LockTokens.WRITTEN, fence, database, holderRoute);
     }
 
     /** As above, the workers keeping their pessimistic tokens as {@code tokens} says. */
     static FaultRun start(Path dir, FaultSettings settings, LockMode mode, LockTokens tokens, CounterFence fence,
-                          MariaDbEndpoint database, MariaDbEndpoint holderRoute) throws Exception {
+                          WorkerDatabase database, WorkerDatabase holderRoute) throws Exception {
         String key = "it:fault:" + mode + ":" + UUID.randomUUID();
         try (Connection connection = database.connect()) {
             Counter.create(connection, key);
@@ -74,7 +74,7 @@ final class FaultRun implements AutoCloseable {
                 run.writes.add(written);
                 run.workers.add(WorkerProcess.start(dir.resolve("worker-" + w + ".log"),
                         (w == HOLDER ? holderRoute : database).workerEnvironment(), run.events.sink(w),
-                        "cycles", "database=MARIADB", "mode=" + mode, "key=" + key, "threads=" + settings.threads(),
+                        "cycles", "database=" + database.database(), "mode=" + mode, "key=" + key, "threads=" + settings.threads(),
                         "wait-millis=" + settings.maxWait().toMillis(), "lease-millis=" + settings.lease().toMillis(),
                         "fence=" + fence, "history=" + history, "writes=" + written, "tokens=" + tokens));
             }
@@ -195,6 +195,11 @@ final class FaultRun implements AutoCloseable {
             recent.stream().filter(e -> e.is("CYCLE") && e.nanos(2) > since.nanos()).forEach(e -> cycled.add(e.worker()));
             return cycled.size() == workers.size() ? true : null;
         });
+    }
+
+    /** Records how the one injection of a fault that cannot be repeated in a run ended. */
+    void injectedOnce(Takeover outcome) {
+        episodes.add(outcome);
     }
 
     /**

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * @param user     user
  * @param password password
  */
-public record MariaDbEndpoint(String url, String user, String password) {
+public record MariaDbEndpoint(String url, String user, String password) implements WorkerDatabase {
     private static final Pattern HOST_PORT = Pattern.compile("//([^/:]+)(?::(\\d+))?/");
 
     /** @return the shared server of the tests (requires it to answer) */
@@ -47,11 +47,18 @@ public record MariaDbEndpoint(String url, String user, String password) {
         return new MariaDbEndpoint(HOST_PORT.matcher(url).replaceFirst("//127.0.0.1:" + localPort + "/"), user, password);
     }
 
+    @Override
+    public TestDatabase database() {
+        return TestDatabase.MARIADB;
+    }
+
     /** @return what a worker JVM's environment needs to use this endpoint as its MariaDB */
+    @Override
     public Map<String, String> workerEnvironment() {
         return Map.of("LOCKED_MARIADB_URL", url, "LOCKED_MARIADB_USER", user, "LOCKED_MARIADB_PASSWORD", password);
     }
 
+    @Override
     public Connection connect() throws SQLException {
         return DriverManager.getConnection(url, user, password);
     }

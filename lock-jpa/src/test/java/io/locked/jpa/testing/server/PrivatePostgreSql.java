@@ -7,6 +7,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -207,16 +208,57 @@ public final class PrivatePostgreSql extends ServerProcess {
         if (pausedWalWriter != 0) {
             return;
         }
-        long pid;
-        try (Connection connection = connect(); Statement statement = connection.createStatement();
-             ResultSet row = statement.executeQuery("SELECT pid FROM pg_stat_activity WHERE backend_type = 'walwriter'")) {
-            if (!row.next()) {
-                throw new IllegalStateException("no walwriter in pg_stat_activity");
-            }
-            pid = row.getLong(1);
+        List<Long> writer = pidsOf("walwriter");
+        if (writer.size() != 1) {
+            throw new IllegalStateException("not one walwriter in pg_stat_activity: " + writer);
         }
-        signal("STOP", pid);
-        pausedWalWriter = pid;
+        signal("STOP", writer.get(0));
+        pausedWalWriter = writer.get(0);
+    }
+
+    /**
+     * Freezes (SIGSTOP) the processes that stream this primary's log to its standbys, until it
+     * crashes: what it commits from then on reaches no standby, as in a lag at the moment of a
+     * failover. A commit that waits for a synchronous standby would wait for good.
+     *
+     * @throws IllegalStateException if no standby streams from it
+     */
+    public void pauseWalSenders() throws SQLException, IOException, InterruptedException {
+        List<Long> senders = pidsOf("walsender");
+        if (senders.isEmpty()) {
+            throw new IllegalStateException("no standby streams from the server on port " + port);
+        }
+        for (long sender : senders) {
+            signal("STOP", sender);
+        }
+    }
+
+    /**
+     * Promotes this standby to a primary ({@code pg_promote}) and returns once it takes writes.
+     *
+     * @throws IllegalStateException if the promotion did not complete within a minute
+     */
+    public void promote() throws SQLException {
+        try (Connection connection = connect(); Statement statement = connection.createStatement();
+             ResultSet promoted = statement.executeQuery("SELECT pg_promote(true, 60)")) {
+            if (!promoted.next() || !promoted.getBoolean(1)) {
+                throw new IllegalStateException("the standby on port " + port + " was not promoted within 60 s");
+            }
+        }
+    }
+
+    private List<Long> pidsOf(String backendType) throws SQLException {
+        List<Long> pids = new ArrayList<>();
+        try (Connection connection = connect();
+             PreparedStatement find = connection.prepareStatement("SELECT pid FROM pg_stat_activity WHERE backend_type = ?")) {
+            find.setString(1, backendType);
+            try (ResultSet rows = find.executeQuery()) {
+                while (rows.next()) {
+                    pids.add(rows.getLong(1));
+                }
+            }
+        }
+        return pids;
     }
 
     /** Lets a WAL writer that {@link #pauseWalWriter()} froze run again. */
