@@ -13,6 +13,8 @@ import io.locked.spi.LockRepository;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.transaction.TransactionManager;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -92,7 +94,7 @@ public final class JpaLockRepository extends PathOutsideCaller {
         // the start-up checks are lock work too: on a server, never in a transaction of the deployment's
         LockPaths paths = transactions.caller().outside(() -> LockPaths.choose(settings.factory, settings.database,
                 settings.statements, settings.galeraSingleWriter, settings.connectionWait, settings.tokens,
-                transactions.unit()));
+                settings.synchronousCommit, transactions.unit()));
         return new StartUp(transactions, paths);
     }
 
@@ -117,6 +119,7 @@ public final class JpaLockRepository extends PathOutsideCaller {
         private TransactionManager transactionManager;
         private LockStatements statements = LockStatements.AUTO;
         private LockTokens tokens = LockTokens.WRITTEN;
+        private String synchronousCommit;
         private Duration connectionWait = DEFAULT_CONNECTION_WAIT;
 
         private Builder(EntityManagerFactory factory) {
@@ -163,6 +166,27 @@ public final class JpaLockRepository extends PathOutsideCaller {
                 throw new IllegalArgumentException("LockTokens must not be null");
             }
             this.tokens = tokens;
+            return this;
+        }
+
+        /**
+         * On PostgreSQL, the {@code synchronous_commit} under which the lock's writes that must survive
+         * a crash or failover commit: takes, renewals, hand-overs, releases that keep a minimum hold,
+         * and the clock tokens a pessimistic holder commits (config:
+         * {@code locked.postgresql.synchronous-commit}). Set only for the lock's own transaction, so
+         * that with a synchronous standby ({@code synchronous_standby_names}) the lock's commits wait
+         * for it while the application's follow the session's setting (for example {@code local}).
+         * Unset, they commit under the session's setting. Native statements only; refused elsewhere.
+         *
+         * @param level {@code on}, {@code remote_write} or {@code remote_apply}
+         * @return this builder
+         */
+        public Builder postgresqlSynchronousCommit(String level) {
+            if (level == null || !List.of("on", "remote_write", "remote_apply").contains(level.trim().toLowerCase(Locale.ROOT))) {
+                throw new IllegalArgumentException("locked.postgresql.synchronous-commit must be on, remote_write or"
+                        + " remote_apply (the levels at which a commit waits for a synchronous standby), was " + level);
+            }
+            this.synchronousCommit = level.trim().toLowerCase(Locale.ROOT);
             return this;
         }
 

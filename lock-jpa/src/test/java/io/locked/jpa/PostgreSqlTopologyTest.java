@@ -12,6 +12,7 @@ import io.locked.jpa.internal.dialect.PostgreSqlTopology;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.server.PrivatePostgreSql;
 import io.locked.jpa.testing.server.ServerProcess;
+import io.locked.spi.Lease;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
 import java.nio.file.Files;
@@ -26,7 +27,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -146,7 +151,148 @@ class PostgreSqlTopologyTest {
         assertTrue(hold.release(), "the hold was alive at its release");
     }
 
+    @Test
+    void aSynchronousStandbyListNamingNoConnectedStandbyIsReportedAsAWaitForOne() throws Exception {
+        execute(primary, "ALTER SYSTEM SET synchronous_standby_names = 'no_such_standby'");
+        try {
+            awaitSetting("synchronous_standby_names", "no_such_standby");
+            List<String> logged = startLogs(() -> repositoryOn(primary.url(), LockStatements.NATIVE));
+            assertEquals(1, logged.size(), "one line per start: " + logged);
+            assertTrue(logged.get(0).contains("none of them named") && logged.get(0).contains("waits until"),
+                    logged.get(0));
+        } finally {
+            execute(primary, "ALTER SYSTEM RESET synchronous_standby_names");
+            awaitSetting("synchronous_standby_names", "");
+        }
+    }
+
+    /**
+     * With a synchronous standby whose WAL receiver is frozen, a commit that waits for it cannot return.
+     * The application's commits do not wait here ({@code synchronous_commit = local} for the database);
+     * with {@code locked.postgresql.synchronous-commit=on} every durable write of the lock does, and
+     * the writes whose loss is harmless (a plain release, a pessimistic lock's own token) do not.
+     */
+    @Test
+    void theLocksDurableWritesWaitForTheStandbyWhenAskedAndTheRestDoNot() throws Exception {
+        execute(primary, "ALTER SYSTEM SET synchronous_standby_names = '*'");
+        execute(primary, "ALTER DATABASE postgres SET synchronous_commit = local");
+        ExecutorService writer = Executors.newSingleThreadExecutor();
+        try (Connection watcher = primary.connect()) {
+            awaitSyncStates(List.of("sync"));
+            JpaLockRepository plain = repositoryOn(primary.url(), LockStatements.NATIVE);
+            JpaLockRepository waiting = repositoryOn(primary.url(), LockStatements.NATIVE, "on");
+            String key = "standby:" + UUID.randomUUID();
+            Duration lease = Duration.ofSeconds(30);
+            // the key's row exists before the stream stops: its creation commits under the session's setting
+            assertTrue(plain.releaseLease(plain.takeLease(key, "first", "topology", lease, Duration.ZERO)));
+            standby.pauseWalReceiver();
+            Lease taken = plain.takeLease(key, "plain", "topology", lease, Duration.ZERO);
+            assertNotNull(taken, "without the setting a take commits as the application's do, without the standby");
+            assertTrue(plain.releaseLease(taken));
+
+            Lease mine = waitsForTheStandby(watcher, writer, "a take",
+                    () -> waiting.takeLease(key, "owner", "topology", lease, Duration.ZERO));
+            Lease renewed = waitsForTheStandby(watcher, writer, "a renewal", () -> waiting.renewLease(mine, lease));
+            Lease batch = waitsForTheStandby(watcher, writer, "a batch of renewals",
+                    () -> waiting.renewLeases(List.of(renewed, renewed), lease).get(0));
+            Lease handed = waitsForTheStandby(watcher, writer, "a hand-over",
+                    () -> waiting.handOverLease(batch, "successor", "topology", lease));
+            assertTrue(waitsForTheStandby(watcher, writer, "a release with a minimum hold",
+                    () -> waiting.releaseLease(handed, Duration.ofMillis(1))));
+
+            String other = "standby:" + UUID.randomUUID();
+            Lease free = waitsForTheStandby(watcher, writer, "a take that creates the row",
+                    () -> waiting.takeLease(other, "owner", "topology", lease, Duration.ZERO));
+            assertTrue(waiting.releaseLease(free), "a plain release does not wait for the standby");
+            PessimisticHold hold = waiting.lockPessimistic(other, "owner", "topology", Duration.ZERO);
+            assertNotNull(hold, "a pessimistic lock's own token does not wait for the standby");
+            assertTrue(waitsForTheStandby(watcher, writer, "a pessimistic release with a minimum hold",
+                    () -> hold.release(Duration.ofMillis(1))));
+        } finally {
+            writer.shutdownNow();
+            standby.resumeWalReceiver();
+            execute(primary, "ALTER DATABASE postgres RESET synchronous_commit");
+            execute(primary, "ALTER SYSTEM RESET synchronous_standby_names");
+            awaitSyncStates(List.of("async"));
+        }
+    }
+
+    @Test
+    void theStandbyWaitIsRefusedOnTheJpaPathAndForOtherLevels() {
+        IllegalStateException jpa = assertThrows(IllegalStateException.class,
+                () -> repositoryOn(primary.url(), LockStatements.JPA, "remote_apply"));
+        assertTrue(jpa.getMessage().contains("locked.postgresql.synchronous-commit=remote_apply")
+                && jpa.getMessage().contains("native"), jpa.getMessage());
+        IllegalArgumentException level = assertThrows(IllegalArgumentException.class,
+                () -> JpaLockRepository.builder(factoryOn(primary.url())).postgresqlSynchronousCommit("local"));
+        assertTrue(level.getMessage().contains("remote_apply") && level.getMessage().contains("local"), level.getMessage());
+        IllegalStateException otherDatabase = assertThrows(IllegalStateException.class,
+                () -> TestDatabase.H2.open(2, Map.of(), settings -> settings.postgresqlSynchronousCommit("on")).close());
+        assertTrue(otherDatabase.getMessage().contains("PostgreSQL only") && otherDatabase.getMessage().contains("H2"),
+                otherDatabase.getMessage());
+    }
+
+    /**
+     * Runs the write while the standby's receiver is frozen: it must be seen waiting for the standby
+     * ({@code SyncRep}) and not have returned, then return once the receiver goes on.
+     */
+    private <T> T waitsForTheStandby(Connection watcher, ExecutorService writer, String what, Callable<T> write)
+            throws Exception {
+        Future<T> written = writer.submit(write);
+        long deadline = System.nanoTime() + STREAMING_WAIT.toNanos();
+        while (waitingForStandby(watcher) == 0) {
+            assertFalse(written.isDone(), () -> what + " returned without waiting for the standby: " + result(written));
+            assertTrue(System.nanoTime() - deadline < 0, what + " was never seen waiting for the standby");
+            TimeUnit.MILLISECONDS.sleep(10); // the poll's pace: the wait shows only in pg_stat_activity
+        }
+        assertFalse(written.isDone(), () -> what + " returned while its commit waited for the standby: " + result(written));
+        standby.resumeWalReceiver();
+        T result = written.get(STREAMING_WAIT.toSeconds(), TimeUnit.SECONDS);
+        standby.pauseWalReceiver();
+        return result;
+    }
+
+    private static Object result(Future<?> done) {
+        try {
+            return done.get();
+        } catch (Exception failed) {
+            return failed;
+        }
+    }
+
+    private int waitingForStandby(Connection watcher) throws SQLException {
+        try (Statement statement = watcher.createStatement();
+             ResultSet count = statement.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")) {
+            count.next();
+            return count.getInt(1);
+        }
+    }
+
+    private void awaitSetting(String name, String value) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + STREAMING_WAIT.toNanos();
+        while (true) {
+            try (Connection connection = primary.connect(); Statement statement = connection.createStatement();
+                 ResultSet row = statement.executeQuery("SELECT current_setting('" + name + "')")) {
+                row.next();
+                if (row.getString(1).equals(value)) {
+                    return;
+                }
+            }
+            assertTrue(System.nanoTime() - deadline < 0, name + " did not become '" + value + "' after the reload");
+            TimeUnit.MILLISECONDS.sleep(20);
+        }
+    }
+
     private JpaLockRepository repositoryOn(String url, LockStatements path) {
+        return repositoryOn(url, path, null);
+    }
+
+    private JpaLockRepository repositoryOn(String url, LockStatements path, String synchronousCommit) {
+        JpaLockRepository.Builder builder = JpaLockRepository.builder(factoryOn(url)).statements(path);
+        return (synchronousCommit == null ? builder : builder.postgresqlSynchronousCommit(synchronousCommit)).build();
+    }
+
+    private EntityManagerFactory factoryOn(String url) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(primary.user());
@@ -157,7 +303,7 @@ class PostgreSqlTopologyTest {
         opened.add(pool);
         EntityManagerFactory factory = TestDatabase.POSTGRESQL.entityManagerFactory(pool);
         opened.add(factory::close);
-        return JpaLockRepository.builder(factory).statements(path).build();
+        return factory;
     }
 
     /** @return the INFO lines about the topology that the start logged */

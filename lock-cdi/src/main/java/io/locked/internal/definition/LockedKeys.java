@@ -20,7 +20,8 @@ public final class LockedKeys {
     /** The settings beside the members, including those the lock store (lock-jpa) reads. */
     public static final Set<String> GLOBAL = Set.of(
             "locked.persistence-unit", "locked.create-table", "locked.statements", "locked.tokens", "locked.connection-wait",
-            "locked.galera.single-writer", "locked.interceptor-priority", HealthSettings.TIMEOUT,
+            "locked.galera.single-writer", "locked.postgresql.synchronous-commit", "locked.interceptor-priority",
+            HealthSettings.TIMEOUT,
             CleanupSettings.EVERY, CleanupSettings.IDLE_AFTER, ShutdownSettings.DRAIN, LeadershipSettings.ROLES,
             LeadershipSettings.LEASE);
 

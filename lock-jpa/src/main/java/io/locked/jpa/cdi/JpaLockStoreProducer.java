@@ -29,7 +29,9 @@ import java.util.Optional;
  * ({@code auto}, {@code jpa} or {@code native}) picks the path that locks the rows; {@code locked.tokens}
  * ({@code written} or {@code clock}) how pessimistic tokens are kept ({@link LockTokens}). On a MariaDB Galera
  * cluster, {@code locked.galera.single-writer=true} says that every JVM's lock statements reach one
- * node, which pessimistic locks need there. {@code locked.connection-wait} bounds an acquisition's
+ * node, which pessimistic locks need there. On PostgreSQL, {@code locked.postgresql.synchronous-commit}
+ * makes the lock's durable commits wait for the standbys
+ * ({@link JpaLockRepository.Builder#postgresqlSynchronousCommit}). {@code locked.connection-wait} bounds an acquisition's
  * wait for a connection ({@link JpaLockRepository.Builder#connectionWait}).
  */
 @ApplicationScoped
@@ -38,6 +40,7 @@ public class JpaLockStoreProducer {
     static final String CREATE_TABLE = "locked.create-table";
     static final String GALERA_SINGLE_WRITER = "locked.galera.single-writer";
     static final String CONNECTION_WAIT = "locked.connection-wait";
+    static final String SYNCHRONOUS_COMMIT = "locked.postgresql.synchronous-commit";
     private EntityManagerFactory ownFactory;
 
     @Produces
@@ -50,6 +53,7 @@ public class JpaLockStoreProducer {
                 .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(value -> parseBoolean(GALERA_SINGLE_WRITER, value)).orElse(false))
                 .connectionWait(setting(CONNECTION_WAIT).map(JpaLockStoreProducer::parseWait)
                         .orElse(JpaLockRepository.DEFAULT_CONNECTION_WAIT));
+        setting(SYNCHRONOUS_COMMIT).ifPresent(builder::postgresqlSynchronousCommit);
         if (CdiTransactionManager.apiPresent()) {
             CdiTransactionManager.handTo(builder);
         }

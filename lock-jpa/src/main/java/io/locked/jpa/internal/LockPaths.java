@@ -36,6 +36,8 @@ import java.util.logging.Logger;
 public record LockPaths(LockConnections connections, LockDatabase database, LockStatements statements,
                         LockRepository path, Optional<GaleraNode> galeraForJpa) {
     private static final Logger LOG = Logger.getLogger(LockPaths.class.getName());
+    /** The setting that makes the lock's durable writes on PostgreSQL wait for the standbys. */
+    public static final String STANDBY_WAIT = "locked.postgresql.synchronous-commit";
 
     /**
      * Chooses the path and runs its start-up checks.
@@ -46,11 +48,12 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
      * @param galeraSingleWriter whether the user declared a single writer node on Galera
      * @param connectionWait     how long an acquisition waits for a pooled connection
      * @param tokens             whether pessimistic releases commit their tokens
+     * @param standbyWait        the {@code synchronous_commit} of the lock's durable writes on PostgreSQL, or null
      * @param transactions       the unit's own transactions, for the JPA path's checks
      */
     public static LockPaths choose(EntityManagerFactory factory, LockDatabase database, LockStatements requested,
                                    boolean galeraSingleWriter, Duration connectionWait, LockTokens tokens,
-                                   UnitTransactions transactions) {
+                                   String standbyWait, UnitTransactions transactions) {
         String noConnections = null;
         LockConnections connections = null;
         try {
@@ -92,12 +95,18 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
             }
         };
         if (statements == LockStatements.NATIVE) {
-            Dialect dialect = Dialect.of(family);
+            Dialect dialect = standbyWait == null ? Dialect.of(family) : Dialect.of(family).withStandbyWait(standbyWait);
             TokenWrites tokenWrites = tokenWrites(tokens, dialect.readsTokenClockAfterRowLock(),
                     dialect + "'s native statements read their token clock before the row lock");
             return new LockPaths(connections, family, statements,
                     new NativeLockRepository(connections, dialect, galeraSingleWriter, connectionWait, tokenWrites),
                     Optional.empty());
+        }
+        if (standbyWait != null) {
+            throw new IllegalStateException(STANDBY_WAIT + "=" + standbyWait + " needs Locked's native statements on"
+                    + " PostgreSQL, and this lock store locks through JPA (" + LockStatements.KEY + "=jpa"
+                    + (requested == LockStatements.AUTO ? ", chosen because the native path cannot run here" : "")
+                    + "). Remove the setting, or use " + LockStatements.KEY + "=native");
         }
         if (family == null) {
             HsqldbSettingsCheck.requireRowLocks(factory, connections, transactions);

@@ -25,6 +25,8 @@ import java.util.List;
 final class PostgreSqlDialect extends Dialect {
     /** The bound on a statement's lock wait, sent first in the same round trip; it ends with the transaction. */
     private static final String LOCK_WAIT = "SELECT set_config('lock_timeout', ?, true)";
+    /** The commit's wait for the standbys as the user asked for the lock's durable writes, for that transaction. */
+    private static final String STANDBY_WAIT = "set_config('synchronous_commit', '%s', true)";
     /**
      * lock wait: the settings of the lock transaction, which end with it. The wait, and
      * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
@@ -50,6 +52,10 @@ final class PostgreSqlDialect extends Dialect {
      * free before the hold's end, so that a job meant to run at most once per period could run twice.
      */
     private static final String DISK_WAIT_AGAIN = "SET LOCAL synchronous_commit TO DEFAULT";
+    /** The level of {@code synchronous_commit} the user asked for the lock's durable writes, or null. */
+    private final String standbyWait;
+    /** {@link #LOCK_WAIT}, with {@link #STANDBY_WAIT} where asked: sent first with takes and hand-overs. */
+    private final String lockWait;
     private static final String INSERT_IF_ABSENT = "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token)"
             + " VALUES (?, 0, 0) ON CONFLICT (lock_key) DO NOTHING";
     /** key, session: ends the session only while its transaction is the one that row-locks the key. */
@@ -81,9 +87,19 @@ final class PostgreSqlDialect extends Dialect {
     private final RenewalBatch renewalBatch;
 
     PostgreSqlDialect() {
+        this(null);
+    }
+
+    /**
+     * @param standbyWait the {@code synchronous_commit} of the lock's writes that must survive a
+     *                    crash or failover, or null for the session's
+     */
+    private PostgreSqlDialect(String standbyWait) {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
                 "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
                 (time, micros) -> "(" + time + " + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')", null);
+        this.standbyWait = standbyWait;
+        this.lockWait = standbyWait == null ? LOCK_WAIT : LOCK_WAIT + ", " + STANDBY_WAIT.formatted(standbyWait);
         String table = LockRow.TABLE;
         // An UPDATE computes its new values before it waits for a row lock, and keeps them if the
         // transaction it waited for rolls back: its token would come from a clock read before that
@@ -97,7 +113,7 @@ final class PostgreSqlDialect extends Dialect {
                 + " RETURNING l.token, l.version, l.owner)"
                 + " SELECT token, version, owner FROM taken"
                 + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
-        String free = LOCK_WAIT + "; WITH free AS (SELECT lock_key FROM " + table + " WHERE lock_key = ? AND "
+        String free = lockWait + "; WITH free AS (SELECT lock_key FROM " + table + " WHERE lock_key = ? AND "
                 + freeOrExpired() + " FOR NO KEY UPDATE";
         this.take = free + ")," + takeFrom;
         this.takeNow = free + " SKIP LOCKED)," + takeFrom;
@@ -121,7 +137,7 @@ final class PostgreSqlDialect extends Dialect {
         // after it then finds the row locked by its own transaction, or creates a missing one
         this.lockRowNow = LOCK_SETTINGS + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
                 + lockRow.substring(LOCK_SETTINGS.length());
-        this.handOver = LOCK_WAIT + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
+        this.handOver = lockWait + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
         // one statement of one text for any batch: the leases as arrays, joined to their rows by the
         // primary key, and the rows renewed returned
         this.renewalBatch = new RenewalBatch("UPDATE " + table + " l SET version = l.version + 1, expires_at = "
@@ -187,7 +203,18 @@ final class PostgreSqlDialect extends Dialect {
 
     @Override
     public String holdRowSettings() {
-        return DISK_WAIT_AGAIN;
+        return standbyWait == null ? DISK_WAIT_AGAIN : "SET LOCAL synchronous_commit TO " + standbyWait;
+    }
+
+    @Override
+    public String durableWriteSettings() {
+        return standbyWait == null ? null : "SELECT " + STANDBY_WAIT.formatted(standbyWait);
+    }
+
+    /** The statements of this database with the commits of durable writes at that level. */
+    @Override
+    public Dialect withStandbyWait(String synchronousCommit) {
+        return new PostgreSqlDialect(synchronousCommit);
     }
 
     /** A second bounds its wait where a pessimistic acquirer holds the row. */
@@ -213,7 +240,7 @@ final class PostgreSqlDialect extends Dialect {
 
     @Override
     public PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
-        PreparedStatement insert = connection.prepareStatement(LOCK_WAIT + "; " + INSERT_IF_ABSENT);
+        PreparedStatement insert = connection.prepareStatement(lockWait + "; " + INSERT_IF_ABSENT);
         // it waits only for another creator of the key, which commits at once here, and for the
         // server's own brief waits: at least the statement allowance, whatever the caller's wait
         insert.setString(1, lockWait(Math.max(waitMillis, CallBounds.STATEMENT_ALLOWANCE.toMillis())));
@@ -280,7 +307,7 @@ final class PostgreSqlDialect extends Dialect {
     /** A standby is refused, a primary's standbys are logged: {@link PostgreSqlTopology}. */
     @Override
     public void checkLockTable(LockConnections connections) {
-        PostgreSqlTopology.check(connections);
+        PostgreSqlTopology.check(connections, standbyWait);
     }
 
     @Override

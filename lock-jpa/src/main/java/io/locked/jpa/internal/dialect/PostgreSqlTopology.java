@@ -47,9 +47,10 @@ public record PostgreSqlTopology(boolean inRecovery, String synchronousCommit, S
      * Refuses a standby and logs what the primary has; a database that does not answer is not
      * refused here: the first lock fails clearly.
      *
+     * @param standbyWait the {@code synchronous_commit} of the lock's durable writes, or null for the session's
      * @throws IllegalStateException if the connections reach a standby
      */
-    static void check(LockConnections connections) {
+    static void check(LockConnections connections, String standbyWait) {
         PostgreSqlTopology topology;
         try {
             topology = LockTransaction.autocommit(connections, CallBounds.brief(), PostgreSqlTopology::read);
@@ -59,7 +60,20 @@ public record PostgreSqlTopology(boolean inRecovery, String synchronousCommit, S
         if (topology.inRecovery) {
             throw new IllegalStateException(REFUSAL);
         }
-        LOG.info(topology::describe);
+        PostgreSqlTopology locks = standbyWait == null ? topology : topology.withSynchronousCommit(standbyWait);
+        if (standbyWait != null && topology.standbyNames.isEmpty()) {
+            LOG.warning(() -> "locked.postgresql.synchronous-commit=" + standbyWait + " waits for no standby here:"
+                    + " the server names no synchronous standby (synchronous_standby_names is empty), so the lock's"
+                    + " commits wait for its own disk only. " + topology.describe());
+            return;
+        }
+        LOG.info(locks::describe);
+    }
+
+    /** @return the same place, with the lock's durable commits at that level */
+    private PostgreSqlTopology withSynchronousCommit(String level) {
+        return new PostgreSqlTopology(inRecovery, level + " for the lock's durable writes", standbyNames, standbys,
+                synchronous, statesVisible);
     }
 
     /** @return what the server says of its place in replication, read on that connection */
@@ -77,7 +91,7 @@ public record PostgreSqlTopology(boolean inRecovery, String synchronousCommit, S
         String settings = " (synchronous_commit=" + synchronousCommit
                 + (standbyNames.isEmpty() ? "" : ", synchronous_standby_names='" + standbyNames + "'") + ")";
         boolean commitsWait = !standbyNames.isEmpty()
-                && WAITS_FOR_STANDBY.contains(synchronousCommit.toLowerCase(Locale.ROOT));
+                && WAITS_FOR_STANDBY.contains(synchronousCommit.toLowerCase(Locale.ROOT).split(" ")[0]);
         if (standbys == 0) {
             return "PostgreSQL primary without standbys" + settings + (commitsWait
                     ? ": no synchronous standby is connected, so every commit waits until one is" : "");
@@ -87,6 +101,10 @@ public record PostgreSqlTopology(boolean inRecovery, String synchronousCommit, S
             return "PostgreSQL primary with " + count + settings + "; whether they are synchronous is hidden from this"
                     + " user (it needs pg_read_all_stats): with an asynchronous one a failover may lose the last"
                     + " committed leases and tokens (docs/clusters.md)";
+        }
+        if (synchronous == 0 && commitsWait) {
+            return "PostgreSQL primary with " + count + settings + ", none of them named by synchronous_standby_names:"
+                    + " every commit that waits for a standby waits until one it names connects";
         }
         if (synchronous == 0) {
             return "PostgreSQL primary with " + (standbys == 1 ? "1 asynchronous standby" : standbys + " asynchronous standbys")

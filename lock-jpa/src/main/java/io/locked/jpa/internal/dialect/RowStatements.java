@@ -177,6 +177,28 @@ public interface RowStatements {
         return null;
     }
 
+    /**
+     * The settings sent first, in the same round trip, with a lease's renewal (one or a batch) and a
+     * release with a minimum hold, or null. Where the user asked that the lock's writes that must
+     * survive a crash or failover wait for the standbys ({@link #withStandbyWait}), they set
+     * the commit's wait for that transaction alone; takes and hand-overs carry it in their own
+     * settings, and a pessimistic holder's durable commits in {@link #holdRowSettings()}.
+     */
+    default String durableWriteSettings() {
+        return null;
+    }
+
+    /**
+     * These statements with the lock's writes that must survive a crash or a failover committed under
+     * that {@code synchronous_commit} ({@code locked.postgresql.synchronous-commit}).
+     *
+     * @throws IllegalStateException on a database other than PostgreSQL, which has no such setting
+     */
+    default Dialect withStandbyWait(String synchronousCommit) {
+        throw new IllegalStateException("locked.postgresql.synchronous-commit=" + synchronousCommit
+                + " applies to PostgreSQL only; this lock store's database is " + this);
+    }
+
     /** @return the first parameter of a statement whose {@link #settingsFirst()} bound its lock wait */
     default String lockWaitParameter(long waitMillis) {
         throw new IllegalStateException(this + " has no settings before its statements");

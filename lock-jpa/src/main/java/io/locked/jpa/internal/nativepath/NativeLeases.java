@@ -30,8 +30,10 @@ final class NativeLeases {
     private final Duration connectionWait;
     /** The plain release, after the settings the database sends with it. */
     private final SettingsThenUpdate release;
-    /** The release that leaves a minimum hold: no settings, its commit waits for the disk. */
+    /** The release that leaves a minimum hold: its commit waits for the disk, and the standbys where asked. */
     private final SettingsThenUpdate hold;
+    /** A renewal, after the settings that make its commit wait for the standbys where asked. */
+    private final SettingsThenUpdate renew;
 
     /** @param connectionWait how long a take may wait for a connection, whatever its own wait */
     NativeLeases(Dialect database, KnownGaleraNode galera, StoreCalls store, KeyRows keyRows, Duration connectionWait) {
@@ -41,7 +43,8 @@ final class NativeLeases {
         this.keyRows = keyRows;
         this.connectionWait = connectionWait;
         this.release = SettingsThenUpdate.of(database.releaseSettings(), database.releaseLease);
-        this.hold = SettingsThenUpdate.of(null, database.holdLease);
+        this.hold = SettingsThenUpdate.of(database.durableWriteSettings(), database.holdLease);
+        this.renew = SettingsThenUpdate.of(database.durableWriteSettings(), database.renewLease);
     }
 
     Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
@@ -151,12 +154,12 @@ final class NativeLeases {
 
     Lease renewLease(Lease lease, Duration duration) {
         int renewed = store.call(lease.key(), "renewing the lease", CallBounds.forRenewal(duration), connection -> {
-            try (PreparedStatement renew = connection.prepareStatement(database.renewLease)) {
-                renew.setLong(1, micros(duration));
-                renew.setString(2, lease.key());
-                renew.setString(3, lease.owner());
-                renew.setLong(4, lease.token());
-                return renew.executeUpdate();
+            try (PreparedStatement renewal = connection.prepareStatement(renew.sql())) {
+                renewal.setLong(1, micros(duration));
+                renewal.setString(2, lease.key());
+                renewal.setString(3, lease.owner());
+                renewal.setLong(4, lease.token());
+                return renew.run(renewal);
             }
         });
         return renewed == 0 ? null : new Lease(lease.key(), lease.owner(), lease.token(), lease.version() + 1);

@@ -57,16 +57,17 @@ final class RenewalBatches {
         String what = "renewing the leases of " + sorted.size() + " keys";
         return store.call(sorted.get(0).key(), what, CallBounds.forRenewal(duration), connection -> {
             Map<String, Long> renewed = new HashMap<>();
-            try (PreparedStatement renew = connection.prepareStatement(statements.renew())) {
+            SettingsThenUpdate sent = SettingsThenUpdate.of(database.durableWriteSettings(), statements.renew());
+            try (PreparedStatement renew = connection.prepareStatement(sent.sql())) {
                 renew.setLong(1, duration.toNanos() / 1000);
                 bind(connection, renew, 2, sorted, statements.byArrays());
                 if (statements.readRenewed() == null) {
-                    try (ResultSet rows = renew.executeQuery()) {
+                    try (ResultSet rows = sent.rows(renew)) {
                         readOwners(rows, renewed);
                     }
                     return renewed;
                 }
-                renew.executeUpdate();
+                sent.run(renew);
             }
             try (PreparedStatement read = connection.prepareStatement(statements.readRenewed())) {
                 bind(connection, read, 1, sorted, false);

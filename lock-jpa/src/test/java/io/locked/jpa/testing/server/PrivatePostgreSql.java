@@ -48,6 +48,8 @@ public final class PrivatePostgreSql extends ServerProcess {
     private final List<String> command;
     /** The WAL writer's process while {@link #pauseWalWriter()} holds it, else 0. */
     private long pausedWalWriter;
+    /** The WAL senders {@link #pauseWalSenders()} froze, or the receiver of {@link #pauseWalReceiver()}. */
+    private final List<Long> pausedWalSenders = new ArrayList<>();
 
     private PrivatePostgreSql(Path dir, Path data, boolean dataInTemp, int port, List<String> command) {
         super(dir, "postgres");
@@ -166,6 +168,7 @@ public final class PrivatePostgreSql extends ServerProcess {
             awaitEnd(child);
         }
         pausedWalWriter = 0;
+        pausedWalSenders.clear();
     }
 
     /**
@@ -218,8 +221,8 @@ public final class PrivatePostgreSql extends ServerProcess {
 
     /**
      * Freezes (SIGSTOP) the processes that stream this primary's log to its standbys, until it
-     * crashes: what it commits from then on reaches no standby, as in a lag at the moment of a
-     * failover. A commit that waits for a synchronous standby would wait for good.
+     * crashes or {@link #resumeWalSenders()}: what it commits from then on reaches no standby, as in a
+     * lag at the moment of a failover. A commit that waits for a synchronous standby waits meanwhile.
      *
      * @throws IllegalStateException if no standby streams from it
      */
@@ -230,7 +233,36 @@ public final class PrivatePostgreSql extends ServerProcess {
         }
         for (long sender : senders) {
             signal("STOP", sender);
+            pausedWalSenders.add(sender);
         }
+    }
+
+    /** Lets the WAL senders that {@link #pauseWalSenders()} froze run again. */
+    public void resumeWalSenders() throws IOException, InterruptedException {
+        for (long sender : pausedWalSenders) {
+            signal("CONT", sender);
+        }
+        pausedWalSenders.clear();
+    }
+
+    /**
+     * Freezes (SIGSTOP) this standby's WAL receiver until {@link #resumeWalReceiver()}: it neither
+     * writes what its primary sends nor confirms it, so a commit on the primary that waits for it
+     * waits meanwhile. (Freezing the primary's sender instead would freeze its readers of
+     * {@code pg_stat_activity} too, should it stop in the middle of updating its own entry there.)
+     */
+    public void pauseWalReceiver() throws SQLException, IOException, InterruptedException {
+        List<Long> receiver = pidsOf("walreceiver");
+        if (receiver.size() != 1) {
+            throw new IllegalStateException("not one walreceiver on the standby on port " + port + ": " + receiver);
+        }
+        signal("STOP", receiver.get(0));
+        pausedWalSenders.add(receiver.get(0));
+    }
+
+    /** Lets the WAL receiver that {@link #pauseWalReceiver()} froze run again. */
+    public void resumeWalReceiver() throws IOException, InterruptedException {
+        resumeWalSenders();
     }
 
     /**
