@@ -44,7 +44,8 @@ import org.jboss.weld.environment.se.WeldContainer;
  * {@code bench.heap-cycles} (1000000), {@code bench.heap-database} (h2, or none),
  * {@code bench.table-size} (true: the 1 k / 1 M rows runs), {@code bench.out} (target/benchmark.md),
  * {@code bench.cases} (the names of the cases to run, separated by ";", as for a profile of one case;
- * all of them if unset), {@code bench.cleanup} (false: true adds the cleanup of a million idle rows
+ * all of them if unset), {@code bench.synchronous-commit} (on PostgreSQL, the API's repository with
+ * {@code locked.postgresql.synchronous-commit} at that level; unset by default), {@code bench.cleanup} (false: true adds the cleanup of a million idle rows
  * per database, {@link CleanupBenchmark}, with its own properties).
  */
 public final class Benchmark {
@@ -118,12 +119,15 @@ public final class Benchmark {
             throw new IllegalStateException(database + " is not reachable at " + database.url()
                     + " (start it, or leave it out with -Dbench.databases=...)", unreachable);
         }
-        report.heading(database + ": " + version);
+        String standbyWait = property("bench.synchronous-commit", "");
+        report.heading(database + ": " + version
+                + (standbyWait.isEmpty() ? "" : ", the API with locked.postgresql.synchronous-commit=" + standbyWait));
         try (HikariDataSource pool = database.pool(POOL_SIZE);
              Connection flushCounter = DriverManager.getConnection(database.url(), database.user(), database.password())) {
             runner.countLogFlushes(database.logFlushes(flushCounter));
             EntityManagerFactory factory = database.entityManagerFactory(pool);
-            JpaLockRepository repository = new JpaLockRepository(factory);
+            JpaLockRepository repository = standbyWait.isEmpty() ? new JpaLockRepository(factory)
+                    : JpaLockRepository.builder(factory).postgresqlSynchronousCommit(standbyWait).build();
             repository.createTableIfMissing();
             JpaLockRepository jpaPath = JpaLockRepository.builder(factory).statements(LockStatements.JPA).build();
             JpaLockRepository clockTokens = JpaLockRepository.builder(factory).tokens(LockTokens.CLOCK).build();

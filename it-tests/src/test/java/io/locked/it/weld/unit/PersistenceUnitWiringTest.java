@@ -110,6 +110,15 @@ class PersistenceUnitWiringTest {
     }
 
     @Test
+    void aStandbyWaitOnADatabaseOtherThanPostgreSqlFailsTheDeploymentNamingTheKey() {
+        TestConfig.set("locked.persistence-unit", "locked-it-named");
+        TestConfig.set("locked.postgresql.synchronous-commit", "remote_apply");
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> withoutLockStoreProducer().initialize().close());
+        String messages = messages(failure);
+        assertTrue(messages.contains("locked.postgresql.synchronous-commit=remote_apply applies to PostgreSQL only"), messages);
+    }
+
+    @Test
     void noLockStoreAtAllFailsTheDeployment() {
         RuntimeException failure = assertThrows(RuntimeException.class, () -> withoutLockStoreProducer().initialize().close());
         String messages = messages(failure);
