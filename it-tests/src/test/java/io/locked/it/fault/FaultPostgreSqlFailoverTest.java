@@ -1,8 +1,10 @@
 package io.locked.it.fault;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockMode;
+import io.locked.contract.CriticalSection;
 import io.locked.it.process.CounterFence;
 import io.locked.it.server.PostgreSqlEndpoint;
 import io.locked.jpa.testing.server.PrivatePostgreSql;
@@ -42,8 +44,12 @@ class FaultPostgreSqlFailoverTest {
     private static final int THREADS = 4;
     /** Longer than the failover here (a promotion and a reconnection, about a second). */
     private static final Duration WAIT = Duration.ofSeconds(5);
-    /** Also longer than the failover: a lease the holder renews on the new primary, if the lease is there. */
-    private static final Duration LEASE = Duration.ofSeconds(4);
+    /**
+     * A lease the holder renews on the new primary, if the lease is there. The holder renews every
+     * third of it, and a renewal that fails waits for the next: a third of the lease must be longer
+     * than the failover (2 to 3 s here, from the kill to the first statement on the new primary).
+     */
+    private static final Duration LEASE = Duration.ofSeconds(9);
     private static final Duration STREAMING_PATIENCE = Duration.ofSeconds(60);
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
@@ -73,6 +79,7 @@ class FaultPostgreSqlFailoverTest {
                 defaults.workers(), THREADS, defaults.patience());
         FaultOutcome outcome;
         Takeover ended;
+        TokenOrder tokens;
         try (PrivatePostgreSql primary = PrivatePostgreSql.start(Files.createDirectories(dir.resolve("primary")), settings);
              PrivatePostgreSql standby = primary.startStandby(dir.resolve("standby"))) {
             awaitStreaming(primary, replication == Replication.SYNCHRONOUS ? "sync" : "async");
@@ -99,10 +106,15 @@ class FaultPostgreSqlFailoverTest {
                 workers.awaitEveryWorkerCycled(opened);
                 outcome = workers.finish("PostgreSQL failover, " + replication.name().toLowerCase().replace('_', ' '),
                         mode, fence);
+                tokens = TokenOrder.of(workers.recordedSections(), crashed, promoted);
+                System.out.printf("failover run: %s %s %s: %s%n", mode, replication, fence, tokens);
             }
         }
         FaultTable.add(outcome);
         outcome.assertLockSafe();
+        // the new primary draws its tokens from the same machine's clock: above every token drawn
+        // before the crash, whether or not those reached it
+        assertTrue(tokens.lowestAfter() > tokens.highestBefore(), () -> tokens + "\n" + outcome);
         switch (replication) {
             case SYNCHRONOUS -> {
                 outcome.assertFenceHeld();
@@ -116,6 +128,30 @@ class FaultPostgreSqlFailoverTest {
                 assertEquals(List.of(Takeover.TAKEN_OVER), outcome.episodes(), outcome::toString);
                 outcome.assertLateWriteCaught();
             }
+        }
+    }
+
+    /**
+     * The tokens of the sections entered before the crash, and of those entered after the promotion.
+     *
+     * @param highestBefore the highest token of a section entered before the crash
+     * @param lowestAfter   the lowest token of a section entered after the promotion
+     * @param after         how many sections were entered after the promotion
+     */
+    private record TokenOrder(long highestBefore, long lowestAfter, int after) {
+        static TokenOrder of(List<CriticalSection> sections, EventLog.Mark crashed, EventLog.Mark promoted) {
+            long highestBefore = sections.stream().filter(section -> section.enterNanos() < crashed.nanos())
+                    .mapToLong(CriticalSection::token).max().orElseThrow();
+            List<CriticalSection> after = sections.stream().filter(section -> section.enterNanos() > promoted.nanos())
+                    .toList();
+            return new TokenOrder(highestBefore, after.stream().mapToLong(CriticalSection::token).min().orElseThrow(),
+                    after.size());
+        }
+
+        @Override
+        public String toString() {
+            return "tokens before the crash up to " + highestBefore + ", the " + after + " sections after the promotion"
+                    + " from " + lowestAfter;
         }
     }
 

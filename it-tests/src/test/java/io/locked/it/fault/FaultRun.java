@@ -229,16 +229,22 @@ final class FaultRun implements AutoCloseable {
                 throw new AssertionError("worker " + worker.pid() + " failed with status " + status + ":\n" + worker.logTail());
             }
         }
-        List<CriticalSection> sections = new ArrayList<>();
-        for (Path history : histories) {
-            Files.readAllLines(history).forEach(line -> sections.add(CriticalSection.parse(line)));
-        }
+        List<CriticalSection> sections = recordedSections();
         List<CounterWrites.Write> written = new ArrayList<>();
         for (Path file : writes) {
             Files.readAllLines(file).forEach(line -> written.add(CounterWrites.Write.parse(line)));
         }
         return FaultOutcome.of(scenario, mode, fence, episodes, sections, written, events.all(), this::frozenDuring,
                 settings.maxWait());
+    }
+
+    /** @return every critical section the workers recorded; complete once they were stopped ({@link #finish}) */
+    List<CriticalSection> recordedSections() throws IOException {
+        List<CriticalSection> sections = new ArrayList<>();
+        for (Path history : histories) {
+            Files.readAllLines(history).forEach(line -> sections.add(CriticalSection.parse(line)));
+        }
+        return sections;
     }
 
     private boolean gatedThread(WorkerEvent event) {

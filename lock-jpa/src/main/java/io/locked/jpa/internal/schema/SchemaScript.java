@@ -18,6 +18,8 @@ import java.util.Optional;
  * {@code LockFence}, for demos and tests (production runs its migrations). Both lock paths use it.
  */
 public final class SchemaScript {
+    /** How often the script runs at most, where another JVM's creation of the same tables gets in its way. */
+    private static final int CREATION_ATTEMPTS = 3;
     private SchemaScript() {
     }
 
@@ -28,24 +30,41 @@ public final class SchemaScript {
      */
     public static void createTablesIfMissing(LockConnections connections, Dialect database) {
         String script = ShippedScript.read(database.schemaResource);
-        try {
-            LockTransaction.autocommit(connections, CallBounds.maintenance(), connection -> {
-                if (tableExists(connection, LockRow.TABLE) && tableExists(connection, FenceStatements.TABLE)) {
-                    return null;
-                }
-                try (Statement statement = connection.createStatement()) {
-                    for (String part : script.split(";")) {
-                        String sql = part.lines().filter(line -> !line.trim().startsWith("--"))
-                                .reduce("", (a, b) -> a + "\n" + b).trim();
-                        if (!sql.isEmpty()) {
-                            statement.execute(sql);
-                        }
+        SQLException failed = null;
+        // JVMs starting at once on a new database create the same tables at once, and PostgreSQL's
+        // CREATE TABLE IF NOT EXISTS fails (a duplicate pg_type row) when another session's creation of
+        // the table commits during its own: the script then runs again, and finds the tables there
+        for (int attempt = 0; attempt < CREATION_ATTEMPTS; attempt++) {
+            try {
+                LockTransaction.autocommit(connections, CallBounds.maintenance(), connection -> {
+                    if (!tableExists(connection, LockRow.TABLE) || !tableExists(connection, FenceStatements.TABLE)) {
+                        runScript(connection, script);
                     }
+                    return null;
+                });
+                return;
+            } catch (SQLException failure) {
+                if (failed != null) {
+                    failure.addSuppressed(failed);
                 }
-                return null;
-            });
-        } catch (SQLException failure) {
-            throw new LockStoreUnavailableException("(schema)", "creating the lock and fence tables failed", failure);
+                failed = failure;
+                if (failure.getSQLState() != null && failure.getSQLState().startsWith("08")) {
+                    break; // no connection: another attempt would only wait longer for the same answer
+                }
+            }
+        }
+        throw new LockStoreUnavailableException("(schema)", "creating the lock and fence tables failed", failed);
+    }
+
+    private static void runScript(Connection connection, String script) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            for (String part : script.split(";")) {
+                String sql = part.lines().filter(line -> !line.trim().startsWith("--"))
+                        .reduce("", (a, b) -> a + "\n" + b).trim();
+                if (!sql.isEmpty()) {
+                    statement.execute(sql);
+                }
+            }
         }
     }
 
