@@ -119,7 +119,8 @@ public final class Benchmark {
             throw new IllegalStateException(database + " is not reachable at " + database.url()
                     + " (start it, or leave it out with -Dbench.databases=...)", unreachable);
         }
-        String standbyWait = property("bench.synchronous-commit", "");
+        // a PostgreSQL setting: other databases refuse it
+        String standbyWait = database == BenchDatabase.POSTGRESQL ? property("bench.synchronous-commit", "") : "";
         report.heading(database + ": " + version
                 + (standbyWait.isEmpty() ? "" : ", the API with locked.postgresql.synchronous-commit=" + standbyWait));
         try (HikariDataSource pool = database.pool(POOL_SIZE);

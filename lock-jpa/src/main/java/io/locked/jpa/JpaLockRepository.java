@@ -172,14 +172,16 @@ public final class JpaLockRepository extends PathOutsideCaller {
         /**
          * On PostgreSQL, the {@code synchronous_commit} under which the lock's writes that must survive
          * a crash or failover commit: takes, renewals, hand-overs, releases that keep a minimum hold,
-         * and the clock tokens a pessimistic holder commits (config:
+         * pessimistic holders' tokens and forced releases (config:
          * {@code locked.postgresql.synchronous-commit}). Set only for the lock's own transaction, so
          * that with a synchronous standby ({@code synchronous_standby_names}) the lock's commits wait
          * for it while the application's follow the session's setting (for example {@code local}).
-         * Unset, they commit under the session's setting. Native statements only; refused elsewhere.
+         * A lease's plain release, whose loss only delays the key, still does not wait. Unset, the
+         * lock's commits follow the session's setting. Native statements only.
          *
-         * @param level {@code on}, {@code remote_write} or {@code remote_apply}
+         * @param level {@code on}, {@code remote_write} or {@code remote_apply}, in any case
          * @return this builder
+         * @throws IllegalArgumentException for any other level
          */
         public Builder postgresqlSynchronousCommit(String level) {
             if (level == null || !List.of("on", "remote_write", "remote_apply").contains(level.trim().toLowerCase(Locale.ROOT))) {

@@ -32,6 +32,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -169,8 +170,9 @@ class PostgreSqlTopologyTest {
     /**
      * With a synchronous standby whose WAL receiver is frozen, a commit that waits for it cannot return.
      * The application's commits do not wait here ({@code synchronous_commit = local} for the database);
-     * with {@code locked.postgresql.synchronous-commit=on} every durable write of the lock does, and
-     * the writes whose loss is harmless (a plain release, a pessimistic lock's own token) do not.
+     * with {@code locked.postgresql.synchronous-commit=on} every durable write of the lock does (takes,
+     * renewals, a hand-over, minimum holds, a pessimistic token's commit, a committed clock token, a
+     * forced release), and a plain release, whose loss is harmless, does not.
      */
     @Test
     void theLocksDurableWritesWaitForTheStandbyWhenAskedAndTheRestDoNot() throws Exception {
@@ -181,6 +183,8 @@ class PostgreSqlTopologyTest {
             awaitSyncStates(List.of("sync"));
             JpaLockRepository plain = repositoryOn(primary.url(), LockStatements.NATIVE);
             JpaLockRepository waiting = repositoryOn(primary.url(), LockStatements.NATIVE, "on");
+            JpaLockRepository clockTokens = JpaLockRepository.builder(factoryOn(primary.url()))
+                    .statements(LockStatements.NATIVE).tokens(LockTokens.CLOCK).postgresqlSynchronousCommit("on").build();
             String key = "standby:" + UUID.randomUUID();
             Duration lease = Duration.ofSeconds(30);
             // the key's row exists before the stream stops: its creation commits under the session's setting
@@ -192,22 +196,35 @@ class PostgreSqlTopologyTest {
 
             Lease mine = waitsForTheStandby(watcher, writer, "a take",
                     () -> waiting.takeLease(key, "owner", "topology", lease, Duration.ZERO));
+            String second = "standby:" + UUID.randomUUID();
+            Lease other = waitsForTheStandby(watcher, writer, "a take that creates the row",
+                    () -> waiting.takeLease(second, "owner", "topology", lease, Duration.ZERO));
             Lease renewed = waitsForTheStandby(watcher, writer, "a renewal", () -> waiting.renewLease(mine, lease));
-            Lease batch = waitsForTheStandby(watcher, writer, "a batch of renewals",
-                    () -> waiting.renewLeases(List.of(renewed, renewed), lease).get(0));
+            List<Lease> batch = waitsForTheStandby(watcher, writer, "a batch of renewals",
+                    () -> waiting.renewLeases(List.of(renewed, other), lease));
             Lease handed = waitsForTheStandby(watcher, writer, "a hand-over",
-                    () -> waiting.handOverLease(batch, "successor", "topology", lease));
+                    () -> waiting.handOverLease(batch.get(0), "successor", "topology", lease));
             assertTrue(waitsForTheStandby(watcher, writer, "a release with a minimum hold",
                     () -> waiting.releaseLease(handed, Duration.ofMillis(1))));
+            assertTrue(returnsMeanwhile(writer, "a plain release", () -> waiting.releaseLease(batch.get(1))));
 
-            String other = "standby:" + UUID.randomUUID();
-            Lease free = waitsForTheStandby(watcher, writer, "a take that creates the row",
-                    () -> waiting.takeLease(other, "owner", "topology", lease, Duration.ZERO));
-            assertTrue(waiting.releaseLease(free), "a plain release does not wait for the standby");
-            PessimisticHold hold = waiting.lockPessimistic(other, "owner", "topology", Duration.ZERO);
-            assertNotNull(hold, "a pessimistic lock's own token does not wait for the standby");
+            PessimisticHold hold = returnsMeanwhile(writer, "a pessimistic lock, which commits nothing yet",
+                    () -> waiting.lockPessimistic(second, "owner", "topology", Duration.ZERO));
+            assertTrue(waitsForTheStandby(watcher, writer, "a pessimistic release, which commits its token", () -> hold.release()));
+            PessimisticHold kept = returnsMeanwhile(writer, "a pessimistic lock",
+                    () -> waiting.lockPessimistic(second, "owner", "topology", Duration.ZERO));
             assertTrue(waitsForTheStandby(watcher, writer, "a pessimistic release with a minimum hold",
-                    () -> hold.release(Duration.ofMillis(1))));
+                    () -> kept.release(Duration.ofMillis(1))));
+            PessimisticHold clock = returnsMeanwhile(writer, "a pessimistic lock with clock tokens",
+                    () -> clockTokens.lockPessimistic(second, "owner", "topology", Duration.ZERO));
+            assertTrue(waitsForTheStandby(watcher, writer, "the key's first release with clock tokens, which commits"
+                    + " its token", () -> clock.release()));
+
+            String third = "standby:" + UUID.randomUUID();
+            waitsForTheStandby(watcher, writer, "a take", () -> waiting.takeLease(third, "owner", "topology", lease,
+                    Duration.ZERO));
+            assertTrue(waitsForTheStandby(watcher, writer, "a forced release with a lock-delay",
+                    () -> waiting.forceRelease(third, Duration.ofMillis(1)).isPresent()));
         } finally {
             writer.shutdownNow();
             standby.resumeWalReceiver();
@@ -250,6 +267,18 @@ class PostgreSqlTopologyTest {
         T result = written.get(STREAMING_WAIT.toSeconds(), TimeUnit.SECONDS);
         standby.pauseWalReceiver();
         return result;
+    }
+
+    /** Runs the write while the standby's receiver is frozen: it must return meanwhile. */
+    private static <T> T returnsMeanwhile(ExecutorService writer, String what, Callable<T> write) throws Exception {
+        Future<T> written = writer.submit(write);
+        try {
+            return written.get(STREAMING_WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (TimeoutException waited) {
+            written.cancel(true);
+            throw new AssertionError(what + " did not return while the standby's receiver was frozen: it waited for"
+                    + " the standby", waited);
+        }
     }
 
     private static Object result(Future<?> done) {

@@ -25,16 +25,18 @@ import java.util.List;
 final class PostgreSqlDialect extends Dialect {
     /** The bound on a statement's lock wait, sent first in the same round trip; it ends with the transaction. */
     private static final String LOCK_WAIT = "SELECT set_config('lock_timeout', ?, true)";
-    /** The commit's wait for the standbys as the user asked for the lock's durable writes, for that transaction. */
+    /** The commit's wait for the standbys that the user asked of the lock's durable writes. */
     private static final String STANDBY_WAIT = "set_config('synchronous_commit', '%s', true)";
     /**
      * lock wait: the settings of the lock transaction, which end with it. The wait, and
      * {@code synchronous_commit = off}: the transaction only writes the holder's token, and a token
      * lost in a server crash is harmless because the next one is drawn from the database clock,
      * which has moved on by then. A minimum hold left at release is not: {@link #DISK_WAIT_AGAIN}.
+     * Where the user asked the lock's commits to wait for the standbys, the token's does too (a
+     * failover may reach a server whose clock is behind): {@link #STANDBY_WAIT} instead.
      */
-    private static final String LOCK_SETTINGS =
-            "SELECT set_config('lock_timeout', ?, true), set_config('synchronous_commit', 'off', true)";
+    private static final String LOCK_SETTINGS = "SELECT set_config('lock_timeout', ?, true), %s";
+    private static final String NO_WAIT = "set_config('synchronous_commit', 'off', true)";
     /**
      * The setting sent first in a plain release's round trip: its commit returns without waiting for
      * the write-ahead log to reach the disk (the WAL writer writes it out within three times
@@ -44,18 +46,13 @@ final class PostgreSqlDialect extends Dialect {
      * wait for the disk covers every commit before it. Takes, renewals, hand-overs and a release with
      * a minimum hold keep waiting: {@link RowStatements#releaseSettings()} says why each must.
      */
-    private static final String NO_WAIT_FOR_DISK = "SELECT set_config('synchronous_commit', 'off', true)";
+    private static final String NO_WAIT_FOR_DISK = "SELECT " + NO_WAIT;
     /**
-     * Sent first with the statement that leaves a minimum hold in a pessimistic holder's row: the lock
-     * transaction's commit waits for the disk again (the setting back to its default: the server's, or
-     * the database's, the role's or the connection's where they set it). Lost in a crash, the hold would be gone: the key
+     * Sent first with the statement that leaves a minimum hold in a pessimistic holder's row: its commit
+     * waits for the disk again (the session's default). Lost in a crash, the hold would be gone: the key
      * free before the hold's end, so that a job meant to run at most once per period could run twice.
      */
     private static final String DISK_WAIT_AGAIN = "SET LOCAL synchronous_commit TO DEFAULT";
-    /** The level of {@code synchronous_commit} the user asked for the lock's durable writes, or null. */
-    private final String standbyWait;
-    /** {@link #LOCK_WAIT}, with {@link #STANDBY_WAIT} where asked: sent first with takes and hand-overs. */
-    private final String lockWait;
     private static final String INSERT_IF_ABSENT = "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token)"
             + " VALUES (?, 0, 0) ON CONFLICT (lock_key) DO NOTHING";
     /** key, session: ends the session only while its transaction is the one that row-locks the key. */
@@ -77,6 +74,10 @@ final class PostgreSqlDialect extends Dialect {
         }
     };
 
+    /** The level of {@code synchronous_commit} the user asked for the lock's durable writes, or null. */
+    private final String standbyWait;
+    /** {@link #LOCK_WAIT}, with {@link #STANDBY_WAIT} where asked: sent first with takes and hand-overs. */
+    private final String lockWait;
     private final String take;
     /** The take for a wait of zero: a row that another transaction locks is skipped, not waited for. */
     private final String takeNow;
@@ -100,6 +101,7 @@ final class PostgreSqlDialect extends Dialect {
                 (time, micros) -> "(" + time + " + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')", null);
         this.standbyWait = standbyWait;
         this.lockWait = standbyWait == null ? LOCK_WAIT : LOCK_WAIT + ", " + STANDBY_WAIT.formatted(standbyWait);
+        String lockSettings = LOCK_SETTINGS.formatted(standbyWait == null ? NO_WAIT : STANDBY_WAIT.formatted(standbyWait));
         String table = LockRow.TABLE;
         // An UPDATE computes its new values before it waits for a row lock, and keeps them if the
         // transaction it waited for rolls back: its token would come from a clock read before that
@@ -126,7 +128,7 @@ final class PostgreSqlDialect extends Dialect {
         // SET and again there could answer "free" over a token left unchanged, when a lease ran out in
         // between. So the SET writes the next token whether or not the key is free: a busy answer rolls
         // the lock transaction back, and the write with it.
-        this.lockRow = LOCK_SETTINGS + "; INSERT INTO " + table + " AS l (holder, lock_key, version, token, acquired_at)"
+        this.lockRow = lockSettings + "; INSERT INTO " + table + " AS l (holder, lock_key, version, token, acquired_at)"
                 + " VALUES (?, ?, 1, " + tokenMicros + ", " + now + ")"
                 + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(l.token + 1, " + tokenMicros + "),"
                 + " version = l.version + 1, acquired_at = " + now + ", holder = EXCLUDED.holder"
@@ -135,8 +137,8 @@ final class PostgreSqlDialect extends Dialect {
                 + " AS " + TOKEN_CLOCK;
         // NOWAIT fails at once where another transaction row-locks the key (55P03, busy); the statement
         // after it then finds the row locked by its own transaction, or creates a missing one
-        this.lockRowNow = LOCK_SETTINGS + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
-                + lockRow.substring(LOCK_SETTINGS.length());
+        this.lockRowNow = lockSettings + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
+                + lockRow.substring(lockSettings.length());
         this.handOver = lockWait + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
         // one statement of one text for any batch: the leases as arrays, joined to their rows by the
         // primary key, and the rows renewed returned
@@ -240,7 +242,7 @@ final class PostgreSqlDialect extends Dialect {
 
     @Override
     public PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
-        PreparedStatement insert = connection.prepareStatement(lockWait + "; " + INSERT_IF_ABSENT);
+        PreparedStatement insert = connection.prepareStatement(LOCK_WAIT + "; " + INSERT_IF_ABSENT); // lost: made again
         // it waits only for another creator of the key, which commits at once here, and for the
         // server's own brief waits: at least the statement allowance, whatever the caller's wait
         insert.setString(1, lockWait(Math.max(waitMillis, CallBounds.STATEMENT_ALLOWANCE.toMillis())));

@@ -181,8 +181,8 @@ public interface RowStatements {
      * The settings sent first, in the same round trip, with a lease's renewal (one or a batch) and a
      * release with a minimum hold, or null. Where the user asked that the lock's writes that must
      * survive a crash or failover wait for the standbys ({@link #withStandbyWait}), they set
-     * the commit's wait for that transaction alone; takes and hand-overs carry it in their own
-     * settings, and a pessimistic holder's durable commits in {@link #holdRowSettings()}.
+     * the commit's wait for that transaction alone; takes, hand-overs and pessimistic locks carry it
+     * in their own settings, and a forced release sends it first in its transaction.
      */
     default String durableWriteSettings() {
         return null;

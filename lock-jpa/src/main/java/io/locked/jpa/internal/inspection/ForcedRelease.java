@@ -66,6 +66,12 @@ public final class ForcedRelease {
         try (LockTransaction transaction = LockTransaction.begin(connections, database.startsTransactionsBySql(),
                 CallBounds.within(InspectionCalls.BOUND))) {
             Connection connection = transaction.connection();
+            // the lock-delay and the raised fence must survive a failover where the user asked for it
+            if (database.durableWriteSettings() != null) {
+                try (Statement settings = connection.createStatement()) {
+                    settings.execute(database.durableWriteSettings());
+                }
+            }
             LockedRow row = lockRow(connection, key);
             if (row != null && row.releasedItself(hold)) {
                 return Optional.empty(); // its own release committed just before its session was ended
