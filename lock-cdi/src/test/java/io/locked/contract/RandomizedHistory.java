@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,8 @@ public final class RandomizedHistory {
     private final Map<String, String> lossReasons = new ConcurrentHashMap<>();
     private final AtomicInteger notAcquired = new AtomicInteger();
     private final AtomicLong longestOverWaitNanos = new AtomicLong();
+    /** The forced releases that explained a loss of {@link #endedNextWorkOfAReleasedSession}. */
+    private final Set<ForcedRelease> explainedLosses = new HashSet<>();
     /** Whether the store checks a hold and ends its session in separate round trips (MySQL 8). */
     private boolean endsSessionsAfterASeparateCheck;
 
@@ -324,16 +327,24 @@ public final class RandomizedHistory {
      * entry may come a moment after that end, the lock statement's reply being on its way.
      */
     private boolean endedNextWorkOfAReleasedSession(String key, CriticalSection lost) {
+        if (!endsSessionsAfterASeparateCheck || !pessimistic(lost)) {
+            return false;
+        }
         long replySlack = TimeUnit.SECONDS.toNanos(1);
-        return endsSessionsAfterASeparateCheck && pessimistic(lost) && forced.stream()
+        // one KILL ends one session: each forced release explains one loss at most
+        Optional<ForcedRelease> explaining = forced.stream()
                 .filter(release -> release.ended() == null && release.outcome().equals("free") && !release.key().equals(key))
-                .anyMatch(release -> histories.get(release.key()).sections().stream().anyMatch(released ->
+                .filter(release -> !explainedLosses.contains(release))
+                .filter(release -> histories.get(release.key()).sections().stream().anyMatch(released ->
                         pessimistic(released) && !released.lossSignalled()
                                 && manager(released).equals(manager(lost))
                                 && released.exitNanos() >= release.startNanos() - replySlack
                                 && released.exitNanos() <= release.endNanos()
                                 && lost.enterNanos() >= released.exitNanos()
-                                && lost.enterNanos() <= release.endNanos() + replySlack));
+                                && lost.enterNanos() <= release.endNanos() + replySlack))
+                .findFirst();
+        explaining.ifPresent(explainedLosses::add);
+        return explaining.isPresent();
     }
 
     private static boolean pessimistic(CriticalSection section) {

@@ -49,7 +49,7 @@ public final class PrivatePostgreSql extends ServerProcess {
     /** The WAL writer's process while {@link #pauseWalWriter()} holds it, else 0. */
     private long pausedWalWriter;
     /** The WAL senders {@link #pauseWalSenders()} froze, or the receiver of {@link #pauseWalReceiver()}. */
-    private final List<Long> pausedWalSenders = new ArrayList<>();
+    private final List<Long> pausedReplication = new ArrayList<>();
 
     private PrivatePostgreSql(Path dir, Path data, boolean dataInTemp, int port, List<String> command) {
         super(dir, "postgres");
@@ -168,7 +168,7 @@ public final class PrivatePostgreSql extends ServerProcess {
             awaitEnd(child);
         }
         pausedWalWriter = 0;
-        pausedWalSenders.clear();
+        pausedReplication.clear();
     }
 
     /**
@@ -191,6 +191,7 @@ public final class PrivatePostgreSql extends ServerProcess {
                 return;
             }
             resumeWalWriter();
+            resumeWalSenders(); // a frozen sender would hold the shutdown up
             signal("INT", process().pid());
         } catch (IOException e) {
             throw new IllegalStateException("cannot signal the server", e);
@@ -233,16 +234,16 @@ public final class PrivatePostgreSql extends ServerProcess {
         }
         for (long sender : senders) {
             signal("STOP", sender);
-            pausedWalSenders.add(sender);
+            pausedReplication.add(sender);
         }
     }
 
     /** Lets the WAL senders that {@link #pauseWalSenders()} froze run again. */
     public void resumeWalSenders() throws IOException, InterruptedException {
-        for (long sender : pausedWalSenders) {
+        for (long sender : pausedReplication) {
             signal("CONT", sender);
         }
-        pausedWalSenders.clear();
+        pausedReplication.clear();
     }
 
     /**
@@ -257,7 +258,7 @@ public final class PrivatePostgreSql extends ServerProcess {
             throw new IllegalStateException("not one walreceiver on the standby on port " + port + ": " + receiver);
         }
         signal("STOP", receiver.get(0));
-        pausedWalSenders.add(receiver.get(0));
+        pausedReplication.add(receiver.get(0));
     }
 
     /** Lets the WAL receiver that {@link #pauseWalReceiver()} froze run again. */
