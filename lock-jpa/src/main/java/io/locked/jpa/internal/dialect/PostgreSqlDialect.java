@@ -277,10 +277,14 @@ final class PostgreSqlDialect extends Dialect {
                 || text.equals("postgresql");
     }
 
-    /** A standby is refused, a primary's standbys are logged: {@link PostgreSqlTopology}. */
+    /**
+     * A standby is refused, a primary's standbys are logged: {@link PostgreSqlTopology}; transaction
+     * pooling with statements prepared on the server is refused: {@link TransactionPooling}.
+     */
     @Override
     public void checkLockTable(LockConnections connections) {
         PostgreSqlTopology.check(connections);
+        TransactionPooling.check(connections);
     }
 
     @Override
