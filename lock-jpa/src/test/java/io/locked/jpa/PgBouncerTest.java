@@ -16,10 +16,12 @@ import io.locked.api.LockRequest;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryChecker;
 import io.locked.contract.HistoryRecorder;
+import io.locked.contract.InspectionContract;
 import io.locked.jpa.internal.dialect.HolderSession;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.server.PrivatePgBouncer;
 import io.locked.jpa.testing.server.ServerProcess;
+import io.locked.spi.LockRepository;
 import jakarta.persistence.EntityManagerFactory;
 import java.net.URI;
 import java.nio.file.Path;
@@ -41,6 +43,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -57,7 +60,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PgBouncerTest {
-    /** What a pgJDBC URL through a transaction-pooled PgBouncer before 1.21 needs: docs/clusters.md. */
+    /** What a pgJDBC URL through a transaction-pooled PgBouncer needs: docs/clusters.md. */
     static final String TRANSACTION_POOLING_URL = "prepareThreshold=0";
     private static final Duration LONG_WAIT = Duration.ofSeconds(30);
 
@@ -264,6 +267,24 @@ class PgBouncerTest {
         List<String> after = read(single, settings);
         assertEquals(before.get(5), after.get(5), "not the one server connection: " + before + " " + after);
         assertEquals(List.of("plain client", before.get(1), before.get(2), before.get(3), "0"), after.subList(0, 5));
+    }
+
+    /**
+     * The contract's inspection and forced release through transaction pooling: a pessimistic
+     * holder's backend, found through the row's xmax, is the one its open transaction keeps.
+     */
+    @Nested
+    @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+    class InspectionThroughTransactionPooling implements InspectionContract {
+        private JpaLockRepository store;
+
+        @Override
+        public LockRepository inspectedStore() {
+            if (store == null) {
+                store = repositoryThrough(transaction, TRANSACTION_POOLING_URL, 6);
+            }
+            return store;
+        }
     }
 
     /** @return the columns of the query's one row, read by a plain client through the bouncer */

@@ -51,19 +51,18 @@ final class TransactionPooling {
         if (connections.maximumSize() == 1) {
             return; // two connections at once are needed to tell
         }
-        String seen;
-        int threshold;
+        String refusal;
         try {
-            threshold = LockTransaction.autocommit(connections, CallBounds.brief(), TransactionPooling::prepareThreshold);
-            if (threshold <= 0) {
-                return;
-            }
-            seen = LockTransaction.autocommit(connections, CallBounds.brief(), first -> sharedSessions(connections, first));
+            refusal = LockTransaction.autocommit(connections, CallBounds.brief(), first -> {
+                int threshold = prepareThreshold(first);
+                String seen = threshold > 0 ? sharedSessions(connections, first) : null;
+                return seen == null ? null : String.format(REFUSAL, seen, threshold);
+            });
         } catch (SQLException unanswered) {
             return; // not refused here: the first lock fails clearly
         }
-        if (seen != null) {
-            throw new IllegalStateException(String.format(REFUSAL, seen, threshold));
+        if (refusal != null) {
+            throw new IllegalStateException(refusal);
         }
     }
 
