@@ -13,6 +13,7 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryChecker;
 import io.locked.contract.HistoryRecorder;
@@ -166,34 +167,56 @@ class PgBouncerTest {
         LockManager locks = manager(repositoryThrough(bouncer(pooling), urlParameters(pooling), 6, path),
                 Duration.ofSeconds(1));
         for (LockMode mode : LockMode.values()) {
-            String key = "pgbouncer:exclusion:" + pooling + ":" + path + ":" + mode + ":" + UUID.randomUUID();
-            HistoryRecorder history = new HistoryRecorder();
-            int[] counter = {0};
-            int threadCount = 5;
-            int cycles = 12;
-            List<Future<?>> workers = new ArrayList<>();
-            for (int t = 0; t < threadCount; t++) {
-                workers.add(threads.submit(() -> {
-                    for (int i = 0; i < cycles; i++) {
-                        try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).waitFor(LONG_WAIT))) {
-                            long enter = System.nanoTime();
-                            int read = counter[0];
-                            Thread.yield();
-                            counter[0] = read + 1;
-                            history.record(new CriticalSection(Thread.currentThread().getName(), lock.token(), enter,
-                                    System.nanoTime()));
-                        }
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> worker : workers) {
-                worker.get(100, TimeUnit.SECONDS);
-            }
-            assertEquals(List.of(), HistoryChecker.violations(history.sections()), mode.toString());
-            assertEquals(threadCount * cycles, history.sections().size(), mode.toString());
-            assertEquals(threadCount * cycles, counter[0], mode + ": the unguarded counter lost updates");
+            assertExclusion(locks, "pgbouncer:exclusion:" + pooling + ":" + path + ":" + mode + ":" + UUID.randomUUID(), mode);
         }
+    }
+
+    /**
+     * Statement pooling lends a server connection per statement and refuses transactions: a lease's
+     * statements work (each is one statement, or its settings and it in one round trip), a
+     * pessimistic acquisition fails as "store unavailable" with PgBouncer's reason.
+     */
+    @Test
+    @Timeout(60)
+    void statementPoolingKeepsLeasesAndRefusesPessimisticLocksWithItsReason() throws Exception {
+        PrivatePgBouncer statement = bouncer("statement", "statement", 3);
+        LockManager locks = manager(repositoryThrough(statement, TRANSACTION_POOLING_URL, 6), Duration.ofSeconds(1));
+        assertExclusion(locks, "pgbouncer:statement:" + UUID.randomUUID(), LockMode.OPTIMISTIC);
+        LockRequest pessimistic = LockRequest.of("pgbouncer:statement:" + UUID.randomUUID()).waitFor(Duration.ofSeconds(1));
+        LockStoreUnavailableException refused = assertThrows(LockStoreUnavailableException.class,
+                () -> locks.acquire(pessimistic));
+        assertTrue(refused.getMessage().contains("transaction blocks not allowed in statement pooling mode"),
+                refused.getMessage());
+    }
+
+    /** Threads of one JVM on one key: the history checker finds no overlap, no update is lost. */
+    private void assertExclusion(LockManager locks, String key, LockMode mode) throws Exception {
+        HistoryRecorder history = new HistoryRecorder();
+        int[] counter = {0};
+        int threadCount = 5;
+        int cycles = 12;
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < threadCount; t++) {
+            workers.add(threads.submit(() -> {
+                for (int i = 0; i < cycles; i++) {
+                    try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).waitFor(LONG_WAIT))) {
+                        long enter = System.nanoTime();
+                        int read = counter[0];
+                        Thread.yield();
+                        counter[0] = read + 1;
+                        history.record(new CriticalSection(Thread.currentThread().getName(), lock.token(), enter,
+                                System.nanoTime()));
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> worker : workers) {
+            worker.get(100, TimeUnit.SECONDS);
+        }
+        assertEquals(List.of(), HistoryChecker.violations(history.sections()), mode.toString());
+        assertEquals(threadCount * cycles, history.sections().size(), mode.toString());
+        assertEquals(threadCount * cycles, counter[0], mode + ": the unguarded counter lost updates");
     }
 
     /**

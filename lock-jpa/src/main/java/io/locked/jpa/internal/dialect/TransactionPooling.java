@@ -34,7 +34,7 @@ final class TransactionPooling {
     private static final String SESSION = "SELECT pg_backend_pid()";
     private static final String PG_CONNECTION = "org.postgresql.PGConnection";
     static final String REFUSAL = "The lock store's connections reach PostgreSQL through a pooler in transaction"
-            + " pooling (such as PgBouncer with pool_mode = transaction): %s. pgJDBC runs a statement used"
+            + " pooling (such as PgBouncer with pool_mode = transaction, or statement): %s. pgJDBC runs a statement used"
             + " prepareThreshold (here %d) times as a statement prepared on the server, by name, and the pooler lends"
             + " the next transaction another client's server session, where that name is missing or is another"
             + " statement. Add prepareThreshold=0 to the JDBC URL (jdbc:postgresql://host:6432/db?prepareThreshold=0),"
