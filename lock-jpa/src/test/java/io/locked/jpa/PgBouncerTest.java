@@ -21,10 +21,10 @@ import io.locked.contract.InspectionContract;
 import io.locked.jpa.internal.dialect.HolderSession;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.server.PrivatePgBouncer;
+import io.locked.jpa.testing.server.PrivatePostgreSql;
 import io.locked.jpa.testing.server.ServerProcess;
 import io.locked.spi.LockRepository;
 import jakarta.persistence.EntityManagerFactory;
-import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -35,6 +35,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -53,7 +54,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The lock behind PgBouncer (private ones, in front of the shared PostgreSQL server of the tests),
+ * The lock behind PgBouncer (private ones, in front of a private PostgreSQL server),
  * in session and in transaction pooling: the contract's exclusion (the history checker over threads
  * of one JVM, on the native and the JPA path) and its lost session (a pessimistic holder whose
  * server session is ended learns it, on the native path, whose holders publish their token). And that nothing the lock sets on a session reaches another client through a
@@ -64,6 +65,7 @@ class PgBouncerTest {
     /** What a pgJDBC URL through a transaction-pooled PgBouncer needs: docs/clusters.md. */
     static final String TRANSACTION_POOLING_URL = "prepareThreshold=0";
     private static final Duration LONG_WAIT = Duration.ofSeconds(30);
+    private static final String DATABASE = "postgres";
 
     enum Pooling {
         SESSION, TRANSACTION
@@ -72,17 +74,17 @@ class PgBouncerTest {
     private final Path dir = Path.of("target", "pgbouncer", Long.toString(ProcessHandle.current().pid())).toAbsolutePath();
     private final List<AutoCloseable> opened = new CopyOnWriteArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool();
-    private URI server;
-    private String database;
+    private PrivatePostgreSql postgres;
     private PrivatePgBouncer session;
     private PrivatePgBouncer transaction;
 
     @BeforeAll
     void startBouncers() throws Exception {
-        TestDatabase.POSTGRESQL.requireReachable();
         ServerProcess.deleteTree(dir);
-        server = URI.create(TestDatabase.POSTGRESQL.url().substring("jdbc:".length()));
-        database = server.getPath().substring(1);
+        // a server of its own: the contract suites of other runs on the shared server end every
+        // session of their user that is idle in a transaction, as a pessimistic holder's is
+        postgres = PrivatePostgreSql.start(dir.resolve("postgresql"), Map.of("autovacuum", "off"));
+        opened.add(postgres);
         // a session pool holds a server connection per client connection; a transaction pool shares
         // fewer server connections than the lock's pool has clients
         session = bouncer("session", "session", 20);
@@ -91,8 +93,8 @@ class PgBouncerTest {
     }
 
     private PrivatePgBouncer bouncer(String name, String poolMode, int serverConnections) throws Exception {
-        PrivatePgBouncer bouncer = PrivatePgBouncer.start(dir.resolve(name), server.getHost(), server.getPort(), database,
-                TestDatabase.POSTGRESQL.user(), poolMode, serverConnections);
+        PrivatePgBouncer bouncer = PrivatePgBouncer.start(dir.resolve(name), "127.0.0.1", postgres.port(), DATABASE,
+                postgres.user(), poolMode, serverConnections);
         opened.add(bouncer);
         return bouncer;
     }
@@ -123,8 +125,8 @@ class PgBouncerTest {
                                                 LockStatements path) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(bouncer.url(urlParameters));
-        config.setUsername(TestDatabase.POSTGRESQL.user());
-        config.setPassword(TestDatabase.POSTGRESQL.password());
+        config.setUsername(postgres.user());
+        config.setPassword(postgres.password());
         config.setMaximumPoolSize(poolSize);
         config.setConnectionTimeout(10_000);
         HikariDataSource pool = new HikariDataSource(config);
@@ -230,7 +232,7 @@ class PgBouncerTest {
         LockManager locks = manager(repositoryThrough(bouncer(pooling), urlParameters(pooling), 4), Duration.ofMillis(100));
         String key = "pgbouncer:session:" + pooling + ":" + UUID.randomUUID();
         LockHandle held = locks.acquire(LockRequest.of(key));
-        try (Connection direct = TestDatabase.POSTGRESQL.connect();
+        try (Connection direct = postgres.connect();
              PreparedStatement end = direct.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
                      + " WHERE application_name LIKE ?")) {
             end.setString(1, "locked " + held.token() + " %");
@@ -279,7 +281,7 @@ class PgBouncerTest {
         // PgBouncer itself sets a client's application_name on the server session it lends (a
         // parameter it tracks), so the server's own view tells whether the lock's publication outlived
         // its transaction there
-        try (Connection direct = TestDatabase.POSTGRESQL.connect();
+        try (Connection direct = postgres.connect();
              PreparedStatement name = direct.prepareStatement("SELECT application_name FROM pg_stat_activity WHERE pid = ?")) {
             name.setInt(1, Integer.parseInt(before.get(5)));
             try (ResultSet row = name.executeQuery()) {
@@ -313,7 +315,7 @@ class PgBouncerTest {
     /** @return the columns of the query's one row, read by a plain client through the bouncer */
     private List<String> read(PrivatePgBouncer bouncer, String query) throws SQLException {
         try (Connection plain = DriverManager.getConnection(bouncer.url("ApplicationName=plain%20client"),
-                TestDatabase.POSTGRESQL.user(), TestDatabase.POSTGRESQL.password());
+                postgres.user(), postgres.password());
              Statement statement = plain.createStatement();
              ResultSet row = statement.executeQuery(query)) {
             assertTrue(row.next());
