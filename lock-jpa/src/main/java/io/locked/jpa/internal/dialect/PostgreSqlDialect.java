@@ -306,10 +306,11 @@ final class PostgreSqlDialect extends Dialect {
                 || text.equals("postgresql");
     }
 
-    /** A standby is refused, a primary's standbys are logged: {@link PostgreSqlTopology}. */
+    /** Refuses a standby ({@link PostgreSqlTopology}) and a pooler that mixes prepared statements ({@link TransactionPooling}). */
     @Override
     public void checkLockTable(LockConnections connections) {
         PostgreSqlTopology.check(connections, standbyWait);
+        TransactionPooling.check(connections);
     }
 
     @Override
