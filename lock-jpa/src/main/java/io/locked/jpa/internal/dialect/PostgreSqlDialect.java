@@ -91,10 +91,7 @@ final class PostgreSqlDialect extends Dialect {
         this(null);
     }
 
-    /**
-     * @param standbyWait the {@code synchronous_commit} of the lock's writes that must survive a
-     *                    crash or failover, or null for the session's
-     */
+    /** @param standbyWait the {@code synchronous_commit} of the lock's durable writes, or null for the session's */
     private PostgreSqlDialect(String standbyWait) {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
                 "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
