@@ -196,7 +196,8 @@ public interface InspectionContract {
                 continue; // refused on this path, as aForcedReleaseEndsAPessimisticHolders... shows
             }
             String key = key("forced-delay");
-            Duration delay = Duration.ofSeconds(1);
+            // the check reads the database's times, as LockDelayContract's: half a second outlasts the look
+            Duration delay = Duration.ofMillis(500);
             try (LockManager holders = manager(); LockManager operator = manager()) {
                 LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofMillis(600)));
                 try {
