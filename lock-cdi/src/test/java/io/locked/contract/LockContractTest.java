@@ -121,32 +121,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
     @ParameterizedTest
     @EnumSource(LockMode.class)
     void threadsOfOneJvmNeverOverlap(LockMode mode) throws Exception {
-        String key = freshKey("exclusion");
-        HistoryRecorder history = new HistoryRecorder();
-        int[] counter = {0};
-        int threadCount = 6;
-        int cycles = 25;
-        List<Future<?>> workers = new ArrayList<>();
-        for (int t = 0; t < threadCount; t++) {
-            workers.add(threads.submit(() -> {
-                for (int i = 0; i < cycles; i++) {
-                    try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).waitFor(LONG_WAIT))) {
-                        long enter = System.nanoTime();
-                        int read = counter[0];
-                        Thread.yield();
-                        counter[0] = read + 1;
-                        history.record(new CriticalSection(Thread.currentThread().getName(), lock.token(), enter, System.nanoTime()));
-                    }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> worker : workers) {
-            worker.get(120, TimeUnit.SECONDS);
-        }
-        assertEquals(List.of(), HistoryChecker.violations(history.sections()));
-        assertEquals(threadCount * cycles, history.sections().size());
-        assertEquals(threadCount * cycles, counter[0], "the unguarded counter lost updates");
+        ThreadsOnOneKey.assertExclusion(locks, freshKey("exclusion"), mode, threads, 6, 25, LONG_WAIT, Duration.ofSeconds(120));
     }
 
     @ParameterizedTest

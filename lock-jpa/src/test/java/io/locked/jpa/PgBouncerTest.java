@@ -14,10 +14,8 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
-import io.locked.contract.CriticalSection;
-import io.locked.contract.HistoryChecker;
-import io.locked.contract.HistoryRecorder;
 import io.locked.contract.InspectionContract;
+import io.locked.contract.ThreadsOnOneKey;
 import io.locked.jpa.internal.dialect.HolderSession;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.server.PrivatePgBouncer;
@@ -41,7 +39,6 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -193,32 +190,7 @@ class PgBouncerTest {
 
     /** Threads of one JVM on one key: the history checker finds no overlap, no update is lost. */
     private void assertExclusion(LockManager locks, String key, LockMode mode) throws Exception {
-        HistoryRecorder history = new HistoryRecorder();
-        int[] counter = {0};
-        int threadCount = 5;
-        int cycles = 12;
-        List<Future<?>> workers = new ArrayList<>();
-        for (int t = 0; t < threadCount; t++) {
-            workers.add(threads.submit(() -> {
-                for (int i = 0; i < cycles; i++) {
-                    try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).waitFor(LONG_WAIT))) {
-                        long enter = System.nanoTime();
-                        int read = counter[0];
-                        Thread.yield();
-                        counter[0] = read + 1;
-                        history.record(new CriticalSection(Thread.currentThread().getName(), lock.token(), enter,
-                                System.nanoTime()));
-                    }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> worker : workers) {
-            worker.get(100, TimeUnit.SECONDS);
-        }
-        assertEquals(List.of(), HistoryChecker.violations(history.sections()), mode.toString());
-        assertEquals(threadCount * cycles, history.sections().size(), mode.toString());
-        assertEquals(threadCount * cycles, counter[0], mode + ": the unguarded counter lost updates");
+        ThreadsOnOneKey.assertExclusion(locks, key, mode, threads, 5, 12, LONG_WAIT, Duration.ofSeconds(100));
     }
 
     /**
