@@ -7,6 +7,7 @@ import io.locked.api.LockMode;
 import io.locked.contract.CriticalSection;
 import io.locked.it.process.CounterFence;
 import io.locked.it.server.PostgreSqlEndpoint;
+import io.locked.jpa.LockTokens;
 import io.locked.jpa.testing.server.PrivatePostgreSql;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,6 +35,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * go on cycling on the new primary, and the counter, written with the lock's fence, may lose no
  * update where the replication is synchronous.
  *
+ * <p>With the application's commits asynchronous and the lock's synchronous
+ * ({@code locked.postgresql.synchronous-commit}), the stream stops after the holder's acquisition: the
+ * lease must survive, and no confirmed update be lost.
+ *
  * <p>The asynchronous case is the negative control: the primary's log stops reaching the standby
  * (its WAL senders frozen) before the holder's acquisition, as in a lag at the moment of failover.
  * The new primary then lacks the last committed leases and counter writes: the holder's lease is
@@ -59,7 +64,13 @@ class FaultPostgreSqlFailoverTest {
         /** {@code synchronous_standby_names = '*'}, {@code synchronous_commit = on}: a commit waits for the standby's disk */
         SYNCHRONOUS,
         /** the default: a commit waits for the primary's disk only, and the standby lags at the failover */
-        LAGGING_ASYNCHRONOUS
+        LAGGING_ASYNCHRONOUS,
+        /**
+         * a synchronous standby, but {@code synchronous_commit = local} (the application's commits wait for
+         * no standby) and {@code locked.postgresql.synchronous-commit=on} (the lock's durable ones do); the
+         * standby lags from the holder's acquisition on
+         */
+        LOCK_COMMITS_SYNCHRONOUS
     }
 
     @AfterAll
@@ -69,11 +80,16 @@ class FaultPostgreSqlFailoverTest {
 
     @ParameterizedTest(name = "{0} {1} {2}")
     @CsvSource({"OPTIMISTIC, SYNCHRONOUS, LIBRARY", "PESSIMISTIC, SYNCHRONOUS, LIBRARY",
-            "OPTIMISTIC, LAGGING_ASYNCHRONOUS, NONE"})
+            "OPTIMISTIC, LAGGING_ASYNCHRONOUS, NONE", "OPTIMISTIC, LOCK_COMMITS_SYNCHRONOUS, NONE"})
     void thePrimaryDiesUnderAHolderAndTheStandbyTakesOver(LockMode mode, Replication replication, CounterFence fence)
             throws Exception {
-        Map<String, String> settings = replication == Replication.SYNCHRONOUS
-                ? Map.of("synchronous_standby_names", "*") : Map.of();
+        Map<String, String> settings = switch (replication) {
+            case SYNCHRONOUS -> Map.of("synchronous_standby_names", "*");
+            case LAGGING_ASYNCHRONOUS -> Map.of();
+            case LOCK_COMMITS_SYNCHRONOUS -> Map.of("synchronous_standby_names", "*", "synchronous_commit", "local");
+        };
+        List<String> repository = replication == Replication.LOCK_COMMITS_SYNCHRONOUS
+                ? List.of("synchronous-commit=on") : List.of();
         FaultSettings defaults = FaultSettings.fromSystemProperties();
         FaultSettings run = new FaultSettings(defaults.load(), defaults.betweenFaults(), LEASE, WAIT,
                 defaults.workers(), THREADS, defaults.patience());
@@ -82,17 +98,21 @@ class FaultPostgreSqlFailoverTest {
         TokenOrder tokens;
         try (PrivatePostgreSql primary = PrivatePostgreSql.start(Files.createDirectories(dir.resolve("primary")), settings);
              PrivatePostgreSql standby = primary.startStandby(dir.resolve("standby"))) {
-            awaitStreaming(primary, replication == Replication.SYNCHRONOUS ? "sync" : "async");
+            awaitStreaming(primary, replication == Replication.LAGGING_ASYNCHRONOUS ? "async" : "sync");
             PostgreSqlEndpoint servers = new PostgreSqlEndpoint("jdbc:postgresql://127.0.0.1:" + primary.port()
                     + ",127.0.0.1:" + standby.port() + "/postgres?targetServerType=primary&hostRecheckSeconds=1"
                     + "&connectTimeout=3", primary.user(), primary.password());
-            try (FaultRun workers = FaultRun.start(Files.createDirectories(dir.resolve("run")), run, mode, fence,
-                    servers, servers)) {
+            try (FaultRun workers = FaultRun.start(Files.createDirectories(dir.resolve("run")), run, mode,
+                    LockTokens.WRITTEN, fence, servers, servers, repository)) {
                 if (replication == Replication.LAGGING_ASYNCHRONOUS) {
                     primary.pauseWalSenders();
                 }
                 workers.gateHolder();
                 workers.awaitWaiter();
+                if (replication == Replication.LOCK_COMMITS_SYNCHRONOUS) {
+                    // every commit before the holder's take reached the standby: that take waited for it
+                    primary.pauseWalSenders();
+                }
                 EventLog.Mark crashed = workers.mark();
                 primary.crash();
                 standby.promote();
@@ -121,6 +141,12 @@ class FaultPostgreSqlFailoverTest {
                 // a lease was on the standby before its take returned, and its holder renews it on
                 // the new primary; a pessimistic holder's row lock died with its session
                 outcome.assertEveryInjection(mode == LockMode.OPTIMISTIC ? Takeover.HELD : Takeover.TAKEN_OVER);
+            }
+            case LOCK_COMMITS_SYNCHRONOUS -> {
+                // the lease reached the standby before its take returned, though the application's
+                // commits did not wait: held across the failover, and no confirmed update lost
+                outcome.assertFenceHeld();
+                outcome.assertEveryInjection(Takeover.HELD);
             }
             case LAGGING_ASYNCHRONOUS -> {
                 // the holder's lease never reached the standby: a waiter takes the key at once, the

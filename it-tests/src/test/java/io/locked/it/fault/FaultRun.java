@@ -60,6 +60,13 @@ final class FaultRun implements AutoCloseable {
     /** As above, the workers keeping their pessimistic tokens as {@code tokens} says. */
     static FaultRun start(Path dir, FaultSettings settings, LockMode mode, LockTokens tokens, CounterFence fence,
                           WorkerDatabase database, WorkerDatabase holderRoute) throws Exception {
+        return start(dir, settings, mode, tokens, fence, database, holderRoute, List.of());
+    }
+
+    /** As above, with further {@code name=value} settings of the workers' repositories ({@code CycleOptions}). */
+    static FaultRun start(Path dir, FaultSettings settings, LockMode mode, LockTokens tokens, CounterFence fence,
+                          WorkerDatabase database, WorkerDatabase holderRoute, List<String> repositorySettings)
+            throws Exception {
         String key = "it:fault:" + mode + ":" + UUID.randomUUID();
         try (Connection connection = database.connect()) {
             Counter.create(connection, key);
@@ -72,11 +79,14 @@ final class FaultRun implements AutoCloseable {
                 Path written = dir.resolve("writes-" + w + ".txt");
                 run.histories.add(history);
                 run.writes.add(written);
-                run.workers.add(WorkerProcess.start(dir.resolve("worker-" + w + ".log"),
-                        (w == HOLDER ? holderRoute : database).workerEnvironment(), run.events.sink(w),
-                        "cycles", "database=" + database.database(), "mode=" + mode, "key=" + key, "threads=" + settings.threads(),
+                List<String> arguments = new ArrayList<>(List.of("cycles", "database=" + database.database(),
+                        "mode=" + mode, "key=" + key, "threads=" + settings.threads(),
                         "wait-millis=" + settings.maxWait().toMillis(), "lease-millis=" + settings.lease().toMillis(),
                         "fence=" + fence, "history=" + history, "writes=" + written, "tokens=" + tokens));
+                arguments.addAll(repositorySettings);
+                run.workers.add(WorkerProcess.start(dir.resolve("worker-" + w + ".log"),
+                        (w == HOLDER ? holderRoute : database).workerEnvironment(), run.events.sink(w),
+                        arguments.toArray(String[]::new)));
             }
             for (int w = 0; w < settings.workers(); w++) {
                 run.awaitReady(w, before);

@@ -27,10 +27,12 @@ import java.util.Map;
  * @param tokens             how the repository keeps pessimistic tokens ({@code tokens=}, default written)
  * @param goOnAfterFailures  with a fixed number of cycles, record a lost lock or a failed step and go on
  *                           rather than end the worker (for a negative control that expects them)
+ * @param synchronousCommit  the repository's {@code postgresqlSynchronousCommit} ({@code synchronous-commit=}),
+ *                           or null for none
  */
 record CycleOptions(TestDatabase database, LockMode mode, String key, int threads, int cycles, Duration maxWait,
                     Duration lease, CounterFence fence, Path history, Path writes, boolean galeraSingleWriter,
-                    LockStatements statements, LockTokens tokens, boolean goOnAfterFailures) {
+                    LockStatements statements, LockTokens tokens, boolean goOnAfterFailures, String synchronousCommit) {
 
     /** Until stopped; every failure is recorded and the thread goes on. */
     boolean untilStopped() {
@@ -65,6 +67,7 @@ record CycleOptions(TestDatabase database, LockMode mode, String key, int thread
                 Boolean.parseBoolean(values.getOrDefault("galera-single-writer", "false")),
                 LockStatements.valueOf(values.getOrDefault("statements", "AUTO")),
                 LockTokens.valueOf(values.getOrDefault("tokens", "WRITTEN")),
-                Boolean.parseBoolean(values.getOrDefault("go-on-after-failures", "false")));
+                Boolean.parseBoolean(values.getOrDefault("go-on-after-failures", "false")),
+                values.get("synchronous-commit"));
     }
 }

@@ -90,8 +90,12 @@ public final class LockWorker {
         HistoryRecorder history = new HistoryRecorder();
         CounterWrites writes = new CounterWrites();
         try (Store store = options.database().open(options.threads() + 2, Map.of(),
-                settings -> settings.galeraSingleWriter(options.galeraSingleWriter()).statements(options.statements())
-                        .tokens(options.tokens()));
+                settings -> {
+                    settings.galeraSingleWriter(options.galeraSingleWriter()).statements(options.statements())
+                            .tokens(options.tokens());
+                    return options.synchronousCommit() == null ? settings
+                            : settings.postgresqlSynchronousCommit(options.synchronousCommit());
+                });
              LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
             ready();
             runThreads(options.threads(), () -> new CycleLoop(options, store.pool().dataSource(), locks, control, history, writes).run());
