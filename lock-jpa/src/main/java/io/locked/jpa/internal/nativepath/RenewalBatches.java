@@ -26,11 +26,14 @@ final class RenewalBatches {
     private final Dialect database;
     private final StoreCalls store;
     private final NativeLeases leases;
+    /** The batch's renewal, after the settings that make its commit wait for the standbys where asked. */
+    private final SettingsThenUpdate renewal;
 
     RenewalBatches(Dialect database, StoreCalls store, NativeLeases leases) {
         this.database = database;
         this.store = store;
         this.leases = leases;
+        this.renewal = SettingsThenUpdate.of(database.durableWriteSettings(), database.renewalBatch().renew());
     }
 
     List<Lease> renewLeases(List<Lease> batch, Duration duration) {
@@ -57,17 +60,16 @@ final class RenewalBatches {
         String what = "renewing the leases of " + sorted.size() + " keys";
         return store.call(sorted.get(0).key(), what, CallBounds.forRenewal(duration), connection -> {
             Map<String, Long> renewed = new HashMap<>();
-            SettingsThenUpdate sent = SettingsThenUpdate.of(database.durableWriteSettings(), statements.renew());
-            try (PreparedStatement renew = connection.prepareStatement(sent.sql())) {
+            try (PreparedStatement renew = connection.prepareStatement(renewal.sql())) {
                 renew.setLong(1, duration.toNanos() / 1000);
                 bind(connection, renew, 2, sorted, statements.byArrays());
                 if (statements.readRenewed() == null) {
-                    try (ResultSet rows = sent.rows(renew)) {
+                    try (ResultSet rows = renewal.rows(renew)) {
                         readOwners(rows, renewed);
                     }
                     return renewed;
                 }
-                sent.run(renew);
+                renewal.run(renew);
             }
             try (PreparedStatement read = connection.prepareStatement(statements.readRenewed())) {
                 bind(connection, read, 1, sorted, false);
