@@ -10,6 +10,7 @@ import io.locked.bench.Runner.Result;
 import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockStatements;
 import io.locked.jpa.LockTokens;
+import io.locked.jpa.StandbyCommits;
 import jakarta.persistence.EntityManagerFactory;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -128,7 +129,7 @@ public final class Benchmark {
             runner.countLogFlushes(database.logFlushes(flushCounter));
             EntityManagerFactory factory = database.entityManagerFactory(pool);
             JpaLockRepository repository = standbyWait.isEmpty() ? new JpaLockRepository(factory)
-                    : JpaLockRepository.builder(factory).postgresqlSynchronousCommit(standbyWait).build();
+                    : JpaLockRepository.builder(factory).postgresqlSynchronousCommit(StandbyCommits.parse(standbyWait)).build();
             repository.createTableIfMissing();
             JpaLockRepository jpaPath = JpaLockRepository.builder(factory).statements(LockStatements.JPA).build();
             JpaLockRepository clockTokens = JpaLockRepository.builder(factory).tokens(LockTokens.CLOCK).build();

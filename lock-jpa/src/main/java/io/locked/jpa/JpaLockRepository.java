@@ -13,8 +13,6 @@ import io.locked.spi.LockRepository;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.transaction.TransactionManager;
 import java.time.Duration;
-import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -119,7 +117,7 @@ public final class JpaLockRepository extends PathOutsideCaller {
         private TransactionManager transactionManager;
         private LockStatements statements = LockStatements.AUTO;
         private LockTokens tokens = LockTokens.WRITTEN;
-        private String synchronousCommit;
+        private StandbyCommits synchronousCommit;
         private Duration connectionWait = DEFAULT_CONNECTION_WAIT;
 
         private Builder(EntityManagerFactory factory) {
@@ -170,25 +168,22 @@ public final class JpaLockRepository extends PathOutsideCaller {
         }
 
         /**
-         * On PostgreSQL, the {@code synchronous_commit} under which the lock's writes that must survive
-         * a crash or failover commit: takes, renewals, hand-overs, releases that keep a minimum hold,
-         * pessimistic holders' tokens and forced releases (config:
-         * {@code locked.postgresql.synchronous-commit}). Set only for the lock's own transaction, so
-         * that with a synchronous standby ({@code synchronous_standby_names}) the lock's commits wait
-         * for it while the application's follow the session's setting (for example {@code local}).
-         * A lease's plain release, whose loss only delays the key, still does not wait. Unset, the
-         * lock's commits follow the session's setting. Native statements only.
+         * On PostgreSQL, how long the lock's writes that must survive a crash or failover wait at their
+         * commit (config: {@code locked.postgresql.synchronous-commit}): takes, renewals, hand-overs,
+         * releases that keep a minimum hold, pessimistic holders' tokens and forced releases. Set for
+         * the lock's own transaction only, so that with a synchronous standby the lock's commits wait
+         * for it while the application's follow the session's setting. A lease's plain release, whose
+         * loss only delays the key, still does not wait. Unset, the lock's commits follow the
+         * session's setting. Native statements on PostgreSQL only: refused elsewhere at build.
          *
-         * @param level {@code on}, {@code remote_write} or {@code remote_apply}, in any case
+         * @param level the level of PostgreSQL's {@code synchronous_commit}
          * @return this builder
-         * @throws IllegalArgumentException for any other level
          */
-        public Builder postgresqlSynchronousCommit(String level) {
-            if (level == null || !List.of("on", "remote_write", "remote_apply").contains(level.trim().toLowerCase(Locale.ROOT))) {
-                throw new IllegalArgumentException("locked.postgresql.synchronous-commit must be on, remote_write or"
-                        + " remote_apply (the levels at which a commit waits for a synchronous standby), was " + level);
+        public Builder postgresqlSynchronousCommit(StandbyCommits level) {
+            if (level == null) {
+                throw new IllegalArgumentException("StandbyCommits must not be null");
             }
-            this.synchronousCommit = level.trim().toLowerCase(Locale.ROOT);
+            this.synchronousCommit = level;
             return this;
         }
 

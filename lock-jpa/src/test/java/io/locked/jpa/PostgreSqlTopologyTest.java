@@ -182,9 +182,9 @@ class PostgreSqlTopologyTest {
         try (Connection watcher = primary.connect()) {
             awaitSyncStates(List.of("sync"));
             JpaLockRepository plain = repositoryOn(primary.url(), LockStatements.NATIVE);
-            JpaLockRepository waiting = repositoryOn(primary.url(), LockStatements.NATIVE, "on");
+            JpaLockRepository waiting = repositoryOn(primary.url(), LockStatements.NATIVE, StandbyCommits.ON);
             JpaLockRepository clockTokens = JpaLockRepository.builder(factoryOn(primary.url()))
-                    .statements(LockStatements.NATIVE).tokens(LockTokens.CLOCK).postgresqlSynchronousCommit("on").build();
+                    .statements(LockStatements.NATIVE).tokens(LockTokens.CLOCK).postgresqlSynchronousCommit(StandbyCommits.ON).build();
             String key = "standby:" + UUID.randomUUID();
             Duration lease = Duration.ofSeconds(30);
             // the key's row exists before the stream stops: its creation commits under the session's setting
@@ -237,14 +237,14 @@ class PostgreSqlTopologyTest {
     @Test
     void theStandbyWaitIsRefusedOnTheJpaPathAndForOtherLevels() {
         IllegalStateException jpa = assertThrows(IllegalStateException.class,
-                () -> repositoryOn(primary.url(), LockStatements.JPA, "remote_apply"));
+                () -> repositoryOn(primary.url(), LockStatements.JPA, StandbyCommits.REMOTE_APPLY));
         assertTrue(jpa.getMessage().contains("locked.postgresql.synchronous-commit=remote_apply")
                 && jpa.getMessage().contains("native"), jpa.getMessage());
         IllegalArgumentException level = assertThrows(IllegalArgumentException.class,
-                () -> JpaLockRepository.builder(factoryOn(primary.url())).postgresqlSynchronousCommit("local"));
+                () -> StandbyCommits.parse("local"));
         assertTrue(level.getMessage().contains("remote_apply") && level.getMessage().contains("local"), level.getMessage());
         IllegalStateException otherDatabase = assertThrows(IllegalStateException.class,
-                () -> TestDatabase.H2.open(2, Map.of(), settings -> settings.postgresqlSynchronousCommit("on")).close());
+                () -> TestDatabase.H2.open(2, Map.of(), settings -> settings.postgresqlSynchronousCommit(StandbyCommits.ON)).close());
         assertTrue(otherDatabase.getMessage().contains("PostgreSQL only") && otherDatabase.getMessage().contains("H2"),
                 otherDatabase.getMessage());
     }
@@ -316,7 +316,7 @@ class PostgreSqlTopologyTest {
         return repositoryOn(url, path, null);
     }
 
-    private JpaLockRepository repositoryOn(String url, LockStatements path, String synchronousCommit) {
+    private JpaLockRepository repositoryOn(String url, LockStatements path, StandbyCommits synchronousCommit) {
         JpaLockRepository.Builder builder = JpaLockRepository.builder(factoryOn(url)).statements(path);
         return (synchronousCommit == null ? builder : builder.postgresqlSynchronousCommit(synchronousCommit)).build();
     }

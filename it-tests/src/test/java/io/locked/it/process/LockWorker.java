@@ -14,6 +14,7 @@ import io.locked.it.weld.LockedDeployment;
 import io.locked.it.weld.TestConfig;
 import io.locked.jpa.LockFence;
 import io.locked.jpa.LockStatements;
+import io.locked.jpa.StandbyCommits;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.io.BufferedReader;
@@ -94,7 +95,7 @@ public final class LockWorker {
                     settings.galeraSingleWriter(options.galeraSingleWriter()).statements(options.statements())
                             .tokens(options.tokens());
                     return options.synchronousCommit() == null ? settings
-                            : settings.postgresqlSynchronousCommit(options.synchronousCommit());
+                            : settings.postgresqlSynchronousCommit(StandbyCommits.parse(options.synchronousCommit()));
                 });
              LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
             ready();

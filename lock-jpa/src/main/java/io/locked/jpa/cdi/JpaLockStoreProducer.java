@@ -6,6 +6,7 @@ import io.locked.internal.definition.Durations;
 import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockStatements;
 import io.locked.jpa.LockTokens;
+import io.locked.jpa.StandbyCommits;
 import io.locked.spi.LockRepository;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -40,7 +41,6 @@ public class JpaLockStoreProducer {
     static final String CREATE_TABLE = "locked.create-table";
     static final String GALERA_SINGLE_WRITER = "locked.galera.single-writer";
     static final String CONNECTION_WAIT = "locked.connection-wait";
-    static final String SYNCHRONOUS_COMMIT = "locked.postgresql.synchronous-commit";
     private EntityManagerFactory ownFactory;
 
     @Produces
@@ -53,7 +53,7 @@ public class JpaLockStoreProducer {
                 .galeraSingleWriter(setting(GALERA_SINGLE_WRITER).map(value -> parseBoolean(GALERA_SINGLE_WRITER, value)).orElse(false))
                 .connectionWait(setting(CONNECTION_WAIT).map(JpaLockStoreProducer::parseWait)
                         .orElse(JpaLockRepository.DEFAULT_CONNECTION_WAIT));
-        setting(SYNCHRONOUS_COMMIT).ifPresent(builder::postgresqlSynchronousCommit);
+        setting(StandbyCommits.KEY).map(StandbyCommits::parse).ifPresent(builder::postgresqlSynchronousCommit);
         if (CdiTransactionManager.apiPresent()) {
             CdiTransactionManager.handTo(builder);
         }

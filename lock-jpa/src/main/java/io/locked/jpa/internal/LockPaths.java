@@ -4,6 +4,7 @@ import io.locked.jpa.LockDatabase;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.LockStatements;
 import io.locked.jpa.LockTokens;
+import io.locked.jpa.StandbyCommits;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.DatabaseDetection;
@@ -36,8 +37,6 @@ import java.util.logging.Logger;
 public record LockPaths(LockConnections connections, LockDatabase database, LockStatements statements,
                         LockRepository path, Optional<GaleraNode> galeraForJpa) {
     private static final Logger LOG = Logger.getLogger(LockPaths.class.getName());
-    /** The setting that makes the lock's durable writes on PostgreSQL wait for the standbys. */
-    public static final String STANDBY_WAIT = "locked.postgresql.synchronous-commit";
 
     /**
      * Chooses the path and runs its start-up checks.
@@ -53,7 +52,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
      */
     public static LockPaths choose(EntityManagerFactory factory, LockDatabase database, LockStatements requested,
                                    boolean galeraSingleWriter, Duration connectionWait, LockTokens tokens,
-                                   String standbyWait, UnitTransactions transactions) {
+                                   StandbyCommits standbyWait, UnitTransactions transactions) {
         String noConnections = null;
         LockConnections connections = null;
         try {
@@ -103,7 +102,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
                     Optional.empty());
         }
         if (standbyWait != null) {
-            throw new IllegalStateException(STANDBY_WAIT + "=" + standbyWait + " needs Locked's native statements on"
+            throw new IllegalStateException(StandbyCommits.KEY + "=" + standbyWait.level() + " needs Locked's native statements on"
                     + " PostgreSQL, and this lock store locks through JPA (" + LockStatements.KEY + "=jpa"
                     + (requested == LockStatements.AUTO ? ", chosen because the native path cannot run here" : "")
                     + "). Remove the setting, or use " + LockStatements.KEY + "=native");

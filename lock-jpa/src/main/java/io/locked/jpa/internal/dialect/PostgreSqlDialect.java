@@ -2,6 +2,7 @@ package io.locked.jpa.internal.dialect;
 
 import io.locked.jpa.LockDatabase;
 import io.locked.jpa.LockRow;
+import io.locked.jpa.StandbyCommits;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.transaction.FenceTransaction;
@@ -212,8 +213,8 @@ final class PostgreSqlDialect extends Dialect {
 
     /** The statements of this database with the commits of durable writes at that level. */
     @Override
-    public Dialect withStandbyWait(String synchronousCommit) {
-        return new PostgreSqlDialect(synchronousCommit);
+    public Dialect withStandbyWait(StandbyCommits synchronousCommit) {
+        return new PostgreSqlDialect(synchronousCommit.level());
     }
 
     /** A second bounds its wait where a pessimistic acquirer holds the row. */

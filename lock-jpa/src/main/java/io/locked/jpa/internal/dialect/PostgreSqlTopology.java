@@ -1,5 +1,6 @@
 package io.locked.jpa.internal.dialect;
 
+import io.locked.jpa.StandbyCommits;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.transaction.LockTransaction;
@@ -62,7 +63,7 @@ public record PostgreSqlTopology(boolean inRecovery, String synchronousCommit, S
         }
         PostgreSqlTopology locks = standbyWait == null ? topology : topology.withSynchronousCommit(standbyWait);
         if (standbyWait != null && topology.standbyNames.isEmpty()) {
-            LOG.warning(() -> "locked.postgresql.synchronous-commit=" + standbyWait + " waits for no standby here:"
+            LOG.warning(() -> StandbyCommits.KEY + "=" + standbyWait + " waits for no standby here:"
                     + " the server names no synchronous standby (synchronous_standby_names is empty), so the lock's"
                     + " commits wait for its own disk only. " + topology.describe());
             return;

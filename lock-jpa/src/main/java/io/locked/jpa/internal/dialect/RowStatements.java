@@ -1,5 +1,6 @@
 package io.locked.jpa.internal.dialect;
 
+import io.locked.jpa.StandbyCommits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -194,8 +195,8 @@ public interface RowStatements {
      *
      * @throws IllegalStateException on a database other than PostgreSQL, which has no such setting
      */
-    default Dialect withStandbyWait(String synchronousCommit) {
-        throw new IllegalStateException("locked.postgresql.synchronous-commit=" + synchronousCommit
+    default Dialect withStandbyWait(StandbyCommits synchronousCommit) {
+        throw new IllegalStateException(StandbyCommits.KEY + "=" + synchronousCommit.level()
                 + " applies to PostgreSQL only; this lock store's database is " + this);
     }
 
