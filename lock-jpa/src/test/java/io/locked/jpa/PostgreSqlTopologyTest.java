@@ -182,7 +182,12 @@ class PostgreSqlTopologyTest {
         try (Connection watcher = primary.connect()) {
             awaitSyncStates(List.of("sync"));
             JpaLockRepository plain = repositoryOn(primary.url(), LockStatements.NATIVE);
-            JpaLockRepository waiting = repositoryOn(primary.url(), LockStatements.NATIVE, StandbyCommits.ON);
+            List<JpaLockRepository> started = new ArrayList<>();
+            List<String> logged = startLogs(() -> started.add(repositoryOn(primary.url(), LockStatements.NATIVE,
+                    StandbyCommits.ON)));
+            assertTrue(logged.size() == 1 && logged.get(0).contains("synchronous_commit=local, on for the lock's durable"
+                    + " writes") && logged.get(0).contains("survive"), "the start says the lock's commits wait: " + logged);
+            JpaLockRepository waiting = started.get(0);
             JpaLockRepository clockTokens = JpaLockRepository.builder(factoryOn(primary.url()))
                     .statements(LockStatements.NATIVE).tokens(LockTokens.CLOCK).postgresqlSynchronousCommit(StandbyCommits.ON).build();
             String key = "standby:" + UUID.randomUUID();

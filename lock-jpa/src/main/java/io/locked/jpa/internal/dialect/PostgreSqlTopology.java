@@ -61,20 +61,13 @@ public record PostgreSqlTopology(boolean inRecovery, String synchronousCommit, S
         if (topology.inRecovery) {
             throw new IllegalStateException(REFUSAL);
         }
-        PostgreSqlTopology locks = standbyWait == null ? topology : topology.withSynchronousCommit(standbyWait);
         if (standbyWait != null && topology.standbyNames.isEmpty()) {
             LOG.warning(() -> StandbyCommits.KEY + "=" + standbyWait + " waits for no standby here:"
                     + " the server names no synchronous standby (synchronous_standby_names is empty), so the lock's"
                     + " commits wait for its own disk only. " + topology.describe());
             return;
         }
-        LOG.info(locks::describe);
-    }
-
-    /** @return the same place, with the lock's durable commits at that level */
-    private PostgreSqlTopology withSynchronousCommit(String level) {
-        return new PostgreSqlTopology(inRecovery, level + " for the lock's durable writes", standbyNames, standbys,
-                synchronous, statesVisible);
+        LOG.info(() -> topology.describe(standbyWait));
     }
 
     /** @return what the server says of its place in replication, read on that connection */
@@ -89,10 +82,19 @@ public record PostgreSqlTopology(boolean inRecovery, String synchronousCommit, S
 
     /** @return one line for the log, in a user's words */
     public String describe() {
+        return describe(null);
+    }
+
+    /**
+     * @param lockCommits the {@code synchronous_commit} of the lock's durable writes, or null for the session's
+     * @return one line for the log, in a user's words
+     */
+    String describe(String lockCommits) {
+        String effective = lockCommits == null ? synchronousCommit : lockCommits;
         String settings = " (synchronous_commit=" + synchronousCommit
+                + (lockCommits == null ? "" : ", " + lockCommits + " for the lock's durable writes")
                 + (standbyNames.isEmpty() ? "" : ", synchronous_standby_names='" + standbyNames + "'") + ")";
-        boolean commitsWait = !standbyNames.isEmpty()
-                && WAITS_FOR_STANDBY.contains(synchronousCommit.toLowerCase(Locale.ROOT).split(" ")[0]);
+        boolean commitsWait = !standbyNames.isEmpty() && WAITS_FOR_STANDBY.contains(effective.toLowerCase(Locale.ROOT));
         if (standbys == 0) {
             return "PostgreSQL primary without standbys" + settings + (commitsWait
                     ? ": no synchronous standby is connected, so every commit waits until one is" : "");
@@ -115,7 +117,7 @@ public record PostgreSqlTopology(boolean inRecovery, String synchronousCommit, S
                 ? (standbys == 1 ? "1 synchronous standby" : standbys + " synchronous standbys")
                 : count + ", " + synchronous + " of them synchronous") + settings;
         if (!commitsWait) {
-            return described + ": commits do not wait for them under synchronous_commit=" + synchronousCommit
+            return described + ": commits do not wait for them under synchronous_commit=" + effective
                     + ", so a failover may lose the last committed leases and tokens (docs/clusters.md)";
         }
         return described + ": committed leases and tokens survive a failover to a synchronous standby, apart from what"
