@@ -107,6 +107,9 @@ class FaultPostgreSqlFailoverTest {
                     LockTokens.WRITTEN, fence, servers, servers, repository)) {
                 if (replication == Replication.LAGGING_ASYNCHRONOUS) {
                     primary.pauseWalSenders();
+                    // the lock's holder at the pause may have taken it before: the gated section comes
+                    // after a section that began after the pause, so its take reached no standby
+                    workers.awaitCycleEnteredAfter(workers.mark());
                 }
                 workers.gateHolder();
                 workers.awaitWaiter();

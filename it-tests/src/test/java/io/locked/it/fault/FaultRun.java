@@ -193,6 +193,15 @@ final class FaultRun implements AutoCloseable {
         });
     }
 
+    /**
+     * Waits until a critical section entered after the mark has ended: on one key, every section
+     * from then on was acquired after the mark.
+     */
+    void awaitCycleEnteredAfter(EventLog.Mark since) throws InterruptedException {
+        events.await("a completed cycle entered after the mark", since,
+                recent -> first(recent, e -> e.is("CYCLE") && e.nanos(2) > since.nanos()));
+    }
+
     /** Lets the gated holder write and leave. */
     void openGate() throws IOException {
         holder().send("open");
