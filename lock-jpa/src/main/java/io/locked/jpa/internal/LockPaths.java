@@ -10,6 +10,7 @@ import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.DatabaseDetection;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
+import io.locked.jpa.internal.dialect.DerbyTimeBindingCheck;
 import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
 import io.locked.jpa.internal.entitypath.DatabaseClock;
 import io.locked.jpa.internal.entitypath.EntityLockRepository;
@@ -109,6 +110,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         }
         if (family == null) {
             HsqldbSettingsCheck.requireRowLocks(factory, connections, transactions);
+            DerbyTimeBindingCheck.requireOwnCalendars(factory, connections);
         } else if (connections != null) {
             Dialect.of(family).checkLockTable(connections); // a table the provider generated may compare keys loosely
         }

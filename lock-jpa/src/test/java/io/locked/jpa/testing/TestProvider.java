@@ -50,6 +50,11 @@ public enum TestProvider {
                     properties.put("jakarta.persistence.database-major-version", 10);
                     properties.put("jakarta.persistence.database-minor-version", 11);
                 }
+                if (database == TestDatabase.DERBY) {
+                    // a calendar per value rather than Hibernate's shared one, which Derby's driver changes
+                    properties.put("hibernate.type.preferred_instant_jdbc_type", "TIMESTAMP");
+                    properties.put("hibernate.jdbc.time_zone", "UTC");
+                }
                 properties.put("hibernate.show_sql", System.getProperty("locked.showSql", "false"));
             }
             case ECLIPSELINK -> {

@@ -4,9 +4,6 @@ import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.util.Locale;
 
 /**
  * Refuses, at start-up, an HSQLDB on which the JPA path would not exclude with bounded waits. Only
@@ -31,7 +28,7 @@ public final class HsqldbSettingsCheck {
      * @throws IllegalStateException if the unit's database is HSQLDB, set otherwise
      */
     public static void requireRowLocks(EntityManagerFactory factory, LockConnections connections, UnitTransactions transactions) {
-        if (!isHsqldb(factory, connections)) {
+        if (!UnitDatabaseName.names(factory.getProperties(), connections, "jdbc:hsqldb:", "hsqldialect", "hsql")) {
             return;
         }
         EntityManager manager = factory.createEntityManager();
@@ -53,26 +50,6 @@ public final class HsqldbSettingsCheck {
         } finally {
             transactions.rollbackIfActive(manager);
             manager.close();
-        }
-    }
-
-    private static boolean isHsqldb(EntityManagerFactory factory, LockConnections connections) {
-        String text = String.valueOf(factory.getProperties()).toLowerCase(Locale.ROOT);
-        if (text.contains("jdbc:hsqldb:") || text.contains("hsqldialect")) {
-            return true;
-        }
-        if (connections == null) {
-            return false;
-        }
-        try {
-            Connection connection = connections.open();
-            try {
-                return connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT).contains("hsql");
-            } finally {
-                connections.close(connection);
-            }
-        } catch (SQLException unreachable) {
-            throw new IllegalStateException("Cannot read the database's name (" + unreachable + ")", unreachable);
         }
     }
 }
