@@ -99,7 +99,8 @@ public interface LockManager extends AutoCloseable {
      * the table and in both modes (see {@link LockInfo} for what each database can show of a
      * pessimistic holder in another JVM). Reads the table; never waits for the lock.
      *
-     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters
+     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters; or a
+     *            permit's slot key ({@link LockRequest#permitSlotKey})
      * @return the key's state; a key that has no row is free
      * @throws IllegalArgumentException      if the key is null, blank or too long
      * @throws LockStoreUnavailableException if the table cannot be read
@@ -126,6 +127,22 @@ public interface LockManager extends AutoCloseable {
     int MAX_PAGE = 1000;
 
     /**
+     * Every current holder of a key, for operators: its exclusive holder and the holder of each of
+     * its permits ({@link LockRequest#permits()}), each as {@link #inspect} reads it. A permit holder's
+     * {@link LockInfo#key()} is its slot key ({@link LockRequest#permitSlotKey}), which
+     * {@link #inspect} and {@link #forceRelease(String)} take to see or end that one holder.
+     *
+     * @param key the lock key (not a slot key)
+     * @return the holders: the exclusive one first, then the permits in slot order; empty when none holds the key
+     * @throws IllegalArgumentException      if the key is null, blank, too long or a slot key
+     * @throws LockStoreUnavailableException if the table cannot be read
+     * @throws UnsupportedOperationException if the lock store cannot be inspected
+     */
+    default List<LockInfo> holders(String key) {
+        throw new UnsupportedOperationException("This LockManager lists no holders");
+    }
+
+    /**
      * Ends whatever hold a key has, for operators: a stuck job, a holder that will never finish.
      * An optimistic lease is freed; a pessimistic holder's database session is ended, which rolls
      * its transaction back (the native statements on MariaDB, MySQL, PostgreSQL and H2; the
@@ -138,7 +155,8 @@ public interface LockManager extends AutoCloseable {
      * {@code LockLost} event is fired, and its fenced writes are refused. Logged at WARNING, naming
      * the key and the old holder.
      *
-     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters
+     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters; or a
+     *            permit's slot key ({@link LockRequest#permitSlotKey}), to end that one permit's hold
      * @return the hold that was ended, empty if the key was free or the hold found ended by itself
      *         before it could be ended (then nothing was ended; the key may have a new holder)
      * @throws IllegalArgumentException      if the key is null, blank or too long
@@ -161,6 +179,19 @@ public interface LockManager extends AutoCloseable {
      * @throws IllegalArgumentException for a bad key or delay; otherwise as {@link #forceRelease(String)}
      */
     Optional<LockInfo> forceRelease(String key, java.time.Duration lockDelay);
+
+    /**
+     * Ends every current hold of a key, each as {@link #forceRelease(String)} ends one: its exclusive
+     * hold and the hold of each of its permits, as {@link #holders} lists them at the start.
+     *
+     * @param key the lock key (not a slot key)
+     * @return the holds that were ended
+     * @throws IllegalArgumentException if the key is null, blank, too long or a slot key; otherwise as
+     *                                  {@link #forceRelease(String)}, after the holds before the failing one were ended
+     */
+    default List<LockInfo> forceReleaseAll(String key) {
+        throw new UnsupportedOperationException("This LockManager has no forced release of every holder");
+    }
 
     /**
      * Campaigns for a role that one JVM holds at a time (a cluster singleton, a leader): a thread of

@@ -33,9 +33,16 @@ import java.util.Objects;
  *              store keeps the lease plus the delay; the holder counts on its lease only. Optimistic
  *              mode only (a pessimistic holder's session death leaves no trace). Zero (the default) or
  *              positive, at most {@link #MAX_LEASE}
+ * @param permits how many holders of the key may run at once: 0 (the default) for the key's
+ *              exclusive lock; 1 to {@link #MAX_PERMITS} for one of that many permits. A key's permits
+ *              are counted apart from its exclusive lock: an exclusive holder of {@code "k"} neither
+ *              waits for the permit holders of {@code "k"} nor keeps them out. Each permit is a row of
+ *              its own, its <em>slot</em> ({@link #permitSlotKey(String, int)}), with the tokens of that
+ *              slot; requests of one key that ask for different counts share the slots they have in
+ *              common, so at most the largest count of them hold at once
  */
 public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
-                          Duration holdAtLeast, Duration lockDelay) {
+                          Duration holdAtLeast, Duration lockDelay, int permits) {
 
     /** The longest key the lock table holds (its primary key column is {@code VARCHAR(255)}). */
     public static final int MAX_KEY_LENGTH = 255;
@@ -50,6 +57,16 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
     /** Default name in metrics: {@code "api"}, shared by every request that does not set one. */
     public static final String DEFAULT_NAME = "api";
+    /**
+     * The most permits of one key: 100. A waiter for permits tries each slot in turn, one statement per
+     * slot, before it pauses, so every permit costs a statement when all are taken.
+     */
+    public static final int MAX_PERMITS = 100;
+    /**
+     * The character between a key and its slot number in a permit's slot key: U+001F (the ASCII unit
+     * separator). A key of a request may not contain it, so no key can name another key's slot.
+     */
+    public static final char PERMIT_SLOT_MARK = '\u001F';
 
     /**
      * Checks every component.
@@ -72,6 +89,9 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
                     + " characters, was " + key.length() + ": '" + key.substring(0, 40) + "...'");
         }
         String unstorable = unstorableCharacter(key);
+        if (unstorable == null && key.indexOf(PERMIT_SLOT_MARK) >= 0) {
+            unstorable = "U+001F (at index " + key.indexOf(PERMIT_SLOT_MARK) + "), which marks the slots of permits";
+        }
         if (unstorable != null) {
             throw new IllegalArgumentException("Lock key must not contain " + unstorable + ", was '"
                     + key.replace("\0", "\\0") + "'");
@@ -103,6 +123,15 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
             throw new IllegalArgumentException("Lock lockDelay must be zero or positive and at most "
                     + MAX_LEASE.toDays() + " days for key '" + key + "', was " + lockDelay);
         }
+        if (permits < 0 || permits > MAX_PERMITS) {
+            throw new IllegalArgumentException("Lock permits must be 0 (an exclusive lock) or 1 to " + MAX_PERMITS
+                    + " for key '" + key + "', was " + permits);
+        }
+        if (permits > 0 && key.length() + slotSuffixLength(permits) > MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("Lock key must be at most " + (MAX_KEY_LENGTH - slotSuffixLength(permits))
+                    + " characters with " + permits + " permits (each permit's slot key adds its number), was "
+                    + key.length());
+        }
         if (!lockDelay.isZero() && mode == LockMode.PESSIMISTIC) {
             throw new IllegalArgumentException("Lock lockDelay needs OPTIMISTIC mode for key '" + key
                     + "': a pessimistic holder whose session dies leaves no trace in the row to delay the next holder by");
@@ -126,6 +155,40 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
             }
         }
         return null;
+    }
+
+    private static int slotSuffixLength(int permits) {
+        return 1 + String.valueOf(permits).length();
+    }
+
+    /**
+     * A request for the key's exclusive lock (no permits).
+     *
+     * @param key         the lock key
+     * @param mode        the lock mode
+     * @param maxWait     how long to wait
+     * @param lease       the optimistic lease
+     * @param name        the name in metrics
+     * @param holdAtLeast the minimum hold
+     * @param lockDelay   the lock-delay
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
+                       Duration holdAtLeast, Duration lockDelay) {
+        this(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, 0);
+    }
+
+    /**
+     * The key of one permit's row: the key, {@link #PERMIT_SLOT_MARK} and the slot's number. What
+     * {@link LockHandle#key()} of a permit answers, and what inspection and forced release take to
+     * see or end that one permit.
+     *
+     * @param key  the key of the permits
+     * @param slot the slot, 1 to the count of permits
+     * @return the slot's key
+     */
+    public static String permitSlotKey(String key, int slot) {
+        return key + PERMIT_SLOT_MARK + slot;
     }
 
     /**
@@ -170,7 +233,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that mode
      */
     public LockRequest mode(LockMode newMode) {
-        return new LockRequest(key, newMode, maxWait, lease, name, holdAtLeast, lockDelay);
+        return new LockRequest(key, newMode, maxWait, lease, name, holdAtLeast, lockDelay, permits);
     }
 
     /**
@@ -178,7 +241,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that wait
      */
     public LockRequest waitFor(Duration newWait) {
-        return new LockRequest(key, mode, newWait, lease, name, holdAtLeast, lockDelay);
+        return new LockRequest(key, mode, newWait, lease, name, holdAtLeast, lockDelay, permits);
     }
 
     /**
@@ -186,7 +249,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that lease
      */
     public LockRequest leaseFor(Duration newLease) {
-        return new LockRequest(key, mode, maxWait, newLease, name, holdAtLeast, lockDelay);
+        return new LockRequest(key, mode, maxWait, newLease, name, holdAtLeast, lockDelay, permits);
     }
 
     /**
@@ -195,7 +258,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that name
      */
     public LockRequest name(String newName) {
-        return new LockRequest(key, mode, maxWait, lease, newName, holdAtLeast, lockDelay);
+        return new LockRequest(key, mode, maxWait, lease, newName, holdAtLeast, lockDelay, permits);
     }
 
     /**
@@ -204,7 +267,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that minimum hold
      */
     public LockRequest holdAtLeast(Duration newHold) {
-        return new LockRequest(key, mode, maxWait, lease, name, newHold, lockDelay);
+        return new LockRequest(key, mode, maxWait, lease, name, newHold, lockDelay, permits);
     }
 
     /**
@@ -213,13 +276,22 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that lock-delay
      */
     public LockRequest lockDelay(Duration newDelay) {
-        return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, newDelay);
+        return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, newDelay, permits);
+    }
+
+    /**
+     * @param newPermits how many holders of the key may run at once, 1 to {@link #MAX_PERMITS}; 0 for
+     *                   the key's exclusive lock (see {@link #permits()})
+     * @return a copy with that many permits
+     */
+    public LockRequest permits(int newPermits) {
+        return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, newPermits);
     }
 
     @Override
     public String toString() {
         return "LockRequest[" + Objects.toString(key) + ", " + mode + ", wait " + maxWait + ", lease " + lease
                 + ", name " + name + (holdAtLeast.isZero() ? "" : ", hold at least " + holdAtLeast)
-                + (lockDelay.isZero() ? "" : ", lock-delay " + lockDelay) + "]";
+                + (lockDelay.isZero() ? "" : ", lock-delay " + lockDelay) + (permits == 0 ? "" : ", " + permits + " permits") + "]";
     }
 }

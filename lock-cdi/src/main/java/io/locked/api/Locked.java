@@ -26,7 +26,7 @@ import java.lang.annotation.Target;
  * Every member can be overridden by MicroProfile Config, most specific first:
  * {@code locked."<class>/<method>".<member>}, {@code locked."<class>".<member>},
  * {@code locked.default.<member>}; members {@code mode}, {@code wait}, {@code lease},
- * {@code hold-at-least}, {@code lock-delay}, {@code on-timeout} and {@code enabled} ({@code maxWait},
+ * {@code hold-at-least}, {@code lock-delay}, {@code permits}, {@code on-timeout} and {@code enabled} ({@code maxWait},
  * {@code holdAtLeast}, {@code lockDelay} and {@code onTimeout}, as the annotation names them, are read
  * too). Misuse fails the deployment, naming class, method and member.
  */
@@ -106,6 +106,17 @@ public @interface Locked {
      */
     @Nonbinding
     String lockDelay() default "0s";
+
+    /**
+     * How many calls of one key may run at once, across every JVM: 0 (the default) for the key's
+     * exclusive lock, at most one call; 1 to {@value LockRequest#MAX_PERMITS} for that many permits,
+     * each held like an exclusive lock of its own slot ({@link LockRequest#permits()}). A key's permits
+     * are counted apart from its exclusive lock.
+     *
+     * @return the permits, or 0 for an exclusive lock
+     */
+    @Nonbinding
+    int permits() default 0;
 
     /**
      * What happens when the wait runs out. {@link OnTimeout#SKIP} needs a method whose result can

@@ -18,6 +18,8 @@ import io.locked.spi.LockRowState;
 import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -35,6 +37,7 @@ public final class DefaultLockManager implements LockManager {
     private final LeaseWatchdog watchdog;
     private final Duration sessionCheckInterval;
     private final KeyTurns turns;
+    private final PermitSlots permitSlots;
     private final LockMetrics metrics;
     private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
     private volatile boolean closed;
@@ -61,6 +64,7 @@ public final class DefaultLockManager implements LockManager {
         this.time = time;
         this.watchdog = new LeaseWatchdog(watchdogThreads, repository, time);
         this.turns = new KeyTurns(time);
+        this.permitSlots = new PermitSlots(time);
         this.sessionCheckInterval = sessionCheckInterval;
     }
 
@@ -114,7 +118,7 @@ public final class DefaultLockManager implements LockManager {
 
     @Override
     public LockInfo inspect(String key) {
-        String checked = LockRequest.of(key).key();
+        String checked = PermitSlots.checkedKey(key);
         return repository.inspect(checked).map(DefaultLockManager::info)
                 .orElseGet(() -> new LockInfo(checked, null, null, null, null, null, null, false));
     }
@@ -137,11 +141,35 @@ public final class DefaultLockManager implements LockManager {
 
     @Override
     public Optional<LockInfo> forceRelease(String key, Duration lockDelay) {
-        // the request checks the key, and the delay as a lock-delay
-        String checked = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay).key();
+        String checked = PermitSlots.checkedKey(key);
+        // the request checks the delay as a lock-delay
+        LockRequest.of(PermitSlots.baseKey(checked)).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay);
         Optional<LockInfo> ended = repository.forceRelease(checked, lockDelay).map(DefaultLockManager::info);
         ended.ifPresent(hold -> LockLog.forcedRelease(checked, hold.mode(), hold.token(), hold.holder(),
                 hold.databaseSession()));
+        return ended;
+    }
+
+    @Override
+    public List<LockInfo> holders(String key) {
+        String checked = LockRequest.of(key).key();
+        List<LockInfo> holders = new ArrayList<>();
+        LockInfo exclusive = inspect(checked);
+        if (exclusive.held()) {
+            holders.add(exclusive);
+        }
+        // the slots of no other key start so: no key may hold the mark
+        list(checked + LockRequest.PERMIT_SLOT_MARK, null, LockRequest.MAX_PERMITS).stream().filter(LockInfo::held)
+                .sorted(Comparator.comparingInt(slot -> PermitSlots.slotNumber(slot.key()))).forEach(holders::add);
+        return holders;
+    }
+
+    @Override
+    public List<LockInfo> forceReleaseAll(String key) {
+        List<LockInfo> ended = new ArrayList<>();
+        for (LockInfo holder : holders(key)) {
+            forceRelease(holder.key()).ifPresent(ended::add);
+        }
         return ended;
     }
 
@@ -165,24 +193,44 @@ public final class DefaultLockManager implements LockManager {
         if (refusal.isPresent()) {
             throw new IllegalStateException("Cannot acquire '" + request.key() + "' " + request.mode() + ": " + refusal.get());
         }
+        long started = time.nanoTime();
         ThreadScope scope = scopes.get();
-        Acquisition outer = scope.find(request.key());
+        if (request.permits() == 0) {
+            return acquireKey(request, request.key(), wait, started, scope,
+                    metrics.forLock(request.name(), request.mode(), LockKind.EXCLUSIVE), true);
+        }
+        // one meter for the whole wait: a slot found taken is not a refusal of the permits
+        LockMeter meter = metrics.forLock(request.name(), request.mode(), LockKind.PERMIT);
+        LockHandle permit = permitSlots.acquire(request, scope, started + saturatedNanos(wait),
+                slotKey -> acquireKey(request, slotKey, Duration.ZERO, started, scope, meter, false));
+        if (permit == null) {
+            meter.notAcquired(time.nanoTime() - started);
+        }
+        return permit;
+    }
+
+    /**
+     * @param key            the request's key, or one of its permit slots
+     * @param wait           how long to wait for it
+     * @param started        when the request's wait began, for its metrics
+     * @param countRefusal   whether running out of wait counts as the request's refusal in the metrics
+     */
+    private LockHandle acquireKey(LockRequest request, String key, Duration wait, long started, ThreadScope scope,
+                                  LockMeter meter, boolean countRefusal) {
+        Acquisition outer = scope.find(key);
         if (outer != null) {
             Handle nested = outer.enterAgain();
             if (nested != null) {
                 return nested;
             }
             // being released, or lost: never revived; this acquisition goes to the database afresh
-            scope.leave(request.key(), outer);
+            scope.leave(key, outer);
         }
         long waitNanos = saturatedNanos(wait);
-        long started = time.nanoTime();
-        long deadline = started + waitNanos;
-        String key = request.key();
+        long deadline = time.nanoTime() + waitNanos;
         String owner = newOwner();
         String holder = Holder.describe(time.wallClock());
         boolean optimistic = request.mode() == LockMode.OPTIMISTIC;
-        LockMeter meter = metrics.forLock(request.name(), request.mode());
         KeyTurns.Turn turn;
         try {
             turn = awaitTurn(key, waitNanos, optimistic
@@ -192,7 +240,9 @@ public final class DefaultLockManager implements LockManager {
             throw interrupted;
         }
         if (turn == null) {
-            meter.notAcquired(time.nanoTime() - started);
+            if (countRefusal) {
+                meter.notAcquired(time.nanoTime() - started);
+            }
             return null;
         }
         Acquisition acquisition;
@@ -208,7 +258,7 @@ public final class DefaultLockManager implements LockManager {
             // not an answer about the key: asking again at once would only spin on the same shortage
             turn.end();
             meter.noConnection(time.nanoTime() - started);
-            throw new LockNotAcquiredException(key, wait, LockNotAcquiredException.Reason.NO_CONNECTION, none.getMessage());
+            throw new LockNotAcquiredException(request.key(), wait, LockNotAcquiredException.Reason.NO_CONNECTION, none.getMessage());
         } catch (RuntimeException | Error failure) {
             turn.end();
             if (failure instanceof LockStoreUnavailableException storeDown) {
@@ -220,7 +270,9 @@ public final class DefaultLockManager implements LockManager {
         }
         if (acquisition == null) {
             turn.end();
-            meter.notAcquired(time.nanoTime() - started);
+            if (countRefusal) {
+                meter.notAcquired(time.nanoTime() - started);
+            }
             return null;
         }
         acquisition.holdAtLeast(request.holdAtLeast());

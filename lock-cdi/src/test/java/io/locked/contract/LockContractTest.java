@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * database runs it by extending this class and providing {@link #repository()}.
  */
 public abstract class LockContractTest implements InspectionContract, MinimumHoldContract, LockDelayContract,
-        BatchedRenewalContract {
+        BatchedRenewalContract, PermitContract {
     private static final Duration LONG_WAIT = Duration.ofSeconds(30);
     private final List<LockManager> managers = new ArrayList<>();
     // A new thread per task: a reused pool thread would still hold the keys it acquired (reentrancy).
@@ -79,6 +79,11 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
 
     @Override
     public LockRepository inspectedStore() {
+        return repository();
+    }
+
+    @Override
+    public LockRepository permitStore() {
         return repository();
     }
 

@@ -36,7 +36,7 @@ class FailingReportTest {
             }
         };
         try (LockManager locks = new DefaultLockManager(store, TimeSource.system(java.time.Clock.systemUTC()), 1, Duration.ofSeconds(30),
-                (name, lockMode) -> throwing)) {
+                (name, lockMode, kind) -> throwing)) {
             LockRequest request = LockRequest.of("reported").mode(mode).waitFor(Duration.ZERO);
             IllegalStateException failure = assertThrows(IllegalStateException.class, () -> locks.acquire(request));
             assertEquals("meter registry broken", failure.getMessage());

@@ -22,6 +22,11 @@ class DerbyLockContractTest extends JpaLockContractSuite {
     }
 
     @Override
+    public boolean readsPessimisticRows() {
+        return false;
+    }
+
+    @Override
     protected void endSessionsInTransaction() {
         throw new UnsupportedOperationException("embedded Derby cannot end another session");
     }

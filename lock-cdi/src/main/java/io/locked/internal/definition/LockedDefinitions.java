@@ -82,6 +82,8 @@ public final class LockedDefinitions {
                 locked.holdAtLeast());
         Duration lockDelay = overrides.value(Member.LOCK_DELAY, null, LockedDefinitions::zeroOrMore, where, errors,
                 locked.lockDelay());
+        Integer permits = overrides.value(Member.PERMITS, null, LockedDefinitions::permits, where, errors,
+                String.valueOf(locked.permits()));
         OnTimeout onTimeout = overrides.value(Member.ON_TIMEOUT, locked.onTimeout(), text -> parseEnum(OnTimeout.class, text),
                 where, errors);
         Boolean enabled = overrides.value(Member.ENABLED, Boolean.TRUE, LockedDefinitions::parseBoolean, where, errors);
@@ -104,7 +106,7 @@ public final class LockedDefinitions {
         if (!errors.isEmpty()) {
             return Resolution.failed(errors);
         }
-        return Resolution.of(new LockedSettings(where, key, mode, maxWait, lease, holdAtLeast, lockDelay, onTimeout, enabled,
+        return Resolution.of(new LockedSettings(where, key, mode, maxWait, lease, holdAtLeast, lockDelay, permits, onTimeout, enabled,
                 returnKind));
     }
 
@@ -162,6 +164,20 @@ public final class LockedDefinitions {
             throw new IllegalArgumentException("must be at least 1ms, was " + lease);
         }
         return lease;
+    }
+
+    private static Integer permits(String text) {
+        int permits;
+        try {
+            permits = Integer.parseInt(text.trim());
+        } catch (NumberFormatException notANumber) {
+            throw new IllegalArgumentException("must be a whole number, was '" + text + "'");
+        }
+        if (permits < 0 || permits > LockRequest.MAX_PERMITS) {
+            throw new IllegalArgumentException("must be 0 (an exclusive lock) or 1 to " + LockRequest.MAX_PERMITS
+                    + ", was " + permits);
+        }
+        return permits;
     }
 
     private static Duration zeroOrMore(String text) {

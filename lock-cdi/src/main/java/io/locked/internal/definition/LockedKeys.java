@@ -36,6 +36,7 @@ public final class LockedKeys {
         LEASE("lease"),
         HOLD_AT_LEAST("holdAtLeast"),
         LOCK_DELAY("lockDelay"),
+        PERMITS("permits"),
         ON_TIMEOUT("onTimeout"),
         /** Config only: {@code false} runs the method without its lock. */
         ENABLED("enabled");

@@ -1,6 +1,7 @@
 package io.locked.internal.metrics;
 
 import io.locked.api.LockMode;
+import io.locked.internal.LockKind;
 import io.locked.internal.LockMeter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -33,8 +34,8 @@ final class MicrometerLockMeter implements LockMeter {
     private final Counter storeErrorsReleasing;
     private final AtomicLong held = new AtomicLong();
 
-    MicrometerLockMeter(MeterRegistry registry, String name, LockMode mode) {
-        Tags lock = Tags.of("name", name, "mode", mode.name().toLowerCase());
+    MicrometerLockMeter(MeterRegistry registry, String name, LockMode mode, LockKind kind) {
+        Tags lock = Tags.of("name", name, "mode", mode.name().toLowerCase(), "type", kind.tag());
         waitAcquired = wait(registry, lock, "acquired");
         waitNotAcquired = wait(registry, lock, "not_acquired");
         waitNoConnection = wait(registry, lock, "no_connection");

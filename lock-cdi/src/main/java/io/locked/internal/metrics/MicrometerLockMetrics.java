@@ -1,6 +1,7 @@
 package io.locked.internal.metrics;
 
 import io.locked.api.LockMode;
+import io.locked.internal.LockKind;
 import io.locked.internal.LockMeter;
 import io.locked.internal.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -9,14 +10,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The lock's meters on one Micrometer registry: one {@link MicrometerLockMeter} per lock name and
- * mode, built on first use and kept, so a call after the first registers nothing.
+ * The lock's meters on one Micrometer registry: one {@link MicrometerLockMeter} per lock name,
+ * mode and kind, built on first use and kept, so a call after the first registers nothing.
  */
 final class MicrometerLockMetrics implements LockMetrics {
     private final MeterRegistry registry;
-    private final Map<NameAndMode, LockMeter> meters = new ConcurrentHashMap<>();
+    private final Map<MeterTags, LockMeter> meters = new ConcurrentHashMap<>();
 
-    private record NameAndMode(String name, LockMode mode) {
+    private record MeterTags(String name, LockMode mode, LockKind kind) {
     }
 
     private MicrometerLockMetrics(MeterRegistry registry) {
@@ -36,7 +37,8 @@ final class MicrometerLockMetrics implements LockMetrics {
     }
 
     @Override
-    public LockMeter forLock(String name, LockMode mode) {
-        return meters.computeIfAbsent(new NameAndMode(name, mode), key -> new MicrometerLockMeter(registry, name, mode));
+    public LockMeter forLock(String name, LockMode mode, LockKind kind) {
+        return meters.computeIfAbsent(new MeterTags(name, mode, kind), key -> new MicrometerLockMeter(registry, name, mode,
+                kind));
     }
 }

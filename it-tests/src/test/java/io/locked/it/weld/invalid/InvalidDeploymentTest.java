@@ -99,6 +99,12 @@ class InvalidDeploymentTest {
     }
 
     @Test
+    void permitsOutOfRange() {
+        refused(BadPermitsBean.class, "Invalid @Locked.permits on " + BadPermitsBean.class.getName() + "#render()",
+                "must be 0 (an exclusive lock) or 1 to 100, was -1");
+    }
+
+    @Test
     void keyPartThatRendersADifferentKeyPerInstance() {
         refused(IdentityKeyBean.class, "Invalid @Locked.key on " + IdentityKeyBean.class.getName() + "#ship()",
                 "{order}", "does not override toString()");
