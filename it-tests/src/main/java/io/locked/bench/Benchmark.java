@@ -53,6 +53,8 @@ public final class Benchmark {
     private static final int POOL_SIZE = 24;
     private static final int WARM_UP_THREADS = 4;
     private static final Duration WAIT = Duration.ofSeconds(60);
+    /** The permits of the permit cases: on one key, this many of their threads may be inside at once. */
+    static final int PERMITS = 4;
     private static final int SMALL_TABLE = 1_000;
     private static final int LARGE_TABLE = 1_000_000;
 
@@ -224,6 +226,9 @@ public final class Benchmark {
                         raw::conditionalUpdateWithToken),
                 new Case("API pessimistic", "pessimistic", Case.API, apiCycle(locks, LockMode.PESSIMISTIC)),
                 new Case("API optimistic", "optimistic", Case.API, apiCycle(locks, LockMode.OPTIMISTIC)),
+                new Case("API pessimistic, 4 permits", "pessimistic", Case.API_PERMITS,
+                        permitCycle(locks, LockMode.PESSIMISTIC)),
+                new Case("API optimistic, 4 permits", "optimistic", Case.API_PERMITS, permitCycle(locks, LockMode.OPTIMISTIC)),
                 new Case("API pessimistic, clock tokens", "pessimistic", Case.API_CLOCK_TOKENS,
                         apiCycle(clockLocks, LockMode.PESSIMISTIC)),
                 new Case("API pessimistic, a manager per thread", "pessimistic", Case.API_MANAGER_PER_THREAD,
@@ -242,6 +247,15 @@ public final class Benchmark {
     static Cycle apiCycle(LockManager locks, LockMode mode) {
         return (key, inside) -> {
             try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT))) {
+                inside.run();
+            }
+        };
+    }
+
+    /** One of {@value #PERMITS} permits of the key: on one key, that many threads may be inside at once. */
+    static Cycle permitCycle(LockManager locks, LockMode mode) {
+        return (key, inside) -> {
+            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).permits(PERMITS).waitFor(WAIT))) {
                 inside.run();
             }
         };

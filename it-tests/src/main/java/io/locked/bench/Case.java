@@ -22,6 +22,8 @@ record Case(String name, String mode, String layer, Cycle cycle) {
     static final String API_JPA_PATH = "API, JPA path";
     /** The API with clock tokens ({@code locked.tokens=clock}): most pessimistic releases roll back. */
     static final String API_CLOCK_TOKENS = "API, clock tokens";
+    /** The API asking for one of {@value Benchmark#PERMITS} permits of the key, beside its exclusive lock. */
+    static final String API_PERMITS = "API, permits";
     /** Another project's lock on the same database and pool ({@link PeerCycles}): ShedLock's JDBC template provider. */
     static final String SHEDLOCK = "ShedLock";
     /** Another project's lock on the same database and pool ({@link PeerCycles}): Spring Integration's JDBC registry. */
@@ -29,6 +31,11 @@ record Case(String name, String mode, String layer, Cycle cycle) {
 
     boolean peer() {
         return layer.equals(SHEDLOCK) || layer.equals(SPRING_JDBC);
+    }
+
+    /** @return how many holders of one key the case lets inside at once */
+    int admits() {
+        return layer.equals(API_PERMITS) ? Benchmark.PERMITS : 1;
     }
 
     boolean locks() {

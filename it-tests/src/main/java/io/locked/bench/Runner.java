@@ -87,12 +87,12 @@ final class Runner {
      */
     void runSlice(Tally tally, Case benchCase, int threads, boolean contended, String keyPrefix)
             throws InterruptedException {
-        Section shared = new Section();
+        Section shared = new Section(benchCase.admits());
         List<Section> sections = new ArrayList<>();
         Phase phase = new Phase();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            Section section = contended ? shared : new Section();
+            Section section = contended ? shared : new Section(benchCase.admits());
             sections.add(section);
             Samples latency = new Samples();
             Samples handOff = new Samples();

@@ -39,10 +39,15 @@ import java.util.Objects;
  *              waits for the permit holders of {@code "k"} nor keeps them out. Each permit is a row of
  *              its own, its <em>slot</em> ({@link #permitSlotKey(String, int)}), with the tokens of that
  *              slot; requests of one key that ask for different counts share the slots they have in
- *              common, so at most the largest count of them hold at once
+ *              common, so at most the largest count of them hold at once; {@link LockType#EXCLUSIVE} only
+ * @param type  {@link LockType#EXCLUSIVE} (the default), or a reader or the writer of the key's
+ *              read/write lock: readers share the key, a writer has it alone. The read/write lock of a
+ *              key is apart from its exclusive lock and its permits. Its rows are a writer row
+ *              ({@link #writerKey(String)}) and up to {@link #MAX_READERS} reader slots
+ *              ({@link #readerSlotKey(String, int)}): more readers at once wait for a slot
  */
 public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
-                          Duration holdAtLeast, Duration lockDelay, int permits) {
+                          Duration holdAtLeast, Duration lockDelay, int permits, LockType type) {
 
     /** The longest key the lock table holds (its primary key column is {@code VARCHAR(255)}). */
     public static final int MAX_KEY_LENGTH = 255;
@@ -67,6 +72,8 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * separator). A key of a request may not contain it, so no key can name another key's slot.
      */
     public static final char PERMIT_SLOT_MARK = '\u001F';
+    /** The most readers of one key's read/write lock at once: 32. Each holds a reader slot of its own. */
+    public static final int MAX_READERS = 32;
 
     /**
      * Checks every component.
@@ -127,6 +134,17 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
             throw new IllegalArgumentException("Lock permits must be 0 (an exclusive lock) or 1 to " + MAX_PERMITS
                     + " for key '" + key + "', was " + permits);
         }
+        if (type == null) {
+            throw new IllegalArgumentException("Lock type must not be null for key '" + key + "'");
+        }
+        if (permits > 0 && type != LockType.EXCLUSIVE) {
+            throw new IllegalArgumentException("Lock permits need type EXCLUSIVE for key '" + key + "', was " + type
+                    + ": a read/write lock's readers already share the key");
+        }
+        if (type != LockType.EXCLUSIVE && key.length() + READER_SUFFIX_LENGTH > MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("Lock key must be at most " + (MAX_KEY_LENGTH - READER_SUFFIX_LENGTH)
+                    + " characters for a read/write lock (its rows add a suffix), was " + key.length());
+        }
         if (permits > 0 && key.length() + slotSuffixLength(permits) > MAX_KEY_LENGTH) {
             throw new IllegalArgumentException("Lock key must be at most " + (MAX_KEY_LENGTH - slotSuffixLength(permits))
                     + " characters with " + permits + " permits (each permit's slot key adds its number), was "
@@ -157,8 +175,29 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
         return null;
     }
 
+    /** The longest suffix of a read/write lock's row keys: the mark, {@code r}, two digits. */
+    private static final int READER_SUFFIX_LENGTH = 4;
+
     private static int slotSuffixLength(int permits) {
         return 1 + String.valueOf(permits).length();
+    }
+
+    /**
+     * A request for the key's exclusive lock or one of its permits.
+     *
+     * @param key         the lock key
+     * @param mode        the lock mode
+     * @param maxWait     how long to wait
+     * @param lease       the optimistic lease
+     * @param name        the name in metrics
+     * @param holdAtLeast the minimum hold
+     * @param lockDelay   the lock-delay
+     * @param permits     0, or how many permits
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
+                       Duration holdAtLeast, Duration lockDelay, int permits) {
+        this(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, permits, LockType.EXCLUSIVE);
     }
 
     /**
@@ -189,6 +228,28 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      */
     public static String permitSlotKey(String key, int slot) {
         return key + PERMIT_SLOT_MARK + slot;
+    }
+
+    /**
+     * The key of the writer row of a key's read/write lock: the key, {@link #PERMIT_SLOT_MARK}, {@code w}.
+     *
+     * @param key the key of the read/write lock
+     * @return the writer row's key, which {@link LockHandle#key()} of a writer answers
+     */
+    public static String writerKey(String key) {
+        return key + PERMIT_SLOT_MARK + "w";
+    }
+
+    /**
+     * The key of one reader slot of a key's read/write lock: the key, {@link #PERMIT_SLOT_MARK}, {@code r}
+     * and the slot's number.
+     *
+     * @param key  the key of the read/write lock
+     * @param slot the slot, 1 to {@link #MAX_READERS}
+     * @return the slot's key, which {@link LockHandle#key()} of a reader answers
+     */
+    public static String readerSlotKey(String key, int slot) {
+        return key + PERMIT_SLOT_MARK + "r" + slot;
     }
 
     /**
@@ -233,7 +294,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that mode
      */
     public LockRequest mode(LockMode newMode) {
-        return new LockRequest(key, newMode, maxWait, lease, name, holdAtLeast, lockDelay, permits);
+        return new LockRequest(key, newMode, maxWait, lease, name, holdAtLeast, lockDelay, permits, type);
     }
 
     /**
@@ -241,7 +302,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that wait
      */
     public LockRequest waitFor(Duration newWait) {
-        return new LockRequest(key, mode, newWait, lease, name, holdAtLeast, lockDelay, permits);
+        return new LockRequest(key, mode, newWait, lease, name, holdAtLeast, lockDelay, permits, type);
     }
 
     /**
@@ -249,7 +310,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that lease
      */
     public LockRequest leaseFor(Duration newLease) {
-        return new LockRequest(key, mode, maxWait, newLease, name, holdAtLeast, lockDelay, permits);
+        return new LockRequest(key, mode, maxWait, newLease, name, holdAtLeast, lockDelay, permits, type);
     }
 
     /**
@@ -258,7 +319,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that name
      */
     public LockRequest name(String newName) {
-        return new LockRequest(key, mode, maxWait, lease, newName, holdAtLeast, lockDelay, permits);
+        return new LockRequest(key, mode, maxWait, lease, newName, holdAtLeast, lockDelay, permits, type);
     }
 
     /**
@@ -267,7 +328,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that minimum hold
      */
     public LockRequest holdAtLeast(Duration newHold) {
-        return new LockRequest(key, mode, maxWait, lease, name, newHold, lockDelay, permits);
+        return new LockRequest(key, mode, maxWait, lease, name, newHold, lockDelay, permits, type);
     }
 
     /**
@@ -276,7 +337,7 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that lock-delay
      */
     public LockRequest lockDelay(Duration newDelay) {
-        return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, newDelay, permits);
+        return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, newDelay, permits, type);
     }
 
     /**
@@ -285,13 +346,32 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * @return a copy with that many permits
      */
     public LockRequest permits(int newPermits) {
-        return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, newPermits);
+        return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, newPermits, type);
+    }
+
+    /**
+     * @param newType exclusive, or a reader or the writer of the key's read/write lock (see {@link #type()})
+     * @return a copy of that type
+     */
+    public LockRequest type(LockType newType) {
+        return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, permits, newType);
+    }
+
+    /** @return a copy that asks to read under the key's read/write lock: {@code type(LockType.READ)} */
+    public LockRequest read() {
+        return type(LockType.READ);
+    }
+
+    /** @return a copy that asks to write under the key's read/write lock: {@code type(LockType.WRITE)} */
+    public LockRequest write() {
+        return type(LockType.WRITE);
     }
 
     @Override
     public String toString() {
         return "LockRequest[" + Objects.toString(key) + ", " + mode + ", wait " + maxWait + ", lease " + lease
                 + ", name " + name + (holdAtLeast.isZero() ? "" : ", hold at least " + holdAtLeast)
-                + (lockDelay.isZero() ? "" : ", lock-delay " + lockDelay) + (permits == 0 ? "" : ", " + permits + " permits") + "]";
+                + (lockDelay.isZero() ? "" : ", lock-delay " + lockDelay) + (permits == 0 ? "" : ", " + permits + " permits")
+                + (type == LockType.EXCLUSIVE ? "" : ", " + type) + "]";
     }
 }

@@ -26,7 +26,7 @@ import java.lang.annotation.Target;
  * Every member can be overridden by MicroProfile Config, most specific first:
  * {@code locked."<class>/<method>".<member>}, {@code locked."<class>".<member>},
  * {@code locked.default.<member>}; members {@code mode}, {@code wait}, {@code lease},
- * {@code hold-at-least}, {@code lock-delay}, {@code permits}, {@code on-timeout} and {@code enabled} ({@code maxWait},
+ * {@code hold-at-least}, {@code lock-delay}, {@code permits}, {@code type}, {@code on-timeout} and {@code enabled} ({@code maxWait},
  * {@code holdAtLeast}, {@code lockDelay} and {@code onTimeout}, as the annotation names them, are read
  * too). Misuse fails the deployment, naming class, method and member.
  */
@@ -117,6 +117,17 @@ public @interface Locked {
      */
     @Nonbinding
     int permits() default 0;
+
+    /**
+     * The key's exclusive lock (the default), or a reader or the writer of its read/write lock: many
+     * {@link LockType#READ} calls of a key run at once, a {@link LockType#WRITE} call runs alone, and
+     * once a writer waits new readers wait behind it. A read inside a write of the same key on the
+     * same thread is allowed; a write inside a read fails at once. Not with {@link #permits()}.
+     *
+     * @return the type; default {@link LockType#EXCLUSIVE}
+     */
+    @Nonbinding
+    LockType type() default LockType.EXCLUSIVE;
 
     /**
      * What happens when the wait runs out. {@link OnTimeout#SKIP} needs a method whose result can

@@ -23,11 +23,11 @@ abstract class AcquisitionView implements LockHandle {
 
     @Override
     public long token() {
-        return acquisition.token;
+        return acquisition.shownToken;
     }
 
     @Override
     public String toString() {
-        return "LockHandle[" + acquisition.key + ", " + acquisition.mode() + ", token " + acquisition.token + "]";
+        return "LockHandle[" + acquisition.key + ", " + acquisition.mode() + ", token " + acquisition.shownToken + "]";
     }
 }

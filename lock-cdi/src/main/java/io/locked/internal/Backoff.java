@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.api.LockInterruptedException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -22,6 +23,29 @@ final class Backoff {
 
     static Backoff standard() {
         return new Backoff(TimeUnit.MICROSECONDS.toNanos(500), LONGEST_PAUSE_NANOS);
+    }
+
+    /**
+     * Sleeps the next pause, cut to the deadline.
+     *
+     * @param time     the clock and sleep
+     * @param key      the key waited for, for the interruption's message
+     * @param deadline the end of the wait, on {@link TimeSource#nanoTime()}
+     * @return false, without sleeping, when the wait is over
+     * @throws LockInterruptedException if the thread was interrupted (its flag set again)
+     */
+    boolean pause(TimeSource time, String key, long deadline) {
+        long remaining = deadline - time.nanoTime();
+        if (remaining <= 0) {
+            return false;
+        }
+        try {
+            time.sleepNanos(nextPauseNanos(remaining));
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new LockInterruptedException(key, interrupted);
+        }
+        return true;
     }
 
     /** @return the next pause, never more than {@code remainingNanos} */

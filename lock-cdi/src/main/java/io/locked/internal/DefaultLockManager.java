@@ -38,6 +38,7 @@ public final class DefaultLockManager implements LockManager {
     private final Duration sessionCheckInterval;
     private final KeyTurns turns;
     private final PermitSlots permitSlots;
+    private final ReadWriteSlots readWriteSlots;
     private final LockMetrics metrics;
     private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
     private volatile boolean closed;
@@ -65,6 +66,7 @@ public final class DefaultLockManager implements LockManager {
         this.watchdog = new LeaseWatchdog(watchdogThreads, repository, time);
         this.turns = new KeyTurns(time);
         this.permitSlots = new PermitSlots(time);
+        this.readWriteSlots = new ReadWriteSlots(time);
         this.sessionCheckInterval = sessionCheckInterval;
     }
 
@@ -118,7 +120,7 @@ public final class DefaultLockManager implements LockManager {
 
     @Override
     public LockInfo inspect(String key) {
-        String checked = PermitSlots.checkedKey(key);
+        String checked = RowKeys.checked(key);
         return repository.inspect(checked).map(DefaultLockManager::info)
                 .orElseGet(() -> new LockInfo(checked, null, null, null, null, null, null, false));
     }
@@ -141,9 +143,9 @@ public final class DefaultLockManager implements LockManager {
 
     @Override
     public Optional<LockInfo> forceRelease(String key, Duration lockDelay) {
-        String checked = PermitSlots.checkedKey(key);
+        String checked = RowKeys.checked(key);
         // the request checks the delay as a lock-delay
-        LockRequest.of(PermitSlots.baseKey(checked)).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay);
+        LockRequest.of(RowKeys.baseKey(checked)).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay);
         Optional<LockInfo> ended = repository.forceRelease(checked, lockDelay).map(DefaultLockManager::info);
         ended.ifPresent(hold -> LockLog.forcedRelease(checked, hold.mode(), hold.token(), hold.holder(),
                 hold.databaseSession()));
@@ -158,9 +160,10 @@ public final class DefaultLockManager implements LockManager {
         if (exclusive.held()) {
             holders.add(exclusive);
         }
-        // the slots of no other key start so: no key may hold the mark
-        list(checked + LockRequest.PERMIT_SLOT_MARK, null, LockRequest.MAX_PERMITS).stream().filter(LockInfo::held)
-                .sorted(Comparator.comparingInt(slot -> PermitSlots.slotNumber(slot.key()))).forEach(holders::add);
+        // the rows of no other key start so: no key may hold the mark
+        list(checked + LockRequest.PERMIT_SLOT_MARK, null, 1 + LockRequest.MAX_READERS + LockRequest.MAX_PERMITS).stream()
+                .filter(LockInfo::held).sorted(Comparator.comparingInt(row -> RowKeys.order(row.key())))
+                .forEach(holders::add);
         return holders;
     }
 
@@ -195,18 +198,39 @@ public final class DefaultLockManager implements LockManager {
         }
         long started = time.nanoTime();
         ThreadScope scope = scopes.get();
-        if (request.permits() == 0) {
+        LockKind kind = LockKind.of(request);
+        if (kind == LockKind.EXCLUSIVE) {
             return acquireKey(request, request.key(), wait, started, scope,
-                    metrics.forLock(request.name(), request.mode(), LockKind.EXCLUSIVE), true);
+                    metrics.forLock(request.name(), request.mode(), kind), true);
         }
-        // one meter for the whole wait: a slot found taken is not a refusal of the permits
-        LockMeter meter = metrics.forLock(request.name(), request.mode(), LockKind.PERMIT);
-        LockHandle permit = permitSlots.acquire(request, scope, started + saturatedNanos(wait),
-                slotKey -> acquireKey(request, slotKey, Duration.ZERO, started, scope, meter, false));
-        if (permit == null) {
+        // one meter for the whole wait: a row found taken on the way is not the request's refusal
+        LockMeter meter = metrics.forLock(request.name(), request.mode(), kind);
+        long deadline = started + saturatedNanos(wait);
+        ReadWriteSlots.Rows rows = new ReadWriteSlots.Rows() {
+            @Override
+            public LockHandle take(String rowKey, Duration rowWait) {
+                return acquireKey(request, rowKey, rowWait, started, scope, meter, false);
+            }
+
+            @Override
+            public LockInfo inspect(String rowKey) {
+                return DefaultLockManager.this.inspect(rowKey);
+            }
+
+            @Override
+            public List<LockInfo> list(String prefix, int limit) {
+                return DefaultLockManager.this.list(prefix, null, limit);
+            }
+        };
+        LockHandle held = switch (kind) {
+            case PERMIT -> permitSlots.acquire(request, scope, deadline, slotKey -> rows.take(slotKey, Duration.ZERO));
+            case READ -> readWriteSlots.read(request, scope, deadline, rows);
+            default -> readWriteSlots.write(request, scope, deadline, rows);
+        };
+        if (held == null) {
             meter.notAcquired(time.nanoTime() - started);
         }
-        return permit;
+        return held;
     }
 
     /**
@@ -322,7 +346,7 @@ public final class DefaultLockManager implements LockManager {
                 acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
                 return acquisition;
             }
-            if (!pause(key, deadline, backoff)) {
+            if (!backoff.pause(time, key, deadline)) {
                 return null;
             }
         }
@@ -355,7 +379,7 @@ public final class DefaultLockManager implements LockManager {
                 watch(acquisition);
                 return acquisition;
             }
-            if (!pause(key, deadline, backoff)) {
+            if (!backoff.pause(time, key, deadline)) {
                 return null;
             }
         }
@@ -374,11 +398,6 @@ public final class DefaultLockManager implements LockManager {
         throw new LockManagerClosedException("This LockManager was closed while '" + acquisition.key + "' was being acquired");
     }
 
-    /** @return false when the wait is over */
-    private boolean pause(String key, long deadline, Backoff backoff) {
-        long remaining = deadline - time.nanoTime();
-        return remaining > 0 && pause(key, deadline, backoff.nextPauseNanos(remaining));
-    }
 
     /** @return false when the wait is over */
     private boolean pause(String key, long deadline, long nanos) {

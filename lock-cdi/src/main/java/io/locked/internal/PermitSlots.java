@@ -1,7 +1,6 @@
 package io.locked.internal;
 
 import io.locked.api.LockHandle;
-import io.locked.api.LockInterruptedException;
 import io.locked.api.LockRequest;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -51,59 +50,9 @@ final class PermitSlots {
                     return permit;
                 }
             }
-            long remaining = deadline - time.nanoTime();
-            if (remaining <= 0) {
+            if (!backoff.pause(time, request.key(), deadline)) {
                 return null;
             }
-            try {
-                time.sleepNanos(backoff.nextPauseNanos(remaining));
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt();
-                throw new LockInterruptedException(request.key(), interrupted);
-            }
         }
-    }
-
-    /**
-     * @param checkedKey a lock key or a permit's slot key, checked
-     * @return the lock key: the slot key's key, else the key itself
-     */
-    static String baseKey(String checkedKey) {
-        int mark = checkedKey.lastIndexOf(LockRequest.PERMIT_SLOT_MARK);
-        return mark < 0 ? checkedKey : checkedKey.substring(0, mark);
-    }
-
-    /**
-     * @param slotKey a permit's slot key, checked
-     * @return its slot number
-     */
-    static int slotNumber(String slotKey) {
-        return Integer.parseInt(slotKey.substring(slotKey.lastIndexOf(LockRequest.PERMIT_SLOT_MARK) + 1));
-    }
-
-    /**
-     * @param key a key as operators pass it: a lock key, or a permit's slot key
-     * @return the key, checked
-     * @throws IllegalArgumentException for a bad key, or a slot key whose number is not 1 to
-     *                                  {@link LockRequest#MAX_PERMITS}
-     */
-    static String checkedKey(String key) {
-        int mark = key == null ? -1 : key.lastIndexOf(LockRequest.PERMIT_SLOT_MARK);
-        if (mark < 0) {
-            return LockRequest.of(key).key();
-        }
-        String base = key.substring(0, mark);
-        int slot;
-        try {
-            slot = Integer.parseInt(key.substring(mark + 1));
-        } catch (NumberFormatException notANumber) {
-            slot = 0;
-        }
-        if (slot < 1 || slot > LockRequest.MAX_PERMITS || !key.equals(LockRequest.permitSlotKey(base, slot))) {
-            throw new IllegalArgumentException("Lock key must not contain U+001F except before a permit's slot number"
-                    + " (1 to " + LockRequest.MAX_PERMITS + "), was '" + key + "'");
-        }
-        LockRequest.of(base).permits(slot);
-        return key;
     }
 }

@@ -23,4 +23,21 @@ public final class Await {
         }
         assertFalse(handle.isValid(), () -> "within " + patience + ", " + what + " never made the handle invalid");
     }
+
+    /**
+     * Returns once the condition holds.
+     *
+     * @param patience how long before the test fails, naming what never happened
+     * @param what     what should have happened, for the failure message
+     */
+    public static void until(java.util.function.BooleanSupplier condition, Duration patience, String what)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("within " + patience + ", " + what + " never happened");
+            }
+            Thread.sleep(10);
+        }
+    }
 }

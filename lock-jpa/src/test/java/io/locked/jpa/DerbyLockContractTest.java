@@ -27,6 +27,11 @@ class DerbyLockContractTest extends JpaLockContractSuite {
     }
 
     @Override
+    public boolean readsPessimisticRowsForReadWrite() {
+        return false;
+    }
+
+    @Override
     protected void endSessionsInTransaction() {
         throw new UnsupportedOperationException("embedded Derby cannot end another session");
     }

@@ -68,7 +68,7 @@ public class LockedInterceptor {
         // metrics are tagged with the template, never the rendered key: one set of meters per method
         LockRequest request = new LockRequest(settings.key().render(invocation.getParameters()),
                 settings.mode(), settings.maxWait(), settings.lease(), settings.key().toString(), settings.holdAtLeast(),
-                settings.lockDelay(), settings.permits());
+                settings.lockDelay(), settings.permits(), settings.type());
         long started = System.nanoTime();
         LockHandle handle;
         try {

@@ -2,6 +2,7 @@ package io.locked.internal.definition;
 
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.api.LockType;
 import io.locked.api.Locked;
 import io.locked.api.OnTimeout;
 import io.locked.internal.definition.LockedKeys.Member;
@@ -84,6 +85,7 @@ public final class LockedDefinitions {
                 locked.lockDelay());
         Integer permits = overrides.value(Member.PERMITS, null, LockedDefinitions::permits, where, errors,
                 String.valueOf(locked.permits()));
+        LockType type = overrides.value(Member.TYPE, locked.type(), text -> parseEnum(LockType.class, text), where, errors);
         OnTimeout onTimeout = overrides.value(Member.ON_TIMEOUT, locked.onTimeout(), text -> parseEnum(OnTimeout.class, text),
                 where, errors);
         Boolean enabled = overrides.value(Member.ENABLED, Boolean.TRUE, LockedDefinitions::parseBoolean, where, errors);
@@ -103,10 +105,14 @@ public final class LockedDefinitions {
             errors.add("Invalid @Locked." + Member.LOCK_DELAY.annotationName() + " on " + where + ": needs mode OPTIMISTIC; a pessimistic holder whose"
                     + " session dies leaves no trace in the row to delay the next holder by");
         }
+        if (permits != null && permits > 0 && type != null && type != LockType.EXCLUSIVE) {
+            errors.add("Invalid @Locked." + Member.PERMITS.annotationName() + " on " + where + ": permits need type EXCLUSIVE,"
+                    + " was " + type + "; a read/write lock's readers already share the key");
+        }
         if (!errors.isEmpty()) {
             return Resolution.failed(errors);
         }
-        return Resolution.of(new LockedSettings(where, key, mode, maxWait, lease, holdAtLeast, lockDelay, permits, onTimeout, enabled,
+        return Resolution.of(new LockedSettings(where, key, mode, maxWait, lease, holdAtLeast, lockDelay, permits, type, onTimeout, enabled,
                 returnKind));
     }
 

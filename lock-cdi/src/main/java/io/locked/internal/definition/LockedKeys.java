@@ -37,6 +37,7 @@ public final class LockedKeys {
         HOLD_AT_LEAST("holdAtLeast"),
         LOCK_DELAY("lockDelay"),
         PERMITS("permits"),
+        TYPE("type"),
         ON_TIMEOUT("onTimeout"),
         /** Config only: {@code false} runs the method without its lock. */
         ENABLED("enabled");

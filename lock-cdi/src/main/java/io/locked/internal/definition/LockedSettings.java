@@ -1,6 +1,7 @@
 package io.locked.internal.definition;
 
 import io.locked.api.LockMode;
+import io.locked.api.LockType;
 import io.locked.api.OnTimeout;
 import io.locked.internal.key.KeyTemplate;
 import java.time.Duration;
@@ -16,11 +17,12 @@ import java.time.Duration;
  * @param holdAtLeast how long after the acquisition the key stays taken; zero: freed at release
  * @param lockDelay  how long past an abandoned lease the key stays taken; zero: none
  * @param permits    how many holders of a key at once: 0 for the exclusive lock, else that many permits
+ * @param type       exclusive, or a reader or the writer of the key's read/write lock
  * @param onTimeout  what to do when the wait runs out
  * @param enabled    false: the method runs without a lock
  * @param returnKind how the method returns, which decides skipping and async holding
  */
 public record LockedSettings(String method, KeyTemplate key, LockMode mode, Duration maxWait, Duration lease,
-                             Duration holdAtLeast, Duration lockDelay, int permits, OnTimeout onTimeout, boolean enabled,
+                             Duration holdAtLeast, Duration lockDelay, int permits, LockType type, OnTimeout onTimeout, boolean enabled,
                              ReturnKind returnKind) {
 }

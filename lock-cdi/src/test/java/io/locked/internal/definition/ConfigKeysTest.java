@@ -71,7 +71,7 @@ class ConfigKeysTest {
         assertEquals(4, warnings.size(), String.join("\n", warnings));
         assertTrue(warnings.get(0).contains("locked.default.maxwait; did you mean locked.default.wait?"), warnings.get(0));
         assertTrue(warnings.get(1).contains("locked.default.timeout; it reads locked.default.<member>")
-                && warnings.get(1).contains("[mode, wait, lease, hold-at-least, lock-delay, permits, on-timeout, enabled]"), warnings.get(1));
+                && warnings.get(1).contains("[mode, wait, lease, hold-at-least, lock-delay, permits, type, on-timeout, enabled]"), warnings.get(1));
         assertTrue(warnings.get(2).contains("did you mean locked.\"com.acme.Jobs/nightly\".on-timeout?"), warnings.get(2));
         assertTrue(warnings.get(3).contains("did you mean locked.create-table?"), warnings.get(3));
     }

@@ -105,6 +105,12 @@ class InvalidDeploymentTest {
     }
 
     @Test
+    void permitsOnAReadWriteLock() {
+        refused(PermitsWithReadBean.class, "Invalid @Locked.permits on " + PermitsWithReadBean.class.getName() + "#read()",
+                "permits need type EXCLUSIVE, was READ");
+    }
+
+    @Test
     void keyPartThatRendersADifferentKeyPerInstance() {
         refused(IdentityKeyBean.class, "Invalid @Locked.key on " + IdentityKeyBean.class.getName() + "#ship()",
                 "{order}", "does not override toString()");

@@ -1,0 +1,264 @@
+package io.locked.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockInfo;
+import io.locked.api.LockLostException;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.api.LockType;
+import io.locked.contract.ReadWriteHistoryChecker.Access;
+import io.locked.spi.LockRepository;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Read/write locks ({@link LockRequest#read()}, {@link LockRequest#write()}) on every store of the
+ * contract suite, in both modes: readers share, a writer waits for them and then runs alone, a
+ * waiting writer keeps new readers out, a read inside a write is allowed and a write inside a read
+ * refused. Managers on one store stand for JVMs.
+ */
+public interface ReadWriteContract {
+    Duration READ_WRITE_PATIENCE = Duration.ofSeconds(30);
+
+    /** @return the store under test, its table in place */
+    LockRepository readWriteStore();
+
+    /**
+     * @return whether another session can read a row held {@code PESSIMISTIC} without waiting for it
+     *         (a read/write lock reads the other side's rows; not on Derby, whose reads wait for row locks)
+     */
+    default boolean readsPessimisticRowsForReadWrite() {
+        return true;
+    }
+
+    private LockManager readWriteManager() {
+        return LockManagerBuilder.on(readWriteStore()).build();
+    }
+
+    private boolean runs(LockMode mode) {
+        return mode == LockMode.OPTIMISTIC || readsPessimisticRowsForReadWrite();
+    }
+
+    private static LockRequest access(String key, LockMode mode, LockType type) {
+        return LockRequest.of(key).mode(mode).type(type).waitFor(READ_WRITE_PATIENCE);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void readersShareAWaitingWriterKeepsNewReadersOutThenRunsAlone(LockMode mode) throws Exception {
+        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        String key = "rw:share:" + UUID.randomUUID();
+        List<LockManager> jvms = List.of(readWriteManager(), readWriteManager(), readWriteManager(), readWriteManager());
+        ExecutorService writerThread = Executors.newSingleThreadExecutor();
+        List<LockHandle> readers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                readers.add(jvms.get(i).acquire(access(key, mode, LockType.READ)));
+            }
+            LockManager other = jvms.get(3);
+            assertEquals(3, other.holders(key).size(), "three readers at once: " + other.holders(key));
+            assertTrue(refused(other, access(key, mode, LockType.WRITE)), "a writer while readers read");
+            assertEquals(3, other.holders(key).size(), "the refused writer left no row held");
+
+            Future<LockHandle> writer = writerThread.submit(() -> other.acquire(access(key, mode, LockType.WRITE)));
+            Await.until(() -> other.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+                    "the writer took its row and waits for the readers");
+            assertTrue(refused(other, access(key, mode, LockType.READ)), "a new reader waits behind a waiting writer");
+            long highestReader = readers.stream().mapToLong(LockHandle::token).max().orElseThrow();
+            while (!readers.isEmpty()) {
+                readers.remove(0).close();
+            }
+            try (LockHandle write = writer.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+                assertEquals(LockRequest.writerKey(key), write.key());
+                assertTrue(write.token() > highestReader, "the writer's token is above every earlier reader's");
+                assertTrue(other.holders(key).stream().map(LockInfo::key).toList().equals(List.of(write.key())),
+                        "the writer alone: " + other.holders(key));
+                assertTrue(refused(jvms.get(1), access(key, mode, LockType.READ)), "a reader while a writer writes");
+                assertTrue(refused(jvms.get(2), access(key, mode, LockType.WRITE)), "a second writer");
+            }
+            try (LockHandle reader = jvms.get(1).acquire(access(key, mode, LockType.READ))) {
+                assertTrue(reader.key().startsWith(key + LockRequest.PERMIT_SLOT_MARK + "r"), reader.key());
+            }
+        } finally {
+            writerThread.shutdownNow();
+            readers.forEach(ReadWriteContract::closeQuietly);
+            jvms.forEach(LockManager::close);
+        }
+    }
+
+    /** @return whether a try of the request was refused; a hold it got is released at once */
+    private static boolean refused(LockManager locks, LockRequest request) {
+        Optional<LockHandle> held = locks.tryAcquire(request);
+        held.ifPresent(LockHandle::close);
+        return held.isEmpty();
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void readersAndWritersCyclingNeverMeetAndReadersDoShare(LockMode mode) throws Exception {
+        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        ReadWriteHistoryChecker.Verdict verdict = cycle("rw:cycle:" + UUID.randomUUID(), mode, LockType.READ, 5, 2, 10);
+        assertEquals(List.of(), verdict.silent(), mode.toString());
+        assertEquals(List.of(), verdict.signalled(), mode.toString());
+        assertTrue(verdict.mostReadersAtOnce() >= 2, "readers never shared the key: " + verdict.mostReadersAtOnce());
+    }
+
+    /**
+     * The negative control of the test above: its measure of sharing does see readers that secretly
+     * take an exclusive lock run one at a time.
+     */
+    @Test
+    default void theSharingMeasureSeesReadersThatTakeAnExclusiveLockRunOneAtATime() throws Exception {
+        ReadWriteHistoryChecker.Verdict verdict = cycle("rw:control:" + UUID.randomUUID(), LockMode.OPTIMISTIC,
+                LockType.EXCLUSIVE, 5, 0, 4);
+        assertEquals(List.of(), verdict.silent());
+        assertEquals(1, verdict.mostReadersAtOnce(), "an exclusive lock had two holders inside at once");
+    }
+
+    /** Readers (of the type given: READ, or EXCLUSIVE for the control) and writers of one manager cycling on one key. */
+    private ReadWriteHistoryChecker.Verdict cycle(String key, LockMode mode, LockType readType, int readerThreads,
+                                                  int writerThreads, int cycles) throws Exception {
+        List<Access> accesses = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pool = Executors.newFixedThreadPool(readerThreads + writerThreads);
+        try (LockManager locks = readWriteManager()) {
+            List<Future<?>> workers = new ArrayList<>();
+            for (int t = 0; t < readerThreads + writerThreads; t++) {
+                boolean writes = t >= readerThreads;
+                LockRequest request = access(key, mode, writes ? LockType.WRITE : readType);
+                workers.add(pool.submit(() -> {
+                    for (int i = 0; i < cycles; i++) {
+                        LockHandle held = locks.acquire(request);
+                        long enter = System.nanoTime();
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(3));
+                        long exit = System.nanoTime();
+                        boolean lost = !held.isValid();
+                        try {
+                            held.close();
+                        } catch (LockLostException told) {
+                            lost = true;
+                        }
+                        accesses.add(new Access(writes, held.key(), new CriticalSection(Thread.currentThread().getName(),
+                                held.token(), enter, exit, lost)));
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> worker : workers) {
+                worker.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals((readerThreads + writerThreads) * cycles, accesses.size());
+        return ReadWriteHistoryChecker.check(accesses);
+    }
+
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void aReadInsideAWriteIsAllowedAndAWriteInsideAReadIsRefused(LockMode mode) {
+        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        String key = "rw:nested:" + UUID.randomUUID();
+        try (LockManager locks = readWriteManager()) {
+            try (LockHandle write = locks.acquire(access(key, mode, LockType.WRITE))) {
+                try (LockHandle read = locks.acquire(access(key, mode, LockType.READ))) {
+                    assertEquals(write.key(), read.key(), "the read inside the write holds the write");
+                    assertEquals(write.token(), read.token());
+                }
+                assertTrue(write.isValid());
+            }
+            try (LockHandle read = locks.acquire(access(key, mode, LockType.READ))) {
+                IllegalStateException refused = assertThrows(IllegalStateException.class,
+                        () -> locks.acquire(access(key, mode, LockType.WRITE)));
+                assertTrue(refused.getMessage().contains("while this thread reads it"), refused.getMessage());
+                try (LockHandle again = locks.acquire(access(key, mode, LockType.READ))) {
+                    assertEquals(read.key(), again.key(), "a read inside a read re-enters its slot");
+                }
+            }
+            assertEquals(List.of(), locks.holders(key));
+        }
+    }
+
+    /** Reader threads that never stop, and one writer: the writer gets the key within its wait. */
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void aStreamOfReadersDoesNotStarveAWriter(LockMode mode) throws Exception {
+        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        String key = "rw:starve:" + UUID.randomUUID();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService readers = Executors.newFixedThreadPool(4);
+        try (LockManager readerJvm = readWriteManager(); LockManager writerJvm = readWriteManager()) {
+            List<Future<Integer>> loops = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                loops.add(readers.submit(() -> {
+                    int reads = 0;
+                    while (!stop.get()) {
+                        try (LockHandle ignored = readerJvm.acquire(access(key, mode, LockType.READ))) {
+                            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+                            reads++;
+                        }
+                    }
+                    return reads;
+                }));
+            }
+            Await.until(() -> !readerJvm.holders(key).isEmpty(), READ_WRITE_PATIENCE, "the readers are reading");
+            long started = System.nanoTime();
+            try (LockHandle write = writerJvm.acquire(access(key, mode, LockType.WRITE))) {
+                long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                System.out.println("rw-starvation " + mode + ": the writer waited " + waitedMillis + " ms under 4 readers");
+                assertTrue(write.isValid());
+            } finally {
+                stop.set(true);
+            }
+            for (Future<Integer> loop : loops) {
+                assertTrue(loop.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS) > 0, "every reader read");
+            }
+        } finally {
+            stop.set(true);
+            readers.shutdownNow();
+        }
+    }
+
+    @Test
+    default void readWriteMisuseIsRefusedNamingTheValue() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> LockRequest.of("k").permits(2).read())
+                .getMessage().contains("permits need type EXCLUSIVE"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> LockRequest.of("k".repeat(252)).write())
+                .getMessage().contains("at most 251 characters for a read/write lock"));
+        assertThrows(IllegalArgumentException.class, () -> LockRequest.of("k").type(null));
+        try (LockManager operator = readWriteManager()) {
+            assertThrows(IllegalArgumentException.class, () -> operator.inspect("k\u001Fr33"));
+            assertThrows(IllegalArgumentException.class, () -> operator.inspect("k\u001Fr01"));
+            assertThrows(IllegalArgumentException.class, () -> operator.inspect("k\u001Fx"));
+            assertTrue(!operator.inspect(LockRequest.readerSlotKey("rw:never:" + UUID.randomUUID(), 32)).held());
+            assertTrue(!operator.inspect(LockRequest.writerKey("rw:never:" + UUID.randomUUID())).held());
+        }
+    }
+
+    private static void closeQuietly(LockHandle handle) {
+        try {
+            handle.close();
+        } catch (RuntimeException alreadyFailing) {
+            // the test failed already: free what it held for the next one
+        }
+    }
+}
