@@ -6,6 +6,7 @@ import io.locked.contract.CriticalSection;
 import io.locked.it.process.Counter;
 import io.locked.it.process.CounterFence;
 import io.locked.it.process.CounterWrites;
+import io.locked.it.process.WriteOutcome;
 import io.locked.it.process.WorkerProcess;
 import io.locked.it.server.WorkerDatabase;
 import java.io.IOException;
@@ -205,6 +206,19 @@ final class FaultRun implements AutoCloseable {
     /** Lets the gated holder write and leave. */
     void openGate() throws IOException {
         holder().send("open");
+    }
+
+    /**
+     * Waits until the gated section, let go after the mark ({@link #openGate}), has left.
+     *
+     * @return whether its write landed although the lock told it that it had lost the lock: a late
+     *         write that the negative control without a fence can catch
+     */
+    boolean awaitGatedSectionLeft(EventLog.Mark opened) throws InterruptedException {
+        return events.await("the gated section's end", opened, recent -> recent.stream()
+                .filter(e -> e.is("UNGATED") && gatedThread(e)).findFirst()
+                .map(e -> e.fields()[3].equals(WriteOutcome.OK.name()) && Boolean.parseBoolean(e.fields()[4]))
+                .orElse(null));
     }
 
     /** Waits until every worker completed a critical section that began after the mark: work resumed everywhere. */

@@ -24,7 +24,9 @@ import javax.sql.DataSource;
  * the thread goes on. Events: {@code CYCLE thread enter}, {@code FAILED thread kind start end
  * keyNamed}, {@code LATE thread start end} (acquired after its wait), {@code LOST thread token
  * INVALID|AT_CLOSE} (the lock told the holder it lost the lock: {@code isValid()} was already false
- * when it left, or only {@code close()} threw {@code LockLostException}), {@code CLOSE_FAILED thread
+ * when it left, or only {@code close()} threw {@code LockLostException}), {@code UNGATED thread token
+ * outcome lost} (the gated section left: its write's {@code WriteOutcome} and whether it was told it
+ * lost the lock), {@code CLOSE_FAILED thread
  * exception invalid} ({@code close()} threw something else; invalid: whether {@code isValid()} was
  * already false).
  */
@@ -80,9 +82,10 @@ final class CycleLoop {
         }
         long read = -1;
         WriteOutcome outcome = WriteOutcome.FAILED;
+        boolean gated = false;
         try {
             read = readCounter();
-            control.passGate(thread(), lock.token());
+            gated = control.passGate(thread(), lock.token());
             outcome = writeCounter(read + 1, lock);
         } catch (SQLException | RuntimeException failure) {
             if (options.failuresEndWorker()) {
@@ -114,6 +117,9 @@ final class CycleLoop {
         if (options.untilStopped()) {
             if (lost) {
                 WorkerEvents.print("LOST " + thread() + " " + lock.token() + " " + (invalid ? "INVALID" : "AT_CLOSE"));
+            }
+            if (gated) {
+                WorkerEvents.print("UNGATED " + thread() + " " + lock.token() + " " + outcome + " " + lost);
             }
             WorkerEvents.print("CYCLE " + thread() + " " + enter);
         }

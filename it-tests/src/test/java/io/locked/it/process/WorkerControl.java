@@ -66,13 +66,18 @@ final class WorkerControl {
         return stopping;
     }
 
-    /** Waits here, announced, if a gate is armed and no other thread took it. */
-    void passGate(String thread, long token) throws InterruptedException {
+    /**
+     * Waits here, announced, if a gate is armed and no other thread took it.
+     *
+     * @return whether this thread was gated
+     */
+    boolean passGate(String thread, long token) throws InterruptedException {
         CountDownLatch gate = armedGate.getAndSet(null);
         if (gate == null) {
-            return;
+            return false;
         }
         WorkerEvents.print("GATED " + thread + " " + token);
         gate.await();
+        return true;
     }
 }

@@ -17,8 +17,9 @@ import java.util.stream.Stream;
 /**
  * A MariaDB Galera cluster of three nodes on loopback, each a {@link PrivateMariaDb} of its own with
  * its own SQL, group communication, IST and SST ports. The first node bootstraps the cluster; the
- * others join it by an rsync state transfer. Needs Debian's {@code galera-4} and {@code rsync}
- * ({@code .ci/run} installs them); under CI=true a cluster that cannot start fails the test.
+ * others join it, on an empty data directory, by an rsync state transfer. Needs Debian's
+ * {@code galera-4} and {@code rsync} ({@code .ci/run} installs them); under CI=true a cluster that
+ * cannot start fails the test.
  */
 public final class GaleraCluster implements AutoCloseable {
     private static final Path PROVIDER = Path.of("/usr/lib/galera/libgalera_smm.so");
@@ -50,7 +51,7 @@ public final class GaleraCluster implements AutoCloseable {
                 int[] p = ports.get(i);
                 Path nodeDir = Files.createDirectories(dir.resolve("node" + (i + 1)));
                 cluster.nodeDirs.add(nodeDir);
-                nodes.add(PrivateMariaDb.install(nodeDir, p[0], List.of(
+                List<String> options = List.of(
                         // Galera replicates row images and needs interleaved auto-increment locks
                         "--binlog-format=ROW", "--innodb-autoinc-lock-mode=2",
                         "--wsrep-on=ON", "--wsrep-provider=" + PROVIDER, "--wsrep-cluster-name=locked-test",
@@ -60,7 +61,11 @@ public final class GaleraCluster implements AutoCloseable {
                                 + ";ist.recv_addr=127.0.0.1:" + p[2] + ";gcache.size=32M",
                         "--wsrep-sst-method=rsync", "--wsrep-sst-receive-address=127.0.0.1:" + p[3],
                         // certification conflicts in the error log, for the failures a test may have to explain
-                        "--wsrep-log-conflicts=ON")));
+                        "--wsrep-log-conflicts=ON");
+                // only the first node needs system tables of its own: the others receive the first's
+                // data directory by their state transfer, as a node started again does (restart)
+                nodes.add(i == 0 ? PrivateMariaDb.install(nodeDir, p[0], options)
+                        : PrivateMariaDb.joiner(nodeDir, p[0], options));
                 // the joiner's rsync daemon runs unprivileged and writes into the data directory
                 writableByAll(nodeDir);
             }

@@ -66,6 +66,18 @@ public final class PrivateMariaDb extends ServerProcess {
         return new PrivateMariaDb(dir, port, options);
     }
 
+    /**
+     * A server whose data directory under {@code dir} is created empty, not installed: for a Galera
+     * node that joins a running cluster, whose state transfer replaces the data directory anyway.
+     *
+     * @param port    its SQL port
+     * @param options further server options, given at every start
+     */
+    public static PrivateMariaDb joiner(Path dir, int port, List<String> options) throws IOException {
+        Files.createDirectories(dir.resolve("data"));
+        return new PrivateMariaDb(dir, port, options);
+    }
+
     /** Creates the test's database and user (with a password, reached over TCP like any application's). */
     public void createDatabaseAndUser() throws IOException, InterruptedException {
         query("CREATE DATABASE " + DATABASE + "; "
