@@ -9,6 +9,7 @@ import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryRecorder;
+import io.locked.contract.PermitHistoryChecker.PermitSection;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
@@ -29,6 +30,10 @@ import javax.sql.DataSource;
  * lost the lock), {@code CLOSE_FAILED thread
  * exception invalid} ({@code close()} threw something else; invalid: whether {@code isValid()} was
  * already false).
+ *
+ * <p>With permits ({@code permits=N}) each section is recorded with the slot it held
+ * ({@link PermitLines}), and until stopped the event of a completed cycle is {@code PERMIT} and that
+ * section's line, in place of {@code CYCLE}: the test sees every section of a worker it kills.
  */
 final class CycleLoop {
     private static final int WRITE_ATTEMPTS = 3;
@@ -38,18 +43,21 @@ final class CycleLoop {
     private final WorkerControl control;
     private final HistoryRecorder history;
     private final CounterWrites writes;
+    private final PermitLines permits;
     private final LockRequest request;
 
     CycleLoop(CycleOptions options, DataSource pool, LockManager locks, WorkerControl control, HistoryRecorder history,
-              CounterWrites writes) {
+              CounterWrites writes, PermitLines permits) {
         this.options = options;
         this.pool = pool;
         this.locks = locks;
         this.control = control;
         this.history = history;
         this.writes = writes;
+        this.permits = permits;
         this.request = options.mode() == null ? null
-                : LockRequest.of(options.key()).mode(options.mode()).waitFor(options.maxWait()).leaseFor(options.lease());
+                : LockRequest.of(options.key()).mode(options.mode()).waitFor(options.maxWait()).leaseFor(options.lease())
+                        .permits(options.permits());
     }
 
     /** Runs this thread's cycles. */
@@ -85,7 +93,7 @@ final class CycleLoop {
         boolean gated = false;
         try {
             read = readCounter();
-            gated = control.passGate(thread(), lock.token());
+            gated = control.passGate(thread(), lock, enter);
             outcome = writeCounter(read + 1, lock);
         } catch (SQLException | RuntimeException failure) {
             if (options.failuresEndWorker()) {
@@ -112,7 +120,13 @@ final class CycleLoop {
             System.err.println(thread() + ": close of token " + lock.token() + (invalid ? ", known lost," : "")
                     + " failed: " + describe(failure));
         }
-        history.record(new CriticalSection(holder(), lock.token(), enter, exit, lost));
+        CriticalSection section = new CriticalSection(holder(), lock.token(), enter, exit, lost);
+        PermitSection permit = new PermitSection(lock.key(), section);
+        if (options.permits() > 0) {
+            permits.record(permit);
+        } else {
+            history.record(section);
+        }
         writes.record(lock.token(), read, outcome);
         if (options.untilStopped()) {
             if (lost) {
@@ -121,7 +135,8 @@ final class CycleLoop {
             if (gated) {
                 WorkerEvents.print("UNGATED " + thread() + " " + lock.token() + " " + outcome + " " + lost);
             }
-            WorkerEvents.print("CYCLE " + thread() + " " + enter);
+            WorkerEvents.print(options.permits() > 0 ? "PERMIT " + PermitLines.toLine(permit)
+                    : "CYCLE " + thread() + " " + enter);
         }
     }
 

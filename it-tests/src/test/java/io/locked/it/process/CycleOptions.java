@@ -29,10 +29,13 @@ import java.util.Map;
  *                           rather than end the worker (for a negative control that expects them)
  * @param synchronousCommit  the repository's {@code postgresqlSynchronousCommit} ({@code synchronous-commit=}),
  *                           or null for none
+ * @param permits            how many permits of the key each acquisition asks for ({@code permits=}), or 0
+ *                           (the default) for the key's exclusive lock
  */
 record CycleOptions(TestDatabase database, LockMode mode, String key, int threads, int cycles, Duration maxWait,
                     Duration lease, CounterFence fence, Path history, Path writes, boolean galeraSingleWriter,
-                    LockStatements statements, LockTokens tokens, boolean goOnAfterFailures, String synchronousCommit) {
+                    LockStatements statements, LockTokens tokens, boolean goOnAfterFailures, String synchronousCommit,
+                    int permits) {
 
     /** Until stopped; every failure is recorded and the thread goes on. */
     boolean untilStopped() {
@@ -68,6 +71,7 @@ record CycleOptions(TestDatabase database, LockMode mode, String key, int thread
                 LockStatements.valueOf(values.getOrDefault("statements", "AUTO")),
                 LockTokens.valueOf(values.getOrDefault("tokens", "WRITTEN")),
                 Boolean.parseBoolean(values.getOrDefault("go-on-after-failures", "false")),
-                values.get("synchronous-commit"));
+                values.get("synchronous-commit"),
+                Integer.parseInt(values.getOrDefault("permits", "0")));
     }
 }

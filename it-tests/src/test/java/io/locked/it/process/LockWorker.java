@@ -41,8 +41,9 @@ import org.jboss.weld.environment.se.WeldContainer;
  *   {@link CycleLoop} and {@link CycleOptions} for the names); each critical section is written to
  *   the history file for the checker. With {@code cycles=N} each thread does N cycles; without, the
  *   threads cycle until told to stop on standard input ({@link WorkerControl}) and report what
- *   happens as events on standard output (the fault tests). {@code mode=-} runs without any lock:
- *   the negative control that shows the checker catches what a missing lock does.</li>
+ *   happens as events on standard output (the fault tests). With {@code permits=N} the threads take
+ *   permits of the key and the history holds each section's slot ({@link PermitLines}). {@code mode=-}
+ *   runs without any lock: the negative control that shows the checker catches what a missing lock does.</li>
  *   <li>{@code locked-bean DATABASE MODE KEY THREADS CYCLES HISTORY_FILE}: the same through a
  *   {@code @Locked} bean on Weld SE, the mode set by MicroProfile Config.</li>
  *   <li>{@code cleanup DATABASE EVERY IDLE_AFTER}: a Weld SE application with the scheduled cleanup
@@ -90,6 +91,7 @@ public final class LockWorker {
         WorkerControl control = WorkerControl.listen(System.in);
         HistoryRecorder history = new HistoryRecorder();
         CounterWrites writes = new CounterWrites();
+        PermitLines permits = new PermitLines();
         try (Store store = options.database().open(options.threads() + 2, Map.of(),
                 settings -> {
                     settings.galeraSingleWriter(options.galeraSingleWriter()).statements(options.statements())
@@ -99,12 +101,13 @@ public final class LockWorker {
                 });
              LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
             ready();
-            runThreads(options.threads(), () -> new CycleLoop(options, store.pool().dataSource(), locks, control, history, writes).run());
+            runThreads(options.threads(), () -> new CycleLoop(options, store.pool().dataSource(), locks, control, history, writes,
+                    permits).run());
         }
         if (options.writes() != null) {
             writes.writeTo(options.writes());
         }
-        writeHistory(history, options.history());
+        writeHistory(options.permits() > 0 ? permits.lines() : lines(history), options.history());
     }
 
     private static void runLockedBean(TestDatabase database, String mode, String key, int threads, int cycles,
@@ -119,7 +122,7 @@ public final class LockWorker {
                     counter.increment(key);
                 }
             });
-            writeHistory(counter.history(), historyFile);
+            writeHistory(lines(counter.history()), historyFile);
         }
     }
 
@@ -171,8 +174,11 @@ public final class LockWorker {
         }
     }
 
-    private static void writeHistory(HistoryRecorder history, Path historyFile) throws IOException {
-        List<String> lines = history.sections().stream().map(CriticalSection::toLine).toList();
+    private static List<String> lines(HistoryRecorder history) {
+        return history.sections().stream().map(CriticalSection::toLine).toList();
+    }
+
+    private static void writeHistory(List<String> lines, Path historyFile) throws IOException {
         Files.write(historyFile, lines);
         WorkerEvents.print("DONE " + lines.size());
     }

@@ -1,5 +1,6 @@
 package io.locked.it.process;
 
+import io.locked.api.LockHandle;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,8 +13,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * Commands a worker JVM reads from its standard input, one per line:
  * <ul>
  *   <li>{@code gate}: the next critical section, right after it has read the counter, prints
- *   {@code GATED thread token} and waits there, holding the lock, until {@code open}: the test
- *   then knows a holder is inside and can inject its fault at that moment;</li>
+ *   {@code GATED thread token enter key} (enter: when it got in, its {@code nanoTime}; key: what it
+ *   holds, for a permit the slot key, {@linkplain PermitLines#encode encoded}) and waits there,
+ *   holding the lock, until {@code open}: the test then knows a holder is inside and can inject its
+ *   fault at that moment;</li>
  *   <li>{@code open}: lets the gated section go on and write;</li>
  *   <li>{@code stop}: every thread ends after its current cycle; so does the end of the input,
  *   so a worker never outlives the test that started it.</li>
@@ -71,12 +74,12 @@ final class WorkerControl {
      *
      * @return whether this thread was gated
      */
-    boolean passGate(String thread, long token) throws InterruptedException {
+    boolean passGate(String thread, LockHandle lock, long enter) throws InterruptedException {
         CountDownLatch gate = armedGate.getAndSet(null);
         if (gate == null) {
             return false;
         }
-        WorkerEvents.print("GATED " + thread + " " + token);
+        WorkerEvents.print("GATED " + thread + " " + lock.token() + " " + enter + " " + PermitLines.encode(lock.key()));
         gate.await();
         return true;
     }

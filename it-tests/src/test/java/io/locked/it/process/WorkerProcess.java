@@ -170,10 +170,17 @@ public final class WorkerProcess implements AutoCloseable {
         }
     }
 
-    /** SIGKILL: no shutdown hook, no finally block, no release. Works on a suspended worker too. */
-    public void kill() throws InterruptedException {
+    /**
+     * SIGKILL: no shutdown hook, no finally block, no release. Works on a suspended worker too.
+     *
+     * @return {@link System#nanoTime()} once the signal was sent: the worker ran none of its code after
+     *         it, while its sockets may close (and a database free its rows) before its exit is seen here
+     */
+    public long kill() throws InterruptedException {
         process.destroyForcibly();
+        long signalled = System.nanoTime();
         process.waitFor(30, TimeUnit.SECONDS);
+        return signalled;
     }
 
     /** @return the worker's process id */
