@@ -55,6 +55,8 @@ public final class Benchmark {
     private static final Duration WAIT = Duration.ofSeconds(60);
     /** The permits of the permit cases: on one key, this many of their threads may be inside at once. */
     static final int PERMITS = 4;
+    /** The share of reads in the read-mostly cases, in percent. */
+    static final int READ_PERCENT = 90;
     private static final int SMALL_TABLE = 1_000;
     private static final int LARGE_TABLE = 1_000_000;
 
@@ -229,6 +231,12 @@ public final class Benchmark {
                 new Case("API pessimistic, 4 permits", "pessimistic", Case.API_PERMITS,
                         permitCycle(locks, LockMode.PESSIMISTIC)),
                 new Case("API optimistic, 4 permits", "optimistic", Case.API_PERMITS, permitCycle(locks, LockMode.OPTIMISTIC)),
+                new Case("API pessimistic, read", "pessimistic", Case.API_READ, readWriteCycle(locks, LockMode.PESSIMISTIC, 100)),
+                new Case("API optimistic, read", "optimistic", Case.API_READ, readWriteCycle(locks, LockMode.OPTIMISTIC, 100)),
+                new Case("API pessimistic, 90% read", "pessimistic", Case.API_READ_MOSTLY,
+                        readWriteCycle(locks, LockMode.PESSIMISTIC, READ_PERCENT)),
+                new Case("API optimistic, 90% read", "optimistic", Case.API_READ_MOSTLY,
+                        readWriteCycle(locks, LockMode.OPTIMISTIC, READ_PERCENT)),
                 new Case("API pessimistic, clock tokens", "pessimistic", Case.API_CLOCK_TOKENS,
                         apiCycle(clockLocks, LockMode.PESSIMISTIC)),
                 new Case("API pessimistic, a manager per thread", "pessimistic", Case.API_MANAGER_PER_THREAD,
@@ -256,6 +264,17 @@ public final class Benchmark {
     static Cycle permitCycle(LockManager locks, LockMode mode) {
         return (key, inside) -> {
             try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).permits(PERMITS).waitFor(WAIT))) {
+                inside.run();
+            }
+        };
+    }
+
+    /** A read of the key's read/write lock with that chance in percent, else a write. */
+    static Cycle readWriteCycle(LockManager locks, LockMode mode, int readPercent) {
+        return (key, inside) -> {
+            LockRequest request = LockRequest.of(key).mode(mode).waitFor(WAIT);
+            boolean read = java.util.concurrent.ThreadLocalRandom.current().nextInt(100) < readPercent;
+            try (LockHandle ignored = locks.acquire(read ? request.read() : request.write())) {
                 inside.run();
             }
         };

@@ -24,6 +24,10 @@ record Case(String name, String mode, String layer, Cycle cycle) {
     static final String API_CLOCK_TOKENS = "API, clock tokens";
     /** The API asking for one of {@value Benchmark#PERMITS} permits of the key, beside its exclusive lock. */
     static final String API_PERMITS = "API, permits";
+    /** The API reading under the key's read/write lock: readers share, so the section admits them all. */
+    static final String API_READ = "API, read";
+    /** The API on the key's read/write lock, {@value Benchmark#READ_PERCENT} % reads and the rest writes. */
+    static final String API_READ_MOSTLY = "API, read-mostly";
     /** Another project's lock on the same database and pool ({@link PeerCycles}): ShedLock's JDBC template provider. */
     static final String SHEDLOCK = "ShedLock";
     /** Another project's lock on the same database and pool ({@link PeerCycles}): Spring Integration's JDBC registry. */
@@ -35,6 +39,10 @@ record Case(String name, String mode, String layer, Cycle cycle) {
 
     /** @return how many holders of one key the case lets inside at once */
     int admits() {
+        if (layer.equals(API_READ) || layer.equals(API_READ_MOSTLY)) {
+            // readers share; whether a writer met anyone is the tests' to check (ReadWriteContract)
+            return Integer.MAX_VALUE;
+        }
         return layer.equals(API_PERMITS) ? Benchmark.PERMITS : 1;
     }
 

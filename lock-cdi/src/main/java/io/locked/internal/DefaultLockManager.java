@@ -14,12 +14,9 @@ import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
-import io.locked.spi.LockRowState;
 import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -39,6 +36,7 @@ public final class DefaultLockManager implements LockManager {
     private final KeyTurns turns;
     private final PermitSlots permitSlots;
     private final ReadWriteSlots readWriteSlots;
+    private final Operators operators;
     private final LockMetrics metrics;
     private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
     private volatile boolean closed;
@@ -67,6 +65,7 @@ public final class DefaultLockManager implements LockManager {
         this.turns = new KeyTurns(time);
         this.permitSlots = new PermitSlots(time);
         this.readWriteSlots = new ReadWriteSlots(time);
+        this.operators = new Operators(repository);
         this.sessionCheckInterval = sessionCheckInterval;
     }
 
@@ -120,65 +119,32 @@ public final class DefaultLockManager implements LockManager {
 
     @Override
     public LockInfo inspect(String key) {
-        String checked = RowKeys.checked(key);
-        return repository.inspect(checked).map(DefaultLockManager::info)
-                .orElseGet(() -> new LockInfo(checked, null, null, null, null, null, null, false));
+        return operators.inspect(key);
     }
 
     @Override
     public List<LockInfo> list(String prefix, String afterKey, int limit) {
-        if (prefix == null) {
-            throw new IllegalArgumentException("Key prefix must not be null; use \"\" for every key");
-        }
-        if (limit < 1 || limit > MAX_PAGE) {
-            throw new IllegalArgumentException("Page limit must be 1 to " + MAX_PAGE + ", was " + limit);
-        }
-        return repository.list(prefix, afterKey, limit).stream().map(DefaultLockManager::info).toList();
+        return operators.list(prefix, afterKey, limit);
     }
 
     @Override
     public Optional<LockInfo> forceRelease(String key) {
-        return forceRelease(key, Duration.ZERO);
+        return operators.forceRelease(key, Duration.ZERO);
     }
 
     @Override
     public Optional<LockInfo> forceRelease(String key, Duration lockDelay) {
-        String checked = RowKeys.checked(key);
-        // the request checks the delay as a lock-delay
-        LockRequest.of(RowKeys.baseKey(checked)).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay);
-        Optional<LockInfo> ended = repository.forceRelease(checked, lockDelay).map(DefaultLockManager::info);
-        ended.ifPresent(hold -> LockLog.forcedRelease(checked, hold.mode(), hold.token(), hold.holder(),
-                hold.databaseSession()));
-        return ended;
+        return operators.forceRelease(key, lockDelay);
     }
 
     @Override
     public List<LockInfo> holders(String key) {
-        String checked = LockRequest.of(key).key();
-        List<LockInfo> holders = new ArrayList<>();
-        LockInfo exclusive = inspect(checked);
-        if (exclusive.held()) {
-            holders.add(exclusive);
-        }
-        // the rows of no other key start so: no key may hold the mark
-        list(checked + LockRequest.PERMIT_SLOT_MARK, null, 1 + LockRequest.MAX_READERS + LockRequest.MAX_PERMITS).stream()
-                .filter(LockInfo::held).sorted(Comparator.comparingInt(row -> RowKeys.order(row.key())))
-                .forEach(holders::add);
-        return holders;
+        return operators.holders(key);
     }
 
     @Override
     public List<LockInfo> forceReleaseAll(String key) {
-        List<LockInfo> ended = new ArrayList<>();
-        for (LockInfo holder : holders(key)) {
-            forceRelease(holder.key()).ifPresent(ended::add);
-        }
-        return ended;
-    }
-
-    private static LockInfo info(LockRowState row) {
-        return new LockInfo(row.key(), row.mode(), row.holder(), row.token(), row.since(), row.until(),
-                row.databaseSession(), row.held() && Holder.isThisJvm(row.holder()));
+        return operators.forceReleaseAll(key);
     }
 
     private static Optional<LockHandle> view(Acquisition acquisition) {

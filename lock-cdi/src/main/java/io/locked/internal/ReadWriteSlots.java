@@ -47,19 +47,14 @@ final class ReadWriteSlots {
      */
     LockHandle read(LockRequest request, ThreadScope scope, long deadline, Rows rows) {
         String writer = LockRequest.writerKey(request.key());
-        if (scope.find(writer) != null) {
-            LockHandle underTheWrite = rows.take(writer, Duration.ZERO);
-            if (underTheWrite != null) {
-                return underTheWrite;
-            }
+        LockHandle underTheWrite = reenter(scope, rows, writer);
+        if (underTheWrite != null) {
+            return underTheWrite;
         }
         for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
-            String slotKey = LockRequest.readerSlotKey(request.key(), slot);
-            if (scope.find(slotKey) != null) {
-                LockHandle nested = rows.take(slotKey, Duration.ZERO);
-                if (nested != null) {
-                    return nested;
-                }
+            LockHandle nested = reenter(scope, rows, LockRequest.readerSlotKey(request.key(), slot));
+            if (nested != null) {
+                return nested;
             }
         }
         Backoff backoff = Backoff.standard();
@@ -96,12 +91,11 @@ final class ReadWriteSlots {
      */
     LockHandle write(LockRequest request, ThreadScope scope, long deadline, Rows rows) {
         String writer = LockRequest.writerKey(request.key());
-        if (scope.find(writer) != null) {
-            LockHandle nested = rows.take(writer, Duration.ZERO);
-            if (nested != null) {
-                return nested;
-            }
-        } else {
+        LockHandle nested = reenter(scope, rows, writer);
+        if (nested != null) {
+            return nested;
+        }
+        if (scope.find(writer) == null) {
             for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
                 if (scope.find(LockRequest.readerSlotKey(request.key(), slot)) != null) {
                     throw new IllegalStateException("Cannot write '" + request.key() + "' while this thread reads it:"
@@ -137,6 +131,11 @@ final class ReadWriteSlots {
                 return false;
             }
         }
+    }
+
+    /** @return a nested hold of the row when this thread is inside its scope, else null */
+    private static LockHandle reenter(ThreadScope scope, Rows rows, String rowKey) {
+        return scope.find(rowKey) == null ? null : rows.take(rowKey, Duration.ZERO);
     }
 
     /**
