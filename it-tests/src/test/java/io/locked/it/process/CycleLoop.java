@@ -10,9 +10,11 @@ import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryRecorder;
 import io.locked.contract.PermitHistoryChecker.PermitSection;
+import io.locked.contract.ReadWriteHistoryChecker.Access;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 /**
@@ -32,8 +34,11 @@ import javax.sql.DataSource;
  * already false).
  *
  * <p>With permits ({@code permits=N}) each section is recorded with the slot it held
- * ({@link PermitLines}), and until stopped the event of a completed cycle is {@code PERMIT} and that
- * section's line, in place of {@code CYCLE}: the test sees every section of a worker it kills.
+ * ({@link RowLines}), and until stopped the event of a completed cycle is {@code PERMIT} and that
+ * section's line, in place of {@code CYCLE}: the test sees every section of a worker it kills. With
+ * the read/write lock ({@code write-percent=P}) each cycle writes with probability P percent, else
+ * reads: a reader only reads the counter. Its section is recorded with whether it asked to write and
+ * the row it held, and until stopped its event is {@code ACCESS} and that line.
  */
 final class CycleLoop {
     private static final int WRITE_ATTEMPTS = 3;
@@ -43,18 +48,18 @@ final class CycleLoop {
     private final WorkerControl control;
     private final HistoryRecorder history;
     private final CounterWrites writes;
-    private final PermitLines permits;
+    private final RowLines rows;
     private final LockRequest request;
 
     CycleLoop(CycleOptions options, DataSource pool, LockManager locks, WorkerControl control, HistoryRecorder history,
-              CounterWrites writes, PermitLines permits) {
+              CounterWrites writes, RowLines rows) {
         this.options = options;
         this.pool = pool;
         this.locks = locks;
         this.control = control;
         this.history = history;
         this.writes = writes;
-        this.permits = permits;
+        this.rows = rows;
         this.request = options.mode() == null ? null
                 : LockRequest.of(options.key()).mode(options.mode()).waitFor(options.maxWait()).leaseFor(options.lease())
                         .permits(options.permits());
@@ -76,10 +81,12 @@ final class CycleLoop {
     }
 
     private void lockedCycle() throws Exception {
+        boolean writer = !options.readWrite() || ThreadLocalRandom.current().nextInt(100) < options.writePercent();
+        LockRequest thisRequest = !options.readWrite() ? request : writer ? request.write() : request.read();
         long start = System.nanoTime();
         LockHandle lock;
         try {
-            lock = locks.acquire(request);
+            lock = locks.acquire(thisRequest);
         } catch (RuntimeException failure) {
             acquireFailed(failure, start);
             return;
@@ -93,8 +100,10 @@ final class CycleLoop {
         boolean gated = false;
         try {
             read = readCounter();
-            gated = control.passGate(thread(), lock, enter);
-            outcome = writeCounter(read + 1, lock);
+            gated = control.passGate(thread(), lock, enter, writer);
+            if (writer) {
+                outcome = writeCounter(read + 1, lock);
+            }
         } catch (SQLException | RuntimeException failure) {
             if (options.failuresEndWorker()) {
                 lock.close();
@@ -121,13 +130,19 @@ final class CycleLoop {
                     + " failed: " + describe(failure));
         }
         CriticalSection section = new CriticalSection(holder(), lock.token(), enter, exit, lost);
-        PermitSection permit = new PermitSection(lock.key(), section);
+        String rowLine = null;
         if (options.permits() > 0) {
-            permits.record(permit);
+            rowLine = RowLines.toLine(new PermitSection(lock.key(), section));
+            rows.record(rowLine);
+        } else if (options.readWrite()) {
+            rowLine = RowLines.toLine(new Access(writer, lock.key(), section));
+            rows.record(rowLine);
         } else {
             history.record(section);
         }
-        writes.record(lock.token(), read, outcome);
+        if (writer) {
+            writes.record(lock.token(), read, outcome);
+        }
         if (options.untilStopped()) {
             if (lost) {
                 WorkerEvents.print("LOST " + thread() + " " + lock.token() + " " + (invalid ? "INVALID" : "AT_CLOSE"));
@@ -135,8 +150,8 @@ final class CycleLoop {
             if (gated) {
                 WorkerEvents.print("UNGATED " + thread() + " " + lock.token() + " " + outcome + " " + lost);
             }
-            WorkerEvents.print(options.permits() > 0 ? "PERMIT " + PermitLines.toLine(permit)
-                    : "CYCLE " + thread() + " " + enter);
+            WorkerEvents.print(options.permits() > 0 ? "PERMIT " + rowLine
+                    : options.readWrite() ? "ACCESS " + rowLine : "CYCLE " + thread() + " " + enter);
         }
     }
 

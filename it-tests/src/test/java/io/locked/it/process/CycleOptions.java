@@ -31,15 +31,22 @@ import java.util.Map;
  *                           or null for none
  * @param permits            how many permits of the key each acquisition asks for ({@code permits=}), or 0
  *                           (the default) for the key's exclusive lock
+ * @param writePercent       with the key's read/write lock ({@code write-percent=}), how many cycles in a
+ *                           hundred write (at random), the others read; -1 (the default) for no read/write lock
  */
 record CycleOptions(TestDatabase database, LockMode mode, String key, int threads, int cycles, Duration maxWait,
                     Duration lease, CounterFence fence, Path history, Path writes, boolean galeraSingleWriter,
                     LockStatements statements, LockTokens tokens, boolean goOnAfterFailures, String synchronousCommit,
-                    int permits) {
+                    int permits, int writePercent) {
 
     /** Until stopped; every failure is recorded and the thread goes on. */
     boolean untilStopped() {
         return cycles == 0;
+    }
+
+    /** Whether each cycle reads or writes under the key's read/write lock. */
+    boolean readWrite() {
+        return writePercent >= 0;
     }
 
     /** Whether a failure ends the worker, rather than being recorded. */
@@ -72,6 +79,7 @@ record CycleOptions(TestDatabase database, LockMode mode, String key, int thread
                 LockTokens.valueOf(values.getOrDefault("tokens", "WRITTEN")),
                 Boolean.parseBoolean(values.getOrDefault("go-on-after-failures", "false")),
                 values.get("synchronous-commit"),
-                Integer.parseInt(values.getOrDefault("permits", "0")));
+                Integer.parseInt(values.getOrDefault("permits", "0")),
+                Integer.parseInt(values.getOrDefault("write-percent", "-1")));
     }
 }

@@ -42,7 +42,9 @@ import org.jboss.weld.environment.se.WeldContainer;
  *   the history file for the checker. With {@code cycles=N} each thread does N cycles; without, the
  *   threads cycle until told to stop on standard input ({@link WorkerControl}) and report what
  *   happens as events on standard output (the fault tests). With {@code permits=N} the threads take
- *   permits of the key and the history holds each section's slot ({@link PermitLines}). {@code mode=-}
+ *   permits of the key and the history holds each section's slot ({@link RowLines}); with
+ *   {@code write-percent=P} they read or write under the key's read/write lock and it holds each
+ *   section's row and whether it wrote. {@code mode=-}
  *   runs without any lock: the negative control that shows the checker catches what a missing lock does.</li>
  *   <li>{@code locked-bean DATABASE MODE KEY THREADS CYCLES HISTORY_FILE}: the same through a
  *   {@code @Locked} bean on Weld SE, the mode set by MicroProfile Config.</li>
@@ -91,7 +93,7 @@ public final class LockWorker {
         WorkerControl control = WorkerControl.listen(System.in);
         HistoryRecorder history = new HistoryRecorder();
         CounterWrites writes = new CounterWrites();
-        PermitLines permits = new PermitLines();
+        RowLines rows = new RowLines();
         try (Store store = options.database().open(options.threads() + 2, Map.of(),
                 settings -> {
                     settings.galeraSingleWriter(options.galeraSingleWriter()).statements(options.statements())
@@ -102,12 +104,12 @@ public final class LockWorker {
              LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
             ready();
             runThreads(options.threads(), () -> new CycleLoop(options, store.pool().dataSource(), locks, control, history, writes,
-                    permits).run());
+                    rows).run());
         }
         if (options.writes() != null) {
             writes.writeTo(options.writes());
         }
-        writeHistory(options.permits() > 0 ? permits.lines() : lines(history), options.history());
+        writeHistory(options.permits() > 0 || options.readWrite() ? rows.lines() : lines(history), options.history());
     }
 
     private static void runLockedBean(TestDatabase database, String mode, String key, int threads, int cycles,

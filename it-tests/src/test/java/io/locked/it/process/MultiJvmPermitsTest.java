@@ -76,7 +76,7 @@ class MultiJvmPermitsTest {
                     all -> all.stream().filter(e -> e.worker() == VICTIM && e.is("GATED")).findFirst().orElse(null));
             long killedAt = victim.kill();
             // the killed holder was inside from its entry until the signal: no code of its ran after it
-            PermitSection killed = new PermitSection(PermitLines.decode(gated.field(4)), new CriticalSection(victim.pid()
+            PermitSection killed = new PermitSection(RowLines.decode(gated.field(4)), new CriticalSection(victim.pid()
                     + "/" + gated.field(1), Long.parseLong(gated.field(2)), Long.parseLong(gated.field(3)), killedAt));
 
             PermitSection retaken = events.await("the killed holder's slot taken again", all -> all.stream()
@@ -93,7 +93,7 @@ class MultiJvmPermitsTest {
                 assertEquals(0, survivor.waitForExit(PATIENCE.toSeconds()), "survivor failed:\n" + survivor.logTail());
                 // its threads print their sections in whatever order they finish
                 assertEquals(byEntry(Files.readAllLines(dir.resolve("history-" + w + ".txt")).stream()
-                        .map(PermitLines::parse).toList()), byEntry(events.permits(w)),
+                        .map(RowLines::parsePermit).toList()), byEntry(events.permits(w)),
                         "survivor " + w + " printed every section it recorded");
             }
             // the victim's sections are those it printed before it died, and the one it died in
@@ -152,7 +152,7 @@ class MultiJvmPermitsTest {
         static Event parse(int worker, String line) {
             String[] fields = line.trim().split(" ");
             return new Event(worker, fields,
-                    fields[0].equals("PERMIT") ? PermitLines.parse(line.substring("PERMIT ".length())) : null);
+                    fields[0].equals("PERMIT") ? RowLines.parsePermit(line.substring("PERMIT ".length())) : null);
         }
 
         boolean is(String type) {

@@ -14,9 +14,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * <ul>
  *   <li>{@code gate}: the next critical section, right after it has read the counter, prints
  *   {@code GATED thread token enter key} (enter: when it got in, its {@code nanoTime}; key: what it
- *   holds, for a permit the slot key, {@linkplain PermitLines#encode encoded}) and waits there,
+ *   holds, for a permit the slot key, {@linkplain RowLines#encode encoded}) and waits there,
  *   holding the lock, until {@code open}: the test then knows a holder is inside and can inject its
  *   fault at that moment;</li>
+ *   <li>{@code gate-writer}: the same for the next section that writes the counter (under a
+ *   read/write lock a reader's section does not and passes);</li>
  *   <li>{@code open}: lets the gated section go on and write;</li>
  *   <li>{@code stop}: every thread ends after its current cycle; so does the end of the input,
  *   so a worker never outlives the test that started it.</li>
@@ -24,7 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class WorkerControl {
     private volatile boolean stopping;
-    private final AtomicReference<CountDownLatch> armedGate = new AtomicReference<>();
+    private final AtomicReference<Gate> armedGate = new AtomicReference<>();
     private volatile CountDownLatch openGate = new CountDownLatch(0);
 
     private WorkerControl() {
@@ -44,10 +46,10 @@ final class WorkerControl {
             String line;
             while ((line = lines.readLine()) != null) {
                 switch (line.trim()) {
-                    case "gate" -> {
+                    case "gate", "gate-writer" -> {
                         CountDownLatch gate = new CountDownLatch(1);
                         openGate = gate;
-                        armedGate.set(gate);
+                        armedGate.set(new Gate(gate, line.trim().equals("gate-writer")));
                     }
                     case "open" -> openGate.countDown();
                     case "stop" -> stop();
@@ -70,17 +72,22 @@ final class WorkerControl {
     }
 
     /**
-     * Waits here, announced, if a gate is armed and no other thread took it.
+     * Waits here, announced, if a gate is armed for this section and no other thread took it.
      *
+     * @param writer whether this section writes the counter
      * @return whether this thread was gated
      */
-    boolean passGate(String thread, LockHandle lock, long enter) throws InterruptedException {
-        CountDownLatch gate = armedGate.getAndSet(null);
-        if (gate == null) {
+    boolean passGate(String thread, LockHandle lock, long enter, boolean writer) throws InterruptedException {
+        Gate gate = armedGate.get();
+        if (gate == null || (gate.writersOnly() && !writer) || !armedGate.compareAndSet(gate, null)) {
             return false;
         }
-        WorkerEvents.print("GATED " + thread + " " + lock.token() + " " + enter + " " + PermitLines.encode(lock.key()));
-        gate.await();
+        WorkerEvents.print("GATED " + thread + " " + lock.token() + " " + enter + " " + RowLines.encode(lock.key()));
+        gate.latch().await();
         return true;
+    }
+
+    /** An armed gate: the latch it waits on until {@code open}, and whether only a writer may take it. */
+    private record Gate(CountDownLatch latch, boolean writersOnly) {
     }
 }
