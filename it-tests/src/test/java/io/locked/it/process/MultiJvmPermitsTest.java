@@ -16,9 +16,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -57,7 +54,7 @@ class MultiJvmPermitsTest {
         try (Connection connection = database.connect()) {
             Counter.create(connection, key);
         }
-        Events events = new Events();
+        WorkerLines<PermitSection> events = new WorkerLines<>("PERMIT", RowLines::parsePermit, PATIENCE);
         List<WorkerProcess> workers = new ArrayList<>();
         long started = System.nanoTime();
         try {
@@ -70,11 +67,12 @@ class MultiJvmPermitsTest {
             for (int w = 0; w < JVMS; w++) {
                 awaitReady(events, w, started);
             }
-            events.await("cycles from every JVM", all -> each(all, List.of(0, 1, 2), CYCLES_BEFORE_KILL, permit -> true));
+            events.await("cycles from every JVM",
+                    all -> events.each(all, List.of(0, 1, 2), CYCLES_BEFORE_KILL, permit -> true));
 
             WorkerProcess victim = workers.get(VICTIM);
             victim.send("gate");
-            Event gated = events.await("a thread of the victim inside its permit",
+            WorkerLines.Line<PermitSection> gated = events.await("a thread of the victim inside its permit",
                     all -> all.stream().filter(e -> e.worker() == VICTIM && e.is("GATED")).findFirst().orElse(null));
             long killedAt = victim.kill();
             // the killed holder was inside from its entry until the signal: no code of its ran after it
@@ -82,10 +80,10 @@ class MultiJvmPermitsTest {
                     + "/" + gated.field(1), Long.parseLong(gated.field(2)), Long.parseLong(gated.field(3)), killedAt));
 
             PermitSection retaken = events.await("the killed holder's slot taken again", all -> all.stream()
-                    .filter(e -> e.is("PERMIT") && e.permit().slot().equals(killed.slot())
-                            && e.permit().section().enterNanos() > killedAt)
-                    .map(Event::permit).findFirst().orElse(null));
-            events.await(CYCLES_AFTER_KILL + " cycles from each survivor after the kill", all -> each(all,
+                    .filter(e -> e.is("PERMIT") && e.section().slot().equals(killed.slot())
+                            && e.section().section().enterNanos() > killedAt)
+                    .map(WorkerLines.Line::section).findFirst().orElse(null));
+            events.await(CYCLES_AFTER_KILL + " cycles from each survivor after the kill", all -> events.each(all,
                     SURVIVORS, CYCLES_AFTER_KILL, permit -> permit.section().enterNanos() > killedAt));
             for (int w : SURVIVORS) {
                 workers.get(w).send("stop");
@@ -95,16 +93,16 @@ class MultiJvmPermitsTest {
                 assertEquals(0, survivor.waitForExit(PATIENCE.toSeconds()), "survivor failed:\n" + survivor.logTail());
                 // its threads print their sections in whatever order they finish
                 assertEquals(byEntry(Files.readAllLines(dir.resolve("history-" + w + ".txt")).stream()
-                        .map(RowLines::parsePermit).toList()), byEntry(events.permits(w)),
+                        .map(RowLines::parsePermit).toList()), byEntry(events.sections(w)),
                         "survivor " + w + " printed every section it recorded");
             }
             // the victim's sections are those it printed before it died, and the one it died in
             List<PermitSection> sections = new ArrayList<>(List.of(killed));
             for (int w = 0; w < JVMS; w++) {
-                sections.addAll(events.permits(w));
+                sections.addAll(events.sections(w));
             }
             double seconds = (System.nanoTime() - started) / 1e9;
-            List<Event> troubles = events.all().stream()
+            List<WorkerLines.Line<PermitSection>> troubles = events.all().stream()
                     .filter(e -> !e.is("READY") && !e.is("PERMIT") && !e.is("DONE") && !e.is("GATED")).toList();
             PermitHistoryChecker.Verdict verdict = PermitHistoryChecker.check(sections, PERMITS);
             System.out.printf("multi-JVM permits %s %s, %d JVMs x %d threads, %d permits: %d sections in %.1fs (with JVM"
@@ -127,8 +125,8 @@ class MultiJvmPermitsTest {
 
     // The checker compares System.nanoTime() across JVMs: this worker's reading must lie between two
     // of this JVM's, as it does when both read the machine's one monotonic clock.
-    private static void awaitReady(Events events, int worker, long before) throws InterruptedException {
-        Event ready = events.await("READY from worker " + worker,
+    private static void awaitReady(WorkerLines<PermitSection> events, int worker, long before) throws InterruptedException {
+        WorkerLines.Line<PermitSection> ready = events.await("READY from worker " + worker,
                 all -> all.stream().filter(e -> e.worker() == worker && e.is("READY")).findFirst().orElse(null));
         long theirs = Long.parseLong(ready.field(1));
         assertTrue(theirs >= before && theirs <= System.nanoTime(), "worker " + worker + " does not share this JVM's clock");
@@ -136,76 +134,5 @@ class MultiJvmPermitsTest {
 
     private static List<PermitSection> byEntry(List<PermitSection> sections) {
         return sections.stream().sorted(Comparator.comparingLong(permit -> permit.section().enterNanos())).toList();
-    }
-
-    /** @return true once each of those workers printed at least that many sections that count, else null */
-    private static Boolean each(List<Event> all, List<Integer> workers, int atLeast, Predicate<PermitSection> counted) {
-        int[] count = new int[JVMS];
-        all.stream().filter(e -> e.is("PERMIT") && counted.test(e.permit())).forEach(e -> count[e.worker()]++);
-        return workers.stream().allMatch(w -> count[w] >= atLeast) ? true : null;
-    }
-
-    /**
-     * One line a worker printed, see {@link CycleLoop} and {@link WorkerControl}.
-     *
-     * @param permit for a {@code PERMIT} line its section, parsed once, else null
-     */
-    private record Event(int worker, String[] fields, PermitSection permit) {
-        static Event parse(int worker, String line) {
-            String[] fields = line.trim().split(" ");
-            return new Event(worker, fields,
-                    fields[0].equals("PERMIT") ? RowLines.parsePermit(line.substring("PERMIT ".length())) : null);
-        }
-
-        boolean is(String type) {
-            return fields[0].equals(type);
-        }
-
-        String field(int index) {
-            return fields[index];
-        }
-
-        @Override
-        public String toString() {
-            return "worker " + worker + ": " + String.join(" ", fields);
-        }
-    }
-
-    /** Every line of every worker, in the order read, and a wait for a condition on them up to the patience. */
-    private static final class Events {
-        private final List<Event> all = new ArrayList<>();
-
-        Consumer<String> sink(int worker) {
-            return line -> add(Event.parse(worker, line));
-        }
-
-        private synchronized void add(Event event) {
-            all.add(event);
-            notifyAll();
-        }
-
-        synchronized List<Event> all() {
-            return new ArrayList<>(all);
-        }
-
-        synchronized List<PermitSection> permits(int worker) {
-            return all.stream().filter(e -> e.worker() == worker && e.is("PERMIT")).map(Event::permit).toList();
-        }
-
-        /** @return the first non-null answer of {@code found}; an AssertionError (a hang) past the patience */
-        synchronized <T> T await(String what, Function<List<Event>, T> found) throws InterruptedException {
-            long deadline = System.nanoTime() + PATIENCE.toNanos();
-            for (T answer = found.apply(all); ; answer = found.apply(all)) {
-                if (answer != null) {
-                    return answer;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new AssertionError("no " + what + " within " + PATIENCE + "; last lines: "
-                            + all.subList(Math.max(0, all.size() - 20), all.size()));
-                }
-                wait(Math.max(1, left / 1_000_000));
-            }
-        }
     }
 }

@@ -17,9 +17,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.Predicate;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -60,7 +57,7 @@ class MultiJvmReadWriteTest {
         try (Connection connection = database.connect()) {
             Counter.create(connection, key);
         }
-        Events events = new Events();
+        WorkerLines<Access> events = new WorkerLines<>("ACCESS", RowLines::parseAccess, PATIENCE);
         List<WorkerProcess> workers = new ArrayList<>();
         long started = System.nanoTime();
         try {
@@ -73,11 +70,12 @@ class MultiJvmReadWriteTest {
             for (int w = 0; w < JVMS; w++) {
                 awaitReady(events, w, started);
             }
-            events.await("cycles from every JVM", all -> each(all, List.of(0, 1, 2), CYCLES_BEFORE_KILL, access -> true));
+            events.await("cycles from every JVM",
+                    all -> events.each(all, List.of(0, 1, 2), CYCLES_BEFORE_KILL, access -> true));
 
             WorkerProcess victim = workers.get(VICTIM);
             victim.send("gate-writer");
-            Event gated = events.await("a thread of the victim inside a write",
+            WorkerLines.Line<Access> gated = events.await("a thread of the victim inside a write",
                     all -> all.stream().filter(e -> e.worker() == VICTIM && e.is("GATED")).findFirst().orElse(null));
             long killedAt = victim.kill();
             // the killed writer was inside from its entry until the signal: no code of its ran after it
@@ -86,7 +84,7 @@ class MultiJvmReadWriteTest {
 
             Access firstWrite = events.await("a survivor's write after the kill", all -> firstAfter(all, killedAt, true));
             Access firstRead = events.await("a survivor's read after the kill", all -> firstAfter(all, killedAt, false));
-            events.await(CYCLES_AFTER_KILL + " cycles from each survivor after the kill", all -> each(all,
+            events.await(CYCLES_AFTER_KILL + " cycles from each survivor after the kill", all -> events.each(all,
                     SURVIVORS, CYCLES_AFTER_KILL, access -> access.section().enterNanos() > killedAt));
             for (int w : SURVIVORS) {
                 workers.get(w).send("stop");
@@ -96,16 +94,16 @@ class MultiJvmReadWriteTest {
                 assertEquals(0, survivor.waitForExit(PATIENCE.toSeconds()), "survivor failed:\n" + survivor.logTail());
                 // its threads print their sections in whatever order they finish
                 assertEquals(byEntry(Files.readAllLines(dir.resolve("history-" + w + ".txt")).stream()
-                        .map(RowLines::parseAccess).toList()), byEntry(events.accesses(w)),
+                        .map(RowLines::parseAccess).toList()), byEntry(events.sections(w)),
                         "survivor " + w + " printed every section it recorded");
             }
             // the victim's sections are those it printed before it died, and the one it died in
             List<Access> accesses = new ArrayList<>(List.of(killed));
             for (int w = 0; w < JVMS; w++) {
-                accesses.addAll(events.accesses(w));
+                accesses.addAll(events.sections(w));
             }
             double seconds = (System.nanoTime() - started) / 1e9;
-            List<Event> troubles = events.all().stream()
+            List<WorkerLines.Line<Access>> troubles = events.all().stream()
                     .filter(e -> !e.is("READY") && !e.is("ACCESS") && !e.is("DONE") && !e.is("GATED")).toList();
             ReadWriteHistoryChecker.Verdict verdict = ReadWriteHistoryChecker.check(accesses);
             long writes = accesses.stream().filter(Access::writer).count();
@@ -130,8 +128,8 @@ class MultiJvmReadWriteTest {
 
     // The checker compares System.nanoTime() across JVMs: this worker's reading must lie between two
     // of this JVM's, as it does when both read the machine's one monotonic clock.
-    private static void awaitReady(Events events, int worker, long before) throws InterruptedException {
-        Event ready = events.await("READY from worker " + worker,
+    private static void awaitReady(WorkerLines<Access> events, int worker, long before) throws InterruptedException {
+        WorkerLines.Line<Access> ready = events.await("READY from worker " + worker,
                 all -> all.stream().filter(e -> e.worker() == worker && e.is("READY")).findFirst().orElse(null));
         long theirs = Long.parseLong(ready.field(1));
         assertTrue(theirs >= before && theirs <= System.nanoTime(), "worker " + worker + " does not share this JVM's clock");
@@ -142,80 +140,9 @@ class MultiJvmReadWriteTest {
     }
 
     /** @return the first section printed that was a write (or a read) entered after that time, else null */
-    private static Access firstAfter(List<Event> all, long after, boolean writer) {
-        return all.stream().filter(e -> e.is("ACCESS")).map(Event::access)
+    private static Access firstAfter(List<WorkerLines.Line<Access>> all, long after, boolean writer) {
+        return all.stream().filter(e -> e.is("ACCESS")).map(WorkerLines.Line::section)
                 .filter(access -> access.writer() == writer && access.section().enterNanos() > after)
                 .findFirst().orElse(null);
-    }
-
-    /** @return true once each of those workers printed at least that many sections that count, else null */
-    private static Boolean each(List<Event> all, List<Integer> workers, int atLeast, Predicate<Access> counted) {
-        int[] count = new int[JVMS];
-        all.stream().filter(e -> e.is("ACCESS") && counted.test(e.access())).forEach(e -> count[e.worker()]++);
-        return workers.stream().allMatch(w -> count[w] >= atLeast) ? true : null;
-    }
-
-    /**
-     * One line a worker printed, see {@link CycleLoop} and {@link WorkerControl}.
-     *
-     * @param access for an {@code ACCESS} line its section, parsed once, else null
-     */
-    private record Event(int worker, String[] fields, Access access) {
-        static Event parse(int worker, String line) {
-            String[] fields = line.trim().split(" ");
-            return new Event(worker, fields,
-                    fields[0].equals("ACCESS") ? RowLines.parseAccess(line.substring("ACCESS ".length())) : null);
-        }
-
-        boolean is(String type) {
-            return fields[0].equals(type);
-        }
-
-        String field(int index) {
-            return fields[index];
-        }
-
-        @Override
-        public String toString() {
-            return "worker " + worker + ": " + String.join(" ", fields);
-        }
-    }
-
-    /** Every line of every worker, in the order read, and a wait for a condition on them up to the patience. */
-    private static final class Events {
-        private final List<Event> all = new ArrayList<>();
-
-        Consumer<String> sink(int worker) {
-            return line -> add(Event.parse(worker, line));
-        }
-
-        private synchronized void add(Event event) {
-            all.add(event);
-            notifyAll();
-        }
-
-        synchronized List<Event> all() {
-            return new ArrayList<>(all);
-        }
-
-        synchronized List<Access> accesses(int worker) {
-            return all.stream().filter(e -> e.worker() == worker && e.is("ACCESS")).map(Event::access).toList();
-        }
-
-        /** @return the first non-null answer of {@code found}; an AssertionError (a hang) past the patience */
-        synchronized <T> T await(String what, Function<List<Event>, T> found) throws InterruptedException {
-            long deadline = System.nanoTime() + PATIENCE.toNanos();
-            for (T answer = found.apply(all); ; answer = found.apply(all)) {
-                if (answer != null) {
-                    return answer;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new AssertionError("no " + what + " within " + PATIENCE + "; last lines: "
-                            + all.subList(Math.max(0, all.size() - 20), all.size()));
-                }
-                wait(Math.max(1, left / 1_000_000));
-            }
-        }
     }
 }
