@@ -29,6 +29,10 @@ public class Resources {
     LockManager locks;
     @Inject
     LockEventLog events;
+    @Inject
+    Catalog catalog;
+    @Inject
+    HeldCalls held;
 
     @POST
     @Path("counter/{name}/{mode}")
@@ -77,5 +81,53 @@ public class Resources {
         LockNotAcquired refused = events.of(LockNotAcquired.class).stream().filter(e -> e.key().equals("report:daily"))
                 .reduce((first, second) -> second).orElseThrow();
         return "runs=" + reports.runs() + " wait=" + refused.maxWait() + " outcome=" + refused.outcome();
+    }
+
+    /** An export under two permits, held until {@code held/{batch}/{call}} lets it go: the slot it held. */
+    @POST
+    @Path("catalog/{batch}/export/{mode}/{call}")
+    public String export(@PathParam("batch") String batch, @PathParam("mode") String mode,
+                         @PathParam("call") String call) throws Exception {
+        return switch (mode) {
+            case "pessimistic" -> catalog.exportPessimistic(batch, call);
+            case "optimistic" -> catalog.exportOptimistic(batch, call);
+            default -> throw new NotFoundException("no mode " + mode);
+        };
+    }
+
+    /** A reader of the catalog, held until {@code held/{batch}/{call}} lets it go. */
+    @POST
+    @Path("catalog/{batch}/browse/{mode}/{call}")
+    public String browse(@PathParam("batch") String batch, @PathParam("mode") String mode,
+                         @PathParam("call") String call) throws Exception {
+        return switch (mode) {
+            case "pessimistic" -> catalog.browsePessimistic(batch, call);
+            case "optimistic" -> catalog.browseOptimistic(batch, call);
+            default -> throw new NotFoundException("no mode " + mode);
+        };
+    }
+
+    /** The writer of the catalog; it returns at once. */
+    @POST
+    @Path("catalog/{batch}/replace/{mode}")
+    public String replace(@PathParam("batch") String batch, @PathParam("mode") String mode) {
+        return switch (mode) {
+            case "pessimistic" -> catalog.replacePessimistic(batch);
+            case "optimistic" -> catalog.replaceOptimistic(batch);
+            default -> throw new NotFoundException("no mode " + mode);
+        };
+    }
+
+    /** The batch's calls inside on this server, one line each: call, instance, key held. */
+    @GET
+    @Path("held/{batch}")
+    public String inside(@PathParam("batch") String batch) {
+        return String.join("\n", held.inside(batch));
+    }
+
+    @POST
+    @Path("held/{batch}/{call}")
+    public void let(@PathParam("batch") String batch, @PathParam("call") String call) {
+        held.let(batch, call);
     }
 }

@@ -130,6 +130,69 @@ public abstract class EeApplicationTests {
                 "wait and on-timeout from microprofile-config.properties, seen in the LockNotAcquired event");
     }
 
+    /**
+     * {@code @Locked(permits = 2)}: an export on each server holds a permit, each its own slot, and a
+     * third export on either server is refused (409, the application's answer to LockNotAcquiredException)
+     * while they run; once one is let go, an export gets in again.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"pessimistic", "optimistic"})
+    void twoExportsAcrossTheServersHoldThePermitsAndAThirdIsRefused(String mode) throws Exception {
+        Server first = servers().get(0);
+        Server second = servers().get(1);
+        String export = "export/" + mode;
+        try (HeldBatch exports = new HeldBatch(http, servers(), "exports-" + UUID.randomUUID())) {
+            exports.enter(first, export, "one", 1);
+            List<String> inside = exports.enter(second, export, "two", 2);
+            HttpResponse<String> third = exports.refused(first, export, "three", 2);
+            HttpResponse<String> fourth = exports.refused(second, export, "four", 2);
+            System.out.printf("[" + label() + "] permits, %s: inside %s; third and fourth refused: %d %s / %d %s%n",
+                    mode, inside, third.statusCode(), third.body(), fourth.statusCode(), fourth.body());
+
+            assertEquals(2, inside.stream().map(line -> line.split(" ")[2]).distinct().count(),
+                    "each export holds a slot of its own: " + inside);
+            assertEquals(409, third.statusCode(), third.body());
+            assertEquals(409, fourth.statusCode(), fourth.body());
+            HttpResponse<String> one = exports.letGo("one");
+            assertEquals(200, one.statusCode(), one.body());
+            exports.enter(second, export, "five", 2);
+            assertEquals(200, exports.letGo("two").statusCode());
+            assertEquals(200, exports.letGo("five").statusCode());
+        }
+    }
+
+    /**
+     * {@code @Locked(type = READ / WRITE)}: a reader on each server inside at once, a replacement on
+     * either server refused while they read, and let in once both are done.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"pessimistic", "optimistic"})
+    void readersOfBothServersShareTheCatalogAndTheWriterWaitsForThem(String mode) throws Exception {
+        Server first = servers().get(0);
+        Server second = servers().get(1);
+        String batch = "catalog-" + UUID.randomUUID();
+        String browse = "browse/" + mode;
+        URI replace = URI.create("catalog/" + batch + "/replace/" + mode);
+        try (HeldBatch readers = new HeldBatch(http, servers(), batch)) {
+            readers.enter(first, browse, "one", 1);
+            List<String> inside = readers.enter(second, browse, "two", 2);
+            HttpResponse<String> writeHere = post(first.http().resolve(replace));
+            HttpResponse<String> writeThere = post(second.http().resolve(replace));
+            System.out.printf("[" + label() + "] read/write, %s: reading %s; writes while they read: %d %s / %d %s%n",
+                    mode, inside, writeHere.statusCode(), writeHere.body(), writeThere.statusCode(), writeThere.body());
+
+            assertEquals(409, writeHere.statusCode(), writeHere.body());
+            assertEquals(409, writeThere.statusCode(), writeThere.body());
+            assertEquals(2, readers.inside().size(), "the refused writes left the readers inside");
+            assertEquals(200, readers.letGo("one").statusCode());
+            assertEquals(409, post(second.http().resolve(replace)).statusCode(), "a write while one still reads");
+            assertEquals(200, readers.letGo("two").statusCode());
+        }
+        HttpResponse<String> written = post(second.http().resolve(replace));
+        assertEquals(200, written.statusCode(), written.body());
+        assertEquals("replaced " + batch, written.body());
+    }
+
     @Test
     void theReadinessCheckLockedIsUpOnTheServersHealthEndpoint() throws Exception {
         for (Server server : servers()) {
