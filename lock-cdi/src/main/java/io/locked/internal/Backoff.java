@@ -36,11 +36,22 @@ final class Backoff {
      */
     boolean pause(TimeSource time, String key, long deadline) {
         long remaining = deadline - time.nanoTime();
+        return remaining > 0 && sleep(time, key, deadline, nextPauseNanos(remaining));
+    }
+
+    /**
+     * Sleeps that long, cut to the deadline.
+     *
+     * @return false, without sleeping, when the wait is over
+     * @throws LockInterruptedException if the thread was interrupted (its flag set again)
+     */
+    static boolean sleep(TimeSource time, String key, long deadline, long nanos) {
+        long remaining = deadline - time.nanoTime();
         if (remaining <= 0) {
             return false;
         }
         try {
-            time.sleepNanos(nextPauseNanos(remaining));
+            time.sleepNanos(Math.min(nanos, remaining));
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             throw new LockInterruptedException(key, interrupted);

@@ -172,7 +172,7 @@ public final class DefaultLockManager implements LockManager {
         // one meter for the whole wait: a row found taken on the way is not the request's refusal
         LockMeter meter = metrics.forLock(request.name(), request.mode(), kind);
         long deadline = started + saturatedNanos(wait);
-        ReadWriteSlots.Rows rows = new ReadWriteSlots.Rows() {
+        RowAccess rows = new RowAccess() {
             @Override
             public LockHandle take(String rowKey, Duration rowWait) {
                 return acquireKey(request, rowKey, rowWait, started, scope, meter, false);
@@ -189,7 +189,7 @@ public final class DefaultLockManager implements LockManager {
             }
         };
         LockHandle held = switch (kind) {
-            case PERMIT -> permitSlots.acquire(request, scope, deadline, slotKey -> rows.take(slotKey, Duration.ZERO));
+            case PERMIT -> permitSlots.acquire(request, scope, deadline, rows);
             case READ -> readWriteSlots.read(request, scope, deadline, rows);
             default -> readWriteSlots.write(request, scope, deadline, rows);
         };
@@ -331,7 +331,7 @@ public final class DefaultLockManager implements LockManager {
         }
         Backoff backoff = Backoff.standard();
         // twice the longest pause: a waiter elsewhere polls every pause plus a round trip
-        if (turn.yieldFirst() && !pause(key, deadline, 2 * Backoff.LONGEST_PAUSE_NANOS)) {
+        if (turn.yieldFirst() && !Backoff.sleep(time, key, deadline, 2 * Backoff.LONGEST_PAUSE_NANOS)) {
             return null;
         }
         while (true) {
@@ -364,21 +364,6 @@ public final class DefaultLockManager implements LockManager {
         throw new LockManagerClosedException("This LockManager was closed while '" + acquisition.key + "' was being acquired");
     }
 
-
-    /** @return false when the wait is over */
-    private boolean pause(String key, long deadline, long nanos) {
-        long remaining = deadline - time.nanoTime();
-        if (remaining <= 0) {
-            return false;
-        }
-        try {
-            time.sleepNanos(Math.min(nanos, remaining));
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new LockInterruptedException(key, interrupted);
-        }
-        return true;
-    }
 
     // a wait of centuries means "as long as it takes", not an overflow
     private static long saturatedNanos(Duration wait) {

@@ -2,6 +2,7 @@ package io.locked.internal;
 
 import io.locked.api.LockHandle;
 import io.locked.api.LockRequest;
+import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -12,11 +13,6 @@ import java.util.concurrent.ThreadLocalRandom;
  * waiters spread over the slots, and pauses with the standard backoff when every slot is taken.
  */
 final class PermitSlots {
-    /** One try of one slot, without waiting: the held permit, or null when the slot is taken. */
-    interface SlotTry {
-        LockHandle tryOnce(String slotKey);
-    }
-
     private final TimeSource time;
 
     PermitSlots(TimeSource time) {
@@ -27,25 +23,23 @@ final class PermitSlots {
      * @param request  the permits asked for
      * @param scope    the calling thread's scope: a thread inside a permit of the key re-enters it
      * @param deadline when the wait ends, on {@link TimeSource#nanoTime()}
-     * @param slots    how a slot is tried
+     * @param rows     how a slot is taken
      * @return the permit held, or null when none came free within the wait
      */
-    LockHandle acquire(LockRequest request, ThreadScope scope, long deadline, SlotTry slots) {
+    LockHandle acquire(LockRequest request, ThreadScope scope, long deadline, RowAccess rows) {
         int permits = request.permits();
         for (int slot = 1; slot <= permits; slot++) {
-            String slotKey = LockRequest.permitSlotKey(request.key(), slot);
-            if (scope.find(slotKey) != null) {
-                LockHandle nested = slots.tryOnce(slotKey);
-                if (nested != null) {
-                    return nested;
-                }
+            LockHandle nested = rows.reenter(scope, LockRequest.permitSlotKey(request.key(), slot));
+            if (nested != null) {
+                return nested;
             }
         }
         Backoff backoff = Backoff.standard();
         int first = ThreadLocalRandom.current().nextInt(permits);
         while (true) {
             for (int i = 0; i < permits; i++) {
-                LockHandle permit = slots.tryOnce(LockRequest.permitSlotKey(request.key(), (first + i) % permits + 1));
+                LockHandle permit = rows.take(LockRequest.permitSlotKey(request.key(), (first + i) % permits + 1),
+                        Duration.ZERO);
                 if (permit != null) {
                     return permit;
                 }

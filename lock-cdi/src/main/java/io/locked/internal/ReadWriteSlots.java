@@ -25,16 +25,6 @@ import java.util.concurrent.ThreadLocalRandom;
  * and fenced writes belong to writers.
  */
 final class ReadWriteSlots {
-    /** The manager's ways to take a row and to read the table. */
-    interface Rows {
-        /** @return the row's lock, waiting up to {@code wait} for it, or null */
-        LockHandle take(String rowKey, Duration wait);
-
-        LockInfo inspect(String rowKey);
-
-        List<LockInfo> list(String prefix, int limit);
-    }
-
     private final TimeSource time;
 
     ReadWriteSlots(TimeSource time) {
@@ -45,14 +35,14 @@ final class ReadWriteSlots {
      * @return the read, or null when none came within the wait; under this thread's write of the key,
      *         a nested hold of that write (a downgrade)
      */
-    LockHandle read(LockRequest request, ThreadScope scope, long deadline, Rows rows) {
+    LockHandle read(LockRequest request, ThreadScope scope, long deadline, RowAccess rows) {
         String writer = LockRequest.writerKey(request.key());
-        LockHandle underTheWrite = reenter(scope, rows, writer);
+        LockHandle underTheWrite = rows.reenter(scope, writer);
         if (underTheWrite != null) {
             return underTheWrite;
         }
         for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
-            LockHandle nested = reenter(scope, rows, LockRequest.readerSlotKey(request.key(), slot));
+            LockHandle nested = rows.reenter(scope, LockRequest.readerSlotKey(request.key(), slot));
             if (nested != null) {
                 return nested;
             }
@@ -89,9 +79,9 @@ final class ReadWriteSlots {
      * @return the write, or null when the writer row or the readers' leaving did not come within the wait
      * @throws IllegalStateException when this thread reads the key: its write would wait for itself
      */
-    LockHandle write(LockRequest request, ThreadScope scope, long deadline, Rows rows) {
+    LockHandle write(LockRequest request, ThreadScope scope, long deadline, RowAccess rows) {
         String writer = LockRequest.writerKey(request.key());
-        LockHandle nested = reenter(scope, rows, writer);
+        LockHandle nested = rows.reenter(scope, writer);
         if (nested != null) {
             return nested;
         }
@@ -109,7 +99,7 @@ final class ReadWriteSlots {
     }
 
     /** @return true once no reader slot is held; false, the write released, when the wait ran out first */
-    private boolean awaitNoReader(LockRequest request, long deadline, Rows rows, LockHandle write) {
+    private boolean awaitNoReader(LockRequest request, long deadline, RowAccess rows, LockHandle write) {
         Backoff backoff = Backoff.standard();
         String prefix = LockRequest.readerSlotKey(request.key(), 1);
         prefix = prefix.substring(0, prefix.length() - 1);
@@ -131,11 +121,6 @@ final class ReadWriteSlots {
                 return false;
             }
         }
-    }
-
-    /** @return a nested hold of the row when this thread is inside its scope, else null */
-    private static LockHandle reenter(ThreadScope scope, Rows rows, String rowKey) {
-        return scope.find(rowKey) == null ? null : rows.take(rowKey, Duration.ZERO);
     }
 
     /**

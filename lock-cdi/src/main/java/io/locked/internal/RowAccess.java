@@ -1,0 +1,24 @@
+package io.locked.internal;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockInfo;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What permits ({@link PermitSlots}) and read/write locks ({@link ReadWriteSlots}) need of the lock
+ * manager: one row taken as an exclusive lock, and the table read, within one request.
+ */
+interface RowAccess {
+    /** @return the row's lock, waiting up to {@code wait} for it (zero: one try), or null */
+    LockHandle take(String rowKey, Duration wait);
+
+    LockInfo inspect(String rowKey);
+
+    List<LockInfo> list(String prefix, int limit);
+
+    /** @return a nested hold of the row when this thread is inside its scope, else null */
+    default LockHandle reenter(ThreadScope scope, String rowKey) {
+        return scope.find(rowKey) == null ? null : take(rowKey, Duration.ZERO);
+    }
+}
