@@ -75,9 +75,13 @@ abstract class Acquisition {
         return holdAtLeast;
     }
 
-    /** Set once, before the first handle. */
-    void whenFinished(Runnable action) {
-        this.whenFinished = action;
+    /** Adds an action to run once the last handle closed; before that handle is closed. */
+    synchronized void whenFinished(Runnable action) {
+        Runnable before = whenFinished;
+        this.whenFinished = () -> {
+            before.run();
+            action.run();
+        };
     }
 
     abstract boolean isValid();

@@ -187,6 +187,11 @@ public final class DefaultLockManager implements LockManager {
             public List<LockInfo> list(String prefix, int limit) {
                 return DefaultLockManager.this.list(prefix, null, limit);
             }
+
+            @Override
+            public void joined() {
+                meter.acquired(time.nanoTime() - started);
+            }
         };
         LockHandle held = switch (kind) {
             case PERMIT -> permitSlots.acquire(request, scope, deadline, rows);

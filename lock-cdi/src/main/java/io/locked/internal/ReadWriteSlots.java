@@ -6,8 +6,8 @@ import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Supplier;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 /**
  * A key's read/write lock, built of exclusive locks the stores already keep: the writer holds the
@@ -19,16 +19,28 @@ import java.util.concurrent.ThreadLocalRandom;
  * to leave, and readers that see a writer row held do not enter, so a stream of readers cannot starve
  * a writer.
  *
+ * <p>The readers of one JVM share a slot ({@link ReaderGroup}): one takes it, the others join it
+ * without a statement while no writer waits. Readers and writers of one JVM wait for each other in
+ * {@link LocalReadWrite}, woken by each other's release; only a wait for another JVM polls the table.
+ *
  * <p>Tokens: a writer's is its row's, so each writer's is above the one before. A reader's is the
- * token of the writer row when it entered, the last writer's: every writer after it draws above it,
- * on the same row, whatever the clock does. A reader's token thus tells which writes it may have seen,
- * and fenced writes belong to writers.
+ * token of the writer row when its group's slot was taken, the last writer's: every writer after it
+ * draws above it, on the same row, whatever the clock does. A reader's token thus tells which writes
+ * it may have seen, and fenced writes belong to writers.
  */
 final class ReadWriteSlots {
+    /**
+     * How often a group that admits readers looks at the writer row, as often as a waiting reader of
+     * another JVM polls: a writer of another JVM waits that long at most before new readers of this
+     * JVM stop joining, then for the readers inside.
+     */
+    static final long WRITER_LOOK_NANOS = Backoff.LONGEST_PAUSE_NANOS;
     private final TimeSource time;
+    private final LocalReadWrite local;
 
     ReadWriteSlots(TimeSource time) {
         this.time = time;
+        this.local = new LocalReadWrite(time);
     }
 
     /**
@@ -36,41 +48,152 @@ final class ReadWriteSlots {
      *         a nested hold of that write (a downgrade)
      */
     LockHandle read(LockRequest request, ThreadScope scope, long deadline, RowAccess rows) {
-        String writer = LockRequest.writerKey(request.key());
-        LockHandle underTheWrite = rows.reenter(scope, writer);
+        LockHandle underTheWrite = rows.reenter(scope, LockRequest.writerKey(request.key()));
         if (underTheWrite != null) {
             return underTheWrite;
         }
-        for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
-            LockHandle nested = rows.reenter(scope, LockRequest.readerSlotKey(request.key(), slot));
-            if (nested != null) {
-                return nested;
+        LocalReadWrite.KeyState state = local.enter(request.key());
+        try {
+            return readIn(state, request.key(), deadline, rows);
+        } finally {
+            local.released(state);
+        }
+    }
+
+    /** @return a reader's hold in a group of this JVM, or null when none came within the wait */
+    private LockHandle readIn(LocalReadWrite.KeyState state, String key, long deadline, RowAccess rows) {
+        String writer = LockRequest.writerKey(key);
+        Backoff backoff = Backoff.standard();
+        while (true) {
+            ReaderGroup lookFor = null;
+            boolean lead = false;
+            ReaderGroup.Member joined = null;
+            long seen;
+            synchronized (state) {
+                ReaderGroup mine = state.readBy(Thread.currentThread());
+                ReaderGroup open = state.writers == 0 ? state.admitting : null;
+                if (open != null && !open.slot.isValid()) {
+                    state.admitting = null;
+                    open = null;
+                }
+                if (mine != null && mine.slot.isValid()) {
+                    joined = mine.join(state); // a read inside a read never waits: it would wait for itself
+                } else if (open != null && (open.looking || time.nanoTime() - open.writerFreeAtNanos < WRITER_LOOK_NANOS)) {
+                    joined = open.join(state);
+                } else if (open != null) {
+                    lookFor = open;
+                    lookFor.looking = true;
+                } else if (state.writers == 0 && !state.forming) {
+                    lead = true;
+                    state.forming = true;
+                }
+                seen = state.changes();
+            }
+            if (joined != null) {
+                rows.joined();
+                return joined;
+            }
+            boolean writerWaits;
+            if (lookFor != null) {
+                writerWaits = lookedForAWriter(state, lookFor, writer, rows);
+            } else if (lead) {
+                FormedOrNot formed = form(state, key, rows);
+                if (formed.read != null) {
+                    return formed.read;
+                }
+                writerWaits = formed.writerSeen;
+                if (!writerWaits && !pause(state, seen, deadline, backoff)) {
+                    return null; // every slot taken all the wait
+                }
+            } else if (!pause(state, seen, deadline, Backoff.LONGEST_PAUSE_NANOS)) {
+                return null; // a writer of this JVM waited or wrote, or a group was forming, all the wait
+            } else {
+                writerWaits = false;
+            }
+            if (writerWaits && !awaitWriterRowFree(state, writer, deadline, backoff, rows)) {
+                return null;
             }
         }
-        Backoff backoff = Backoff.standard();
-        int first = ThreadLocalRandom.current().nextInt(LockRequest.MAX_READERS);
-        while (true) {
+    }
+
+    /** @return whether a writer holds the row: the group no longer admits */
+    private boolean lookedForAWriter(LocalReadWrite.KeyState state, ReaderGroup group, String writer, RowAccess rows) {
+        boolean held = true;
+        try {
+            held = readHolding(() -> rows.inspect(writer), null).held();
+        } finally {
+            synchronized (state) {
+                group.looking = false;
+                if (!held) {
+                    group.writerFreeAtNanos = time.nanoTime();
+                } else if (state.admitting == group) {
+                    // a writer of another JVM waits: it gets in after the readers inside, not after a stream
+                    state.admitting = null;
+                    state.changed();
+                }
+            }
+        }
+        return held;
+    }
+
+    private record FormedOrNot(LockHandle read, boolean writerSeen) {
+    }
+
+    /** Takes a free slot and reads the writer row, for a new group of this JVM's readers. */
+    private FormedOrNot form(LocalReadWrite.KeyState state, String key, RowAccess rows) {
+        ReaderGroup formed = null;
+        boolean writerSeen = false;
+        try {
             LockHandle slot = null;
+            int first = ThreadLocalRandom.current().nextInt(LockRequest.MAX_READERS);
             for (int i = 0; i < LockRequest.MAX_READERS && slot == null; i++) {
-                slot = rows.take(LockRequest.readerSlotKey(request.key(), (first + i) % LockRequest.MAX_READERS + 1),
-                        Duration.ZERO);
+                slot = rows.take(LockRequest.readerSlotKey(key, (first + i) % LockRequest.MAX_READERS + 1), Duration.ZERO);
             }
             if (slot != null) {
-                LockInfo writerRow = readHolding(() -> rows.inspect(writer), slot);
-                if (!writerRow.held()) {
+                LockHandle taken = slot;
+                LockInfo writerRow = readHolding(() -> rows.inspect(LockRequest.writerKey(key)), taken);
+                if (writerRow.held()) {
+                    // a writer holds the key or waits for it: give the slot back, wait until its row is free
+                    slot.close();
+                    writerSeen = true;
+                } else {
                     // every later writer draws its token on that row, above this one
-                    ((AcquisitionView) slot).acquisition.shownToken = writerRow.token() == null ? 0 : writerRow.token();
-                    return slot;
+                    long token = writerRow.token() == null ? 0 : writerRow.token();
+                    ((AcquisitionView) slot).acquisition.shownToken = token;
+                    formed = new ReaderGroup(slot.handOver(), token, time.nanoTime());
                 }
-                // a writer holds the key or waits for it: give the slot back, wait until its row is free
-                slot.close();
-                while (readHolding(() -> rows.inspect(writer), null).held()) {
-                    if (!backoff.pause(time, request.key(), deadline)) {
-                        return null;
-                    }
+            }
+        } finally {
+            synchronized (state) {
+                state.forming = false;
+                if (formed != null) {
+                    state.formed(formed);
+                } else {
+                    state.changed();
                 }
-            } else if (!backoff.pause(time, request.key(), deadline)) {
-                return null;
+            }
+        }
+        if (formed == null) {
+            return new FormedOrNot(null, writerSeen);
+        }
+        synchronized (state) {
+            return new FormedOrNot(formed.join(state), false);
+        }
+    }
+
+    /** @return true once the writer row is free; false when the wait ran out first */
+    private boolean awaitWriterRowFree(LocalReadWrite.KeyState state, String writer, long deadline, Backoff backoff,
+                                       RowAccess rows) {
+        while (true) {
+            long seen;
+            synchronized (state) {
+                seen = state.changes();
+            }
+            if (!readHolding(() -> rows.inspect(writer), null).held()) {
+                return true;
+            }
+            if (!pause(state, seen, deadline, backoff)) {
+                return false;
             }
         }
     }
@@ -85,33 +208,60 @@ final class ReadWriteSlots {
         if (nested != null) {
             return nested;
         }
-        if (scope.find(writer) == null) {
-            for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
-                if (scope.find(LockRequest.readerSlotKey(request.key(), slot)) != null) {
+        LocalReadWrite.KeyState state = local.enter(request.key());
+        try {
+            synchronized (state) {
+                if (state.readBy(Thread.currentThread()) != null) {
                     throw new IllegalStateException("Cannot write '" + request.key() + "' while this thread reads it:"
                             + " the write would wait for this thread's own read forever. Release the read first, or"
                             + " take the write first (a read inside a write is allowed)");
                 }
+                state.writerComes();
             }
+            boolean writing = false;
+            try {
+                LockHandle write = rows.take(writer, Duration.ofNanos(Math.max(0, deadline - time.nanoTime())));
+                if (write == null || !awaitNoReader(request, deadline, rows, write, state)) {
+                    return null;
+                }
+                ((AcquisitionView) write).acquisition.whenFinished(() -> writerLeft(state));
+                writing = true;
+                return write;
+            } finally {
+                if (!writing) {
+                    writerLeft(state);
+                }
+            }
+        } finally {
+            local.released(state);
         }
-        LockHandle write = rows.take(writer, Duration.ofNanos(Math.max(0, deadline - time.nanoTime())));
-        return write == null || !awaitNoReader(request, deadline, rows, write) ? null : write;
+    }
+
+    private void writerLeft(LocalReadWrite.KeyState state) {
+        synchronized (state) {
+            state.writerLeft();
+        }
+        local.forgetIfUnused(state);
     }
 
     /** @return true once no reader slot is held; false, the write released, when the wait ran out first */
-    private boolean awaitNoReader(LockRequest request, long deadline, RowAccess rows, LockHandle write) {
+    private boolean awaitNoReader(LockRequest request, long deadline, RowAccess rows, LockHandle write,
+                                  LocalReadWrite.KeyState state) {
         Backoff backoff = Backoff.standard();
         String prefix = LockRequest.readerSlotKey(request.key(), 1);
-        prefix = prefix.substring(0, prefix.length() - 1);
-        String readers = prefix;
+        String readers = prefix.substring(0, prefix.length() - 1);
         while (true) {
+            long seen;
+            synchronized (state) {
+                seen = state.changes();
+            }
             List<LockInfo> slots = readHolding(() -> rows.list(readers, LockRequest.MAX_READERS), write);
             if (slots.stream().noneMatch(LockInfo::held)) {
                 return true;
             }
             boolean waited;
             try {
-                waited = backoff.pause(time, request.key(), deadline);
+                waited = pause(state, seen, deadline, backoff);
             } catch (RuntimeException interrupted) {
                 closeAfterFailure(write, interrupted);
                 throw interrupted;
@@ -120,6 +270,18 @@ final class ReadWriteSlots {
                 write.close();
                 return false;
             }
+        }
+    }
+
+    /** Waits for the next pause of the backoff, or until this JVM's readers or writers of the key change. */
+    private boolean pause(LocalReadWrite.KeyState state, long seen, long deadline, Backoff backoff) {
+        long remaining = deadline - time.nanoTime();
+        return remaining > 0 && pause(state, seen, deadline, backoff.nextPauseNanos(remaining));
+    }
+
+    private static boolean pause(LocalReadWrite.KeyState state, long seen, long deadline, long nanos) {
+        synchronized (state) {
+            return state.await(seen, deadline, nanos);
         }
     }
 

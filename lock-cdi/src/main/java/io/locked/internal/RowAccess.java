@@ -17,6 +17,9 @@ interface RowAccess {
 
     List<LockInfo> list(String prefix, int limit);
 
+    /** The request got a hold on a row another request took (a reader joined its JVM's group). */
+    void joined();
+
     /** @return a nested hold of the row when this thread is inside its scope, else null */
     default LockHandle reenter(ThreadScope scope, String rowKey) {
         return scope.find(rowKey) == null ? null : take(rowKey, Duration.ZERO);

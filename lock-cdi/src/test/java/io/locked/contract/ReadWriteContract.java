@@ -158,7 +158,7 @@ public interface ReadWriteContract {
                         } catch (LockLostException told) {
                             lost = true;
                         }
-                        accesses.add(new Access(writes, held.key(), new CriticalSection(Thread.currentThread().getName(),
+                        accesses.add(new Access(writes, held.key(), new CriticalSection("manager/" + Thread.currentThread().getName(),
                                 held.token(), enter, exit, lost)));
                     }
                     return null;

@@ -9,7 +9,8 @@ import java.util.Map;
 /**
  * Checks a history of one key's read/write lock independently of the lock: no writer section
  * overlaps any other section, a reader or a writer; a writer's token is above the token of every
- * section entered before it, readers' included; no two readers of one slot overlap. (A reader's
+ * section entered before it, readers' included; no two readers of one slot from different processes
+ * overlap (the readers of one process share its slot). (A reader's
  * token is a writer's before it, not always the last one's: a read of the writer row may see the row
  * as it was before the last writer's commit.) It also tells how many readers were inside at once at most, so that a test
  * can show readers really share the key.
@@ -44,9 +45,10 @@ public final class ReadWriteHistoryChecker {
         Map<String, List<CriticalSection>> byReaderSlot = new LinkedHashMap<>();
         accesses.stream().filter(access -> !access.writer()).forEach(access ->
                 byReaderSlot.computeIfAbsent(access.row(), slot -> new ArrayList<>()).add(access.section()));
-        // a reader's token is the last writer's, shared by the readers after it: only overlaps count in a slot
+        // a reader's token is the last writer's, shared by the readers after it: only overlaps count in a
+        // slot, and only between processes, whose readers each share a slot of their own
         byReaderSlot.forEach((slot, sections) -> {
-            HistoryChecker.Verdict verdict = HistoryChecker.check(sections);
+            HistoryChecker.Verdict verdict = HistoryChecker.check(heldByProcess(sections));
             verdict.silent().stream().filter(violation -> !violation.startsWith("token not increasing"))
                     .forEach(violation -> silent.add("reader slot " + printable(slot) + ": " + violation));
             verdict.signalled().stream().filter(violation -> !violation.startsWith("token not increasing"))
@@ -81,6 +83,34 @@ public final class ReadWriteHistoryChecker {
             mostReaders = Math.max(mostReaders, (int) inside.stream().filter(one -> !one.writer()).count());
         }
         return new Verdict(silent, signalled, mostReaders);
+    }
+
+    /**
+     * @return each process's holds of one slot: its readers' sections merged where they overlap or
+     *         touch, as one hold of the process ({@link CriticalSection#holder()}: process, then
+     *         {@code /} and the thread)
+     */
+    private static List<CriticalSection> heldByProcess(List<CriticalSection> sections) {
+        List<CriticalSection> sorted = new ArrayList<>(sections);
+        sorted.sort(Comparator.comparingLong(CriticalSection::enterNanos));
+        Map<String, CriticalSection> open = new LinkedHashMap<>();
+        List<CriticalSection> holds = new ArrayList<>();
+        for (CriticalSection section : sorted) {
+            String process = section.holder().split("/", 2)[0];
+            CriticalSection hold = open.get(process);
+            if (hold != null && section.enterNanos() <= hold.exitNanos()) {
+                open.put(process, new CriticalSection(process, hold.token(), hold.enterNanos(),
+                        Math.max(hold.exitNanos(), section.exitNanos()), hold.lossSignalled() || section.lossSignalled()));
+                continue;
+            }
+            if (hold != null) {
+                holds.add(hold);
+            }
+            open.put(process, new CriticalSection(process, section.token(), section.enterNanos(), section.exitNanos(),
+                    section.lossSignalled()));
+        }
+        holds.addAll(open.values());
+        return holds;
     }
 
     private static String describe(Access access) {

@@ -14,6 +14,10 @@ class ReadWriteHistoryCheckerTest {
         return new Access(false, "k\u001Fr" + slot, new CriticalSection("r" + slot, token, enter, exit, false));
     }
 
+    private static Access read(String slot, String holder, long token, long enter, long exit) {
+        return new Access(false, "k\u001Fr" + slot, new CriticalSection(holder, token, enter, exit, false));
+    }
+
     private static Access write(long token, long enter, long exit, boolean lost) {
         return new Access(true, "k\u001Fw", new CriticalSection("w", token, enter, exit, lost));
     }
@@ -59,10 +63,18 @@ class ReadWriteHistoryCheckerTest {
     }
 
     @Test
-    void readersOfOneSlotMustNotOverlap() {
+    void readersOfOneSlotFromTwoProcessesMustNotOverlap() {
         ReadWriteHistoryChecker.Verdict verdict = ReadWriteHistoryChecker.check(List.of(
-                read("1", 10, 0, 10), read("1", 11, 5, 15)));
+                read("1", "jvm1/t1", 10, 0, 10), read("1", "jvm1/t2", 10, 8, 12), read("1", "jvm2/t1", 11, 11, 15)));
         assertEquals(1, verdict.silent().size(), verdict.toString());
         assertTrue(verdict.silent().get(0).startsWith("reader slot k#r1: overlap"), verdict.toString());
+    }
+
+    @Test
+    void readersOfOneProcessShareItsSlot() {
+        ReadWriteHistoryChecker.Verdict verdict = ReadWriteHistoryChecker.check(List.of(
+                read("1", "jvm1/t1", 10, 0, 10), read("1", "jvm1/t2", 10, 5, 15), read("1", "jvm2/t1", 12, 16, 20)));
+        assertEquals(List.of(), verdict.silent(), verdict.toString());
+        assertEquals(2, verdict.mostReadersAtOnce());
     }
 }

@@ -1,0 +1,151 @@
+package io.locked.internal;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
+import io.locked.api.LockMode;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The readers of one JVM that share one reader slot of a key. The first takes the slot and reads the
+ * writer row as any reader does ({@link ReadWriteSlots}); readers that come while the group admits join
+ * it without a statement; the last to leave releases the slot. That is safe whoever joins and when:
+ * a writer waits until no slot is held, so no writer enters while the group holds its slot. Joining
+ * is only a matter of fairness, which {@link LocalReadWrite} governs: the group stops admitting when a
+ * writer of this JVM comes, when the slot's hold is no longer valid, and when a look at the writer row
+ * finds a writer of another JVM waiting.
+ *
+ * <p>Its state is guarded by the monitor of its key's {@link LocalReadWrite.KeyState}.
+ */
+final class ReaderGroup {
+    /** The slot's hold, out of every thread's scope: it belongs to the group, not to its first reader. */
+    final LockHandle slot;
+    /** What its readers show: the writer row's token when the slot was taken, the last writer's. */
+    final long token;
+    /** When the writer row was last seen free, on {@link TimeSource#nanoTime()}. */
+    long writerFreeAtNanos;
+    /** Whether one of its joiners is looking at the writer row: the others join meanwhile. */
+    boolean looking;
+    private final Map<Thread, Integer> holdsInScope = new HashMap<>(4);
+    private int members;
+
+    ReaderGroup(LockHandle slot, long token, long writerFreeAtNanos) {
+        this.slot = slot;
+        this.token = token;
+        this.writerFreeAtNanos = writerFreeAtNanos;
+    }
+
+    /** @return whether this thread reads in this group, with a hold it has not closed nor handed over */
+    boolean readBy(Thread thread) {
+        return holdsInScope.containsKey(thread);
+    }
+
+    /** Adds a reader, of this thread; call under the key state's monitor. */
+    Member join(LocalReadWrite.KeyState state) {
+        members++;
+        holdsInScope.merge(Thread.currentThread(), 1, Integer::sum);
+        return new Member(this, state, Thread.currentThread());
+    }
+
+    /** @return whether the group is now empty; call under the key state's monitor */
+    private boolean leave(Member member) {
+        leaveScope(member);
+        return --members == 0;
+    }
+
+    private void leaveScope(Member member) {
+        if (member.scopedTo != null) {
+            holdsInScope.computeIfPresent(member.scopedTo, (thread, holds) -> holds == 1 ? null : holds - 1);
+            member.scopedTo = null;
+        }
+    }
+
+    /** One reader's hold: its own handle on the group's slot. */
+    static final class Member implements LockHandle {
+        private final ReaderGroup group;
+        private final LocalReadWrite.KeyState state;
+        /** The thread whose scope it is in, until closed or handed over; guarded by the key state. */
+        private Thread scopedTo;
+        private boolean closed;
+
+        private Member(ReaderGroup group, LocalReadWrite.KeyState state, Thread scopedTo) {
+            this.group = group;
+            this.state = state;
+            this.scopedTo = scopedTo;
+        }
+
+        @Override
+        public String key() {
+            return group.slot.key();
+        }
+
+        @Override
+        public LockMode mode() {
+            return group.slot.mode();
+        }
+
+        @Override
+        public long token() {
+            return group.token;
+        }
+
+        @Override
+        public boolean isValid() {
+            synchronized (state) {
+                if (closed) {
+                    return false;
+                }
+            }
+            return group.slot.isValid();
+        }
+
+        @Override
+        public LockHandle handOver() {
+            synchronized (state) {
+                group.leaveScope(this);
+            }
+            return this;
+        }
+
+        /**
+         * The last reader out releases the slot, and learns of its loss from that release; a reader
+         * that leaves before learns of it from the slot's hold, which the watchdog keeps up to date.
+         */
+        @Override
+        public void close() {
+            boolean last;
+            boolean slotValid;
+            synchronized (state) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                // asked before leaving: once this reader left, the last one may close the slot at any moment
+                slotValid = group.slot.isValid();
+                last = group.leave(this);
+                if (last) {
+                    state.ended(group);
+                }
+            }
+            if (last) {
+                try {
+                    group.slot.close();
+                } finally {
+                    // a writer of this JVM waits for the slot to be free in the table, not for the group to end
+                    synchronized (state) {
+                        state.changed();
+                    }
+                    state.owner.forgetIfUnused(state);
+                }
+            } else if (!slotValid) {
+                throw new LockLostException(key(), token(), "the reader slot this JVM's readers of the key share"
+                        + " was lost (its lease ran out or was taken over, or its session ended)");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "LockHandle[" + key() + ", " + mode() + ", token " + token() + ", shared by this JVM's readers]";
+        }
+    }
+}
