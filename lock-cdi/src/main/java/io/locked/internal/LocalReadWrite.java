@@ -1,8 +1,11 @@
 package io.locked.internal;
 
+import io.locked.api.LockException;
 import io.locked.api.LockInterruptedException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -10,6 +13,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link ReaderGroup}), its writers, and who waits. Readers and writers of one JVM wait here for each
  * other, woken by a release, instead of polling the table; only waits for other JVMs poll. Writers go
  * first: while a writer of this JVM waits or writes, no reader joins or forms a group.
+ *
+ * <p>A group whose last reader leaves while a writer of this JVM holds the writer row keeps its slot
+ * (it is parked): that writer does not wait for it, since nobody can join it while the writer is there,
+ * and the readers that come after the write join it again without a statement. A parked group is
+ * released as soon as no reader of this JVM comes for it: when its writer leaves and no reader is
+ * arriving, or when the last arriving reader gave up. It is never parked while a writer of this JVM
+ * only waits for the writer row: a writer of another JVM may hold that row and wait for the slot.
  */
 final class LocalReadWrite {
     private final ConcurrentHashMap<String, KeyState> keys = new ConcurrentHashMap<>();
@@ -23,14 +33,18 @@ final class LocalReadWrite {
     static final class KeyState {
         final LocalReadWrite owner;
         final String key;
-        /** Its reader groups that still hold their slot, the admitting one among them. */
+        /** Its reader groups that still hold their slot: the current one, parked or not, and closed ones draining. */
         private final List<ReaderGroup> live = new ArrayList<>(1);
-        /** The group new readers join, or null. */
-        ReaderGroup admitting;
+        /** The group new readers join while no writer of this JVM is there, or null. */
+        ReaderGroup group;
         /** Writers of this JVM that wait for the key or hold it. */
         int writers;
+        /** Whether a writer of this JVM holds the writer row. */
+        boolean writerHolds;
         /** Whether a reader is taking a slot for a new group: the others wait for it, and join it. */
         boolean forming;
+        /** Readers of this JVM between their request and their hold: a parked group waits for them. */
+        int readersArriving;
         /** Threads inside a call on it, live groups and writers: the state stays while above zero. */
         private int users;
         private long changes;
@@ -42,45 +56,107 @@ final class LocalReadWrite {
 
         /** @return the live group this thread reads in, or null */
         ReaderGroup readBy(Thread thread) {
-            for (ReaderGroup group : live) {
-                if (group.readBy(thread)) {
-                    return group;
+            for (ReaderGroup live : live) {
+                if (live.readBy(thread)) {
+                    return live;
                 }
             }
             return null;
         }
 
+        /** @return the keys of the slots that groups without a reader hold: a writer of this JVM need not wait for them */
+        Set<String> slotsWithoutReaders() {
+            Set<String> empty = new HashSet<>(2);
+            for (ReaderGroup live : live) {
+                if (live.members == 0) {
+                    empty.add(live.slot.key());
+                }
+            }
+            return empty;
+        }
+
         /** A new group holds its slot, and admits readers. */
-        void formed(ReaderGroup group) {
-            live.add(group);
+        void formed(ReaderGroup formed) {
+            live.add(formed);
             users++;
-            admitting = group;
+            group = formed;
             changed();
         }
 
-        /** The group's last reader left: its slot is being released. */
-        void ended(ReaderGroup group) {
-            live.remove(group);
-            users--;
-            if (admitting == group) {
-                admitting = null;
+        /** @return the group, to be released now (its slot is still held), when it had no reader; else null */
+        ReaderGroup closeToNewReaders(ReaderGroup closing) {
+            if (group == closing) {
+                group = null;
+                changed();
             }
-            changed();
+            return releasedIfEmpty(closing);
+        }
+
+        /** @return the group to release now, or null when it stays parked for the readers after this JVM's writer */
+        ReaderGroup lastReaderLeft(ReaderGroup left) {
+            if (left == group && left.slot.isValid() && (writerHolds || writers == 0 && readersArriving > 0)) {
+                changed(); // this JVM's writer waits for this slot no longer; the arriving readers join it
+                return null;
+            }
+            return releasedIfEmpty(left);
         }
 
         /** A writer of this JVM comes: no reader joins until it has written. */
         void writerComes() {
             writers++;
             users++;
-            admitting = null;
             changed();
         }
 
-        /** A writer of this JVM has written and released, or gave up. */
-        void writerLeft() {
+        /** The writer of this JVM holds the writer row: a group that empties now is parked. */
+        void writerHoldsTheRow() {
+            writerHolds = true;
+        }
+
+        /**
+         * A writer of this JVM has released, or gave up.
+         *
+         * @param heldTheRow whether it held the writer row
+         * @param token      its token if it wrote, else a negative number
+         * @return a parked group to release now, else null
+         */
+        ReaderGroup writerLeft(boolean heldTheRow, long token) {
             writers--;
             users--;
+            if (heldTheRow) {
+                writerHolds = false;
+            }
             changed();
+            if (group == null) {
+                return null;
+            }
+            if (group.members == 0 && (writers > 0 || readersArriving == 0 || !group.slot.isValid())) {
+                return releasedIfEmpty(group);
+            }
+            if (token >= 0) {
+                // the readers after this write show its token, as if they had read the writer row
+                group.token = Math.max(group.token, token);
+                group.writerFreeAtNanos = owner.time.nanoTime();
+            }
+            return null;
+        }
+
+        /** @return a parked group to release now that no reader of this JVM arrives for it, else null */
+        ReaderGroup arrivalEnded() {
+            readersArriving--;
+            return readersArriving == 0 && writers == 0 && group != null ? releasedIfEmpty(group) : null;
+        }
+
+        private ReaderGroup releasedIfEmpty(ReaderGroup candidate) {
+            if (candidate.members > 0 || !live.remove(candidate)) {
+                return null;
+            }
+            users--;
+            if (group == candidate) {
+                group = null;
+            }
+            changed();
+            return candidate;
         }
 
         /** Wakes whoever waits on this key in this JVM: something they wait for may have changed. */
@@ -103,8 +179,7 @@ final class LocalReadWrite {
          */
         boolean await(long seen, long deadline, long nanos) {
             long until = Math.min(deadline, owner.time.nanoTime() + nanos);
-            long remaining = deadline - owner.time.nanoTime();
-            if (remaining <= 0) {
+            if (deadline - owner.time.nanoTime() <= 0) {
                 return false;
             }
             try {
@@ -139,8 +214,33 @@ final class LocalReadWrite {
         forgetIfUnused(state);
     }
 
+    /**
+     * Releases a group's slot that no reader holds any more (never called under the state's monitor).
+     * A loss found by that release has no reader to tell: the slot's hold logged and counted it.
+     */
+    void release(KeyState state, ReaderGroup group) {
+        if (group == null) {
+            return;
+        }
+        try {
+            group.slot.close();
+        } catch (LockException lostOrStoreDown) {
+            // logged by the slot's hold; the next group takes a slot of its own
+        } finally {
+            ended(state);
+        }
+    }
+
+    /** A group's slot was released: a writer of this JVM waits for it in the table, not for the group. */
+    void ended(KeyState state) {
+        synchronized (state) {
+            state.changed();
+        }
+        forgetIfUnused(state);
+    }
+
     /** Drops the state when nothing uses it (never called under its monitor). */
-    void forgetIfUnused(KeyState state) {
+    private void forgetIfUnused(KeyState state) {
         keys.computeIfPresent(state.key, (k, existing) -> {
             synchronized (existing) {
                 return existing == state && existing.users == 0 ? null : existing;

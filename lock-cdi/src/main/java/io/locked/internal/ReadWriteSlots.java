@@ -6,6 +6,7 @@ import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
@@ -53,9 +54,17 @@ final class ReadWriteSlots {
             return underTheWrite;
         }
         LocalReadWrite.KeyState state = local.enter(request.key());
+        synchronized (state) {
+            state.readersArriving++;
+        }
         try {
             return readIn(state, request.key(), deadline, rows);
         } finally {
+            ReaderGroup unwanted;
+            synchronized (state) {
+                unwanted = state.arrivalEnded();
+            }
+            local.release(state, unwanted);
             local.released(state);
         }
     }
@@ -68,12 +77,13 @@ final class ReadWriteSlots {
             ReaderGroup lookFor = null;
             boolean lead = false;
             ReaderGroup.Member joined = null;
+            ReaderGroup lost = null;
             long seen;
             synchronized (state) {
                 ReaderGroup mine = state.readBy(Thread.currentThread());
-                ReaderGroup open = state.writers == 0 ? state.admitting : null;
+                ReaderGroup open = state.writers == 0 ? state.group : null;
                 if (open != null && !open.slot.isValid()) {
-                    state.admitting = null;
+                    lost = state.closeToNewReaders(open);
                     open = null;
                 }
                 if (mine != null && mine.slot.isValid()) {
@@ -89,6 +99,7 @@ final class ReadWriteSlots {
                 }
                 seen = state.changes();
             }
+            local.release(state, lost);
             if (joined != null) {
                 rows.joined();
                 return joined;
@@ -119,6 +130,7 @@ final class ReadWriteSlots {
     /** @return whether a writer holds the row: the group no longer admits */
     private boolean lookedForAWriter(LocalReadWrite.KeyState state, ReaderGroup group, String writer, RowAccess rows) {
         boolean held = true;
+        ReaderGroup closed = null;
         try {
             held = readHolding(() -> rows.inspect(writer), null).held();
         } finally {
@@ -126,12 +138,12 @@ final class ReadWriteSlots {
                 group.looking = false;
                 if (!held) {
                     group.writerFreeAtNanos = time.nanoTime();
-                } else if (state.admitting == group) {
+                } else {
                     // a writer of another JVM waits: it gets in after the readers inside, not after a stream
-                    state.admitting = null;
-                    state.changed();
+                    closed = state.closeToNewReaders(group);
                 }
             }
+            local.release(state, closed);
         }
         return held;
     }
@@ -163,20 +175,21 @@ final class ReadWriteSlots {
                     formed = new ReaderGroup(slot.handOver(), token, time.nanoTime());
                 }
             }
-        } finally {
+        } catch (RuntimeException | Error failed) {
             synchronized (state) {
                 state.forming = false;
-                if (formed != null) {
-                    state.formed(formed);
-                } else {
-                    state.changed();
-                }
+                state.changed();
             }
-        }
-        if (formed == null) {
-            return new FormedOrNot(null, writerSeen);
+            throw failed;
         }
         synchronized (state) {
+            state.forming = false;
+            if (formed == null) {
+                state.changed();
+                return new FormedOrNot(null, writerSeen);
+            }
+            // formed and joined at once: a writer of this JVM must never see it without its first reader
+            state.formed(formed);
             return new FormedOrNot(formed.join(state), false);
         }
     }
@@ -219,17 +232,25 @@ final class ReadWriteSlots {
                 state.writerComes();
             }
             boolean writing = false;
+            LockHandle write = null;
             try {
-                LockHandle write = rows.take(writer, Duration.ofNanos(Math.max(0, deadline - time.nanoTime())));
-                if (write == null || !awaitNoReader(request, deadline, rows, write, state)) {
+                write = rows.take(writer, Duration.ofNanos(Math.max(0, deadline - time.nanoTime())));
+                if (write == null) {
                     return null;
                 }
-                ((AcquisitionView) write).acquisition.whenFinished(() -> writerLeft(state));
+                synchronized (state) {
+                    state.writerHoldsTheRow();
+                }
+                if (!awaitNoReader(request, deadline, rows, write, state)) {
+                    return null;
+                }
+                long token = write.token();
+                ((AcquisitionView) write).acquisition.whenFinished(() -> writerLeft(state, true, token));
                 writing = true;
                 return write;
             } finally {
                 if (!writing) {
-                    writerLeft(state);
+                    writerLeft(state, write != null, -1);
                 }
             }
         } finally {
@@ -237,11 +258,13 @@ final class ReadWriteSlots {
         }
     }
 
-    private void writerLeft(LocalReadWrite.KeyState state) {
+    private void writerLeft(LocalReadWrite.KeyState state, boolean heldTheRow, long token) {
+        ReaderGroup unwanted;
         synchronized (state) {
-            state.writerLeft();
+            unwanted = state.writerLeft(heldTheRow, token);
         }
-        local.forgetIfUnused(state);
+        local.release(state, unwanted);
+        local.ended(state);
     }
 
     /** @return true once no reader slot is held; false, the write released, when the wait ran out first */
@@ -256,7 +279,12 @@ final class ReadWriteSlots {
                 seen = state.changes();
             }
             List<LockInfo> slots = readHolding(() -> rows.list(readers, LockRequest.MAX_READERS), write);
-            if (slots.stream().noneMatch(LockInfo::held)) {
+            Set<String> withoutReaders;
+            synchronized (state) {
+                // nobody joins a group of this JVM while this writer is here: an empty one's slot does not count
+                withoutReaders = state.slotsWithoutReaders();
+            }
+            if (slots.stream().noneMatch(slot -> slot.held() && !withoutReaders.contains(slot.key()))) {
                 return true;
             }
             boolean waited;

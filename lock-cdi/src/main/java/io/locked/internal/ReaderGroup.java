@@ -20,14 +20,18 @@ import java.util.Map;
 final class ReaderGroup {
     /** The slot's hold, out of every thread's scope: it belongs to the group, not to its first reader. */
     final LockHandle slot;
-    /** What its readers show: the writer row's token when the slot was taken, the last writer's. */
-    final long token;
+    /**
+     * What a reader joining it shows: the writer row's token when the slot was taken, or the token of a
+     * writer of this JVM that wrote while the group was parked; the last writer's either way.
+     */
+    long token;
     /** When the writer row was last seen free, on {@link TimeSource#nanoTime()}. */
     long writerFreeAtNanos;
     /** Whether one of its joiners is looking at the writer row: the others join meanwhile. */
     boolean looking;
     private final Map<Thread, Integer> holdsInScope = new HashMap<>(4);
-    private int members;
+    /** Its readers inside: with none, the slot is parked or being released. */
+    int members;
 
     ReaderGroup(LockHandle slot, long token, long writerFreeAtNanos) {
         this.slot = slot;
@@ -44,7 +48,7 @@ final class ReaderGroup {
     Member join(LocalReadWrite.KeyState state) {
         members++;
         holdsInScope.merge(Thread.currentThread(), 1, Integer::sum);
-        return new Member(this, state, Thread.currentThread());
+        return new Member(this, state, Thread.currentThread(), token);
     }
 
     /** @return whether the group is now empty; call under the key state's monitor */
@@ -64,14 +68,16 @@ final class ReaderGroup {
     static final class Member implements LockHandle {
         private final ReaderGroup group;
         private final LocalReadWrite.KeyState state;
+        private final long token;
         /** The thread whose scope it is in, until closed or handed over; guarded by the key state. */
         private Thread scopedTo;
         private boolean closed;
 
-        private Member(ReaderGroup group, LocalReadWrite.KeyState state, Thread scopedTo) {
+        private Member(ReaderGroup group, LocalReadWrite.KeyState state, Thread scopedTo, long token) {
             this.group = group;
             this.state = state;
             this.scopedTo = scopedTo;
+            this.token = token;
         }
 
         @Override
@@ -86,7 +92,7 @@ final class ReaderGroup {
 
         @Override
         public long token() {
-            return group.token;
+            return token;
         }
 
         @Override
@@ -108,34 +114,29 @@ final class ReaderGroup {
         }
 
         /**
-         * The last reader out releases the slot, and learns of its loss from that release; a reader
-         * that leaves before learns of it from the slot's hold, which the watchdog keeps up to date.
+         * The last reader out releases the slot unless it is parked, and learns of its loss from that
+         * release; another reader learns of it from the slot's hold, which the watchdog keeps up to date.
          */
         @Override
         public void close() {
-            boolean last;
+            ReaderGroup release = null;
             boolean slotValid;
             synchronized (state) {
                 if (closed) {
                     return;
                 }
                 closed = true;
-                // asked before leaving: once this reader left, the last one may close the slot at any moment
+                // asked before leaving: once this reader left, another may release the slot at any moment
                 slotValid = group.slot.isValid();
-                last = group.leave(this);
-                if (last) {
-                    state.ended(group);
+                if (group.leave(this)) {
+                    release = state.lastReaderLeft(group);
                 }
             }
-            if (last) {
+            if (release != null) {
                 try {
                     group.slot.close();
                 } finally {
-                    // a writer of this JVM waits for the slot to be free in the table, not for the group to end
-                    synchronized (state) {
-                        state.changed();
-                    }
-                    state.owner.forgetIfUnused(state);
+                    state.owner.ended(state);
                 }
             } else if (!slotValid) {
                 throw new LockLostException(key(), token(), "the reader slot this JVM's readers of the key share"
