@@ -244,6 +244,84 @@ public interface ReadWriteContract {
         }
     }
 
+    /** A JVM's readers share one slot: the table shows one reader per JVM, not per thread. */
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void theReadersOfOneJvmShareASlotAndAnotherJvmsReadersTakeTheirOwn(LockMode mode) throws Exception {
+        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        String key = "rw:group:" + UUID.randomUUID();
+        ExecutorService secondThread = Executors.newSingleThreadExecutor();
+        try (LockManager jvm = readWriteManager(); LockManager other = readWriteManager()) {
+            try (LockHandle first = jvm.acquire(access(key, mode, LockType.READ));
+                 LockHandle second = secondThread.submit(() -> jvm.acquire(access(key, mode, LockType.READ)))
+                         .get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+                assertEquals(first.key(), second.key(), "two readers of one JVM in one slot");
+                assertEquals(first.token(), second.token());
+                assertEquals(List.of(first.key()), other.holders(key).stream().map(LockInfo::key).toList());
+                try (LockHandle elsewhere = other.acquire(access(key, mode, LockType.READ))) {
+                    assertTrue(!elsewhere.key().equals(first.key()), "another JVM's reader takes a slot of its own");
+                    assertEquals(2, other.holders(key).size(), other.holders(key).toString());
+                }
+                first.close();
+                assertTrue(second.isValid(), "the slot stays held for the reader still inside");
+                assertEquals(List.of(second.key()), other.holders(key).stream().map(LockInfo::key).toList());
+            }
+            assertEquals(List.of(), other.holders(key), "the last reader out released the slot");
+        } finally {
+            secondThread.shutdownNow();
+        }
+    }
+
+    /**
+     * A group whose last reader leaves while its JVM's writer holds the writer row keeps its slot for the
+     * readers after the write: the writer does not wait for it, and they join it, showing the writer's token.
+     */
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void aWriteOfTheReadersJvmParksTheirSlotForTheReadersAfterIt(LockMode mode) throws Exception {
+        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        String key = "rw:park:" + UUID.randomUUID();
+        ExecutorService writerThread = Executors.newSingleThreadExecutor();
+        ExecutorService readerThread = Executors.newSingleThreadExecutor();
+        Future<LockHandle> laterRead = null;
+        try (LockManager jvm = readWriteManager(); LockManager operator = readWriteManager()) {
+            LockHandle firstRead = jvm.acquire(access(key, mode, LockType.READ));
+            String slot = firstRead.key();
+            Future<LockHandle> write = writerThread.submit(() -> jvm.acquire(access(key, mode, LockType.WRITE)));
+            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+                    "the writer took its row and waits for the reader");
+            Thread[] laterReader = new Thread[1];
+            laterRead = readerThread.submit(() -> {
+                laterReader[0] = Thread.currentThread();
+                return jvm.acquire(access(key, mode, LockType.READ));
+            });
+            Await.until(() -> laterReader[0] != null && laterReader[0].getState() == Thread.State.TIMED_WAITING,
+                    READ_WRITE_PATIENCE, "a later reader waits behind the writer");
+            firstRead.close();
+            try (LockHandle writing = write.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+                assertTrue(operator.inspect(slot).held(), "the emptied slot stays held while its JVM's writer writes");
+                assertTrue(!laterRead.isDone(), "no reader beside the writer");
+                long writerToken = writing.token();
+                writing.close();
+                try (LockHandle read = laterRead.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+                    assertEquals(slot, read.key(), "the reader after the write joined the parked slot");
+                    assertEquals(writerToken, read.token(), "and shows the writer's token, the last writer's");
+                }
+            }
+            assertEquals(List.of(), operator.holders(key), "released once no reader came for it");
+        } finally {
+            if (laterRead != null && laterRead.isDone() && !laterRead.isCancelled()) {
+                try {
+                    closeQuietly(laterRead.get());
+                } catch (Exception failedToRead) {
+                    // nothing held
+                }
+            }
+            writerThread.shutdownNow();
+            readerThread.shutdownNow();
+        }
+    }
+
     @Test
     default void readWriteMisuseIsRefusedNamingTheValue() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> LockRequest.of("k").permits(2).read())
