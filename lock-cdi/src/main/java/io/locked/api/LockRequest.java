@@ -44,7 +44,7 @@ import java.util.Objects;
  *              read/write lock: readers share the key, a writer has it alone. The read/write lock of a
  *              key is apart from its exclusive lock and its permits. Its rows are a writer row
  *              ({@link #writerKey(String)}) and up to {@link #MAX_READERS} reader slots
- *              ({@link #readerSlotKey(String, int)}): more readers at once wait for a slot
+ *              ({@link #readerSlotKey(String, int)}); the readers of one lock manager share a slot
  */
 public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
                           Duration holdAtLeast, Duration lockDelay, int permits, LockType type) {
@@ -72,7 +72,10 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      * separator). A key of a request may not contain it, so no key can name another key's slot.
      */
     public static final char PERMIT_SLOT_MARK = '\u001F';
-    /** The most readers of one key's read/write lock at once: 32. Each holds a reader slot of its own. */
+    /**
+     * The reader slots of one key's read/write lock: 32. The readers of one lock manager (one JVM) share a
+     * slot, so this many JVMs may read a key at once; a reader of a 33rd waits for a slot.
+     */
     public static final int MAX_READERS = 32;
 
     /**
