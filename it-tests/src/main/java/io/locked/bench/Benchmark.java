@@ -163,6 +163,11 @@ public final class Benchmark {
                 results.sort(Comparator.comparingInt((Result result) -> cases.indexOf(result.benchCase()))
                         .thenComparingInt(Result::threads).thenComparing(Result::contended));
                 report.cases(results);
+                if (results.stream().anyMatch(result -> result.benchCase().writes())) {
+                    report.heading(database + ": the writers' wait under read load (wait: from asking for the lock"
+                            + " until inside it)");
+                    report.waits(results);
+                }
                 report.heading(database + ": targets");
                 report.targets(results);
                 report.heading(database + ": CPU per cycle, µs: the whole JVM's, and (in brackets) the user CPU of"
@@ -201,8 +206,12 @@ public final class Benchmark {
         for (Case benchCase : cases) {
             Result result = tallies.get(benchCase).result(benchCase, threads, contended);
             System.err.printf(Locale.ROOT, "%s %-34s %2d threads %-9s %8.0f/s p50 %8.1f µs CPU %6.1f µs (cycling, user"
-                            + " %6.1f µs)%s%n", database, benchCase.name(), threads, contended ? "contended" : "",
-                    result.cyclesPerSecond(), result.p50(), result.cpuMicros(), result.cyclingUserMicros(), result.errors() > 0 ? "  errors " + result.errors() + ": " + result.firstError() : "");
+                            + " %6.1f µs)%s%s%n", database, benchCase.name(), threads, contended ? "contended" : "",
+                    result.cyclesPerSecond(), result.p50(), result.cpuMicros(), result.cyclingUserMicros(),
+                    result.waits() == null ? "" : String.format(Locale.ROOT, " wait p50/p99 µs: reads %.1f/%.1f, writes"
+                            + " %.1f/%.1f", result.waits().readP50(), result.waits().readP99(),
+                            result.waits().writeP50(), result.waits().writeP99()),
+                    result.errors() > 0 ? "  errors " + result.errors() + ": " + result.firstError() : "");
             results.add(result);
         }
         return results;
@@ -231,12 +240,12 @@ public final class Benchmark {
                 new Case("API pessimistic, 4 permits", "pessimistic", Case.API_PERMITS,
                         permitCycle(locks, LockMode.PESSIMISTIC)),
                 new Case("API optimistic, 4 permits", "optimistic", Case.API_PERMITS, permitCycle(locks, LockMode.OPTIMISTIC)),
-                new Case("API pessimistic, read", "pessimistic", Case.API_READ, readWriteCycle(locks, LockMode.PESSIMISTIC, 100)),
-                new Case("API optimistic, read", "optimistic", Case.API_READ, readWriteCycle(locks, LockMode.OPTIMISTIC, 100)),
+                new Case("API pessimistic, read", "pessimistic", Case.API_READ, readCycle(locks, LockMode.PESSIMISTIC)),
+                new Case("API optimistic, read", "optimistic", Case.API_READ, readCycle(locks, LockMode.OPTIMISTIC)),
                 new Case("API pessimistic, 90% read", "pessimistic", Case.API_READ_MOSTLY,
-                        readWriteCycle(locks, LockMode.PESSIMISTIC, READ_PERCENT)),
+                        readCycle(locks, LockMode.PESSIMISTIC), writeCycle(locks, LockMode.PESSIMISTIC), 100 - READ_PERCENT),
                 new Case("API optimistic, 90% read", "optimistic", Case.API_READ_MOSTLY,
-                        readWriteCycle(locks, LockMode.OPTIMISTIC, READ_PERCENT)),
+                        readCycle(locks, LockMode.OPTIMISTIC), writeCycle(locks, LockMode.OPTIMISTIC), 100 - READ_PERCENT),
                 new Case("API pessimistic, clock tokens", "pessimistic", Case.API_CLOCK_TOKENS,
                         apiCycle(clockLocks, LockMode.PESSIMISTIC)),
                 new Case("API pessimistic, a manager per thread", "pessimistic", Case.API_MANAGER_PER_THREAD,
@@ -269,12 +278,19 @@ public final class Benchmark {
         };
     }
 
-    /** A read of the key's read/write lock with that chance in percent, else a write. */
-    static Cycle readWriteCycle(LockManager locks, LockMode mode, int readPercent) {
+    /** A read of the key's read/write lock. */
+    static Cycle readCycle(LockManager locks, LockMode mode) {
         return (key, inside) -> {
-            LockRequest request = LockRequest.of(key).mode(mode).waitFor(WAIT);
-            boolean read = java.util.concurrent.ThreadLocalRandom.current().nextInt(100) < readPercent;
-            try (LockHandle ignored = locks.acquire(read ? request.read() : request.write())) {
+            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT).read())) {
+                inside.run();
+            }
+        };
+    }
+
+    /** A write of the key's read/write lock. */
+    static Cycle writeCycle(LockManager locks, LockMode mode) {
+        return (key, inside) -> {
+            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT).write())) {
                 inside.run();
             }
         };

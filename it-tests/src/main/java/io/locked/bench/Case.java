@@ -8,9 +8,17 @@ package io.locked.bench;
  * @param layer  "floor", "raw JDBC", "raw JDBC with token" (a reference), "API", "API, a manager per
  *               thread", "@Locked", "API, JPA path", "API, clock tokens", or a peer's: "ShedLock" or
  *               "Spring JdbcLockRegistry"
- * @param cycle  the work of one cycle
+ * @param cycle  the work of one cycle; in a read/write case, a read
+ * @param write  in a read/write case, a write, run instead of {@code cycle} in {@code writePercent} of
+ *               the cycles, so that the runner knows which were writes and reports their waits apart;
+ *               null in every other case
+ * @param writePercent the share of writes in percent; 0 without {@code write}
  */
-record Case(String name, String mode, String layer, Cycle cycle) {
+record Case(String name, String mode, String layer, Cycle cycle, Cycle write, int writePercent) {
+    Case(String name, String mode, String layer, Cycle cycle) {
+        this(name, mode, layer, cycle, null, 0);
+    }
+
     static final String FLOOR = "floor";
     static final String RAW = "raw JDBC";
     static final String RAW_WITH_TOKEN = "raw JDBC with token";
@@ -32,6 +40,11 @@ record Case(String name, String mode, String layer, Cycle cycle) {
     static final String SHEDLOCK = "ShedLock";
     /** Another project's lock on the same database and pool ({@link PeerCycles}): Spring Integration's JDBC registry. */
     static final String SPRING_JDBC = "Spring JdbcLockRegistry";
+
+    /** @return whether some cycles are writes of a read/write lock, whose waits the report gives apart */
+    boolean writes() {
+        return write != null;
+    }
 
     boolean peer() {
         return layer.equals(SHEDLOCK) || layer.equals(SPRING_JDBC);

@@ -41,6 +41,23 @@ final class Report {
         }
     }
 
+    /**
+     * The read/write cases' waits, reads and writes apart: the issue asks for the writer's p99 wait
+     * under read load, which the cycle latencies of {@link #cases} mix with the reads'.
+     */
+    void waits(List<Result> results) {
+        line("| case | threads | keys | cycles/s | reads | reads' wait p50 µs | reads' wait p99 µs | writes | writes' wait p50 µs | writes' wait p99 µs |");
+        line("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (Result r : results) {
+            if (r.waits() != null) {
+                line(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %d | %s | %s | %d | %s | %s |", r.benchCase().name(),
+                        r.threads(), r.contended() ? "one" : "one per thread", r.cyclesPerSecond(), r.waits().reads(),
+                        micros(r.waits().readP50()), micros(r.waits().readP99()), r.waits().writes(),
+                        micros(r.waits().writeP50()), micros(r.waits().writeP99())));
+            }
+        }
+    }
+
     /** The targets of the issue, as measured ratios and bounds, each marked met or missed. */
     void targets(List<Result> results) {
         line("| target | measured (worst cell) | met |");

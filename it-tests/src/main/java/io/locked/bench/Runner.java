@@ -6,6 +6,7 @@ import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
@@ -20,7 +21,8 @@ import java.util.function.LongSupplier;
  * measured cycle: unlike throughput, it does not depend on how much of the machine's cores the JVM
  * got. Beside it, the user CPU of the cycling threads alone: the work of the library and the driver,
  * without the kernel's socket work and the JVM's background, which makes it the steadier figure
- * for comparing two forms of one cycle.
+ * for comparing two forms of one cycle. In a read/write case it also records each cycle's wait, from
+ * asking for the lock until inside it, reads and writes apart.
  */
 final class Runner {
     private static final int WARMING = 0;
@@ -96,11 +98,15 @@ final class Runner {
             sections.add(section);
             Samples latency = new Samples();
             Samples handOff = new Samples();
+            Samples readWait = new Samples();
+            Samples writeWait = new Samples();
             tally.latencies.add(latency);
             tally.handOffs.add(handOff);
+            tally.readWaits.add(readWait);
+            tally.writeWaits.add(writeWait);
             String key = keyPrefix + (contended ? "shared" : String.valueOf(t));
-            Worker worker = new Worker(benchCase.cycle(), key, section, latency, handOff, tally.errors, tally.firstError,
-                    tally.cyclingUserNanos);
+            Worker worker = new Worker(benchCase, key, section, latency, handOff, readWait, writeWait, tally.errors,
+                    tally.firstError, tally.cyclingUserNanos);
             Thread thread = new Thread(() -> worker.loop(phase), "bench-" + t);
             workers.add(thread);
         }
@@ -129,6 +135,9 @@ final class Runner {
     static final class Tally {
         private final List<Samples> latencies = new ArrayList<>();
         private final List<Samples> handOffs = new ArrayList<>();
+        /** Of a read/write case: each cycle's wait, from asking until inside, reads and writes apart. */
+        private final List<Samples> readWaits = new ArrayList<>();
+        private final List<Samples> writeWaits = new ArrayList<>();
         private final AtomicLong errors = new AtomicLong();
         private final AtomicReference<Throwable> firstError = new AtomicReference<>();
         private final AtomicLong cyclingUserNanos = new AtomicLong();
@@ -147,30 +156,42 @@ final class Runner {
                     sorted.length == 0 ? Double.NaN : cpuNanos / 1000.0 / sorted.length,
                     sorted.length == 0 ? Double.NaN : cyclingUserNanos.get() / 1000.0 / sorted.length,
                     sorted.length == 0 || logFlushes < 0 ? Double.NaN : (double) logFlushes / sorted.length,
-                    violations, errors.get(), firstError.get());
+                    violations, errors.get(), firstError.get(), benchCase.writes() ? waits() : null);
+        }
+
+        private Waits waits() {
+            long[] reads = Samples.sortedUnion(readWaits);
+            long[] writes = Samples.sortedUnion(writeWaits);
+            return new Waits(reads.length, Samples.percentileMicros(reads, 0.50), Samples.percentileMicros(reads, 0.99),
+                    writes.length, Samples.percentileMicros(writes, 0.50), Samples.percentileMicros(writes, 0.99));
         }
     }
 
     /** One thread's loop; it records only the cycles that end inside the measured window. */
     private static final class Worker {
-        private final Cycle cycle;
+        private final Case benchCase;
         private final String key;
         private final Section section;
         private final Samples latency;
         private final Samples handOff;
+        private final Samples readWait;
+        private final Samples writeWait;
         private final AtomicLong errors;
         private final AtomicReference<Throwable> firstError;
         private final AtomicLong userNanos;
         private long startedAt;
+        private long enteredAt;
         private boolean measuring;
 
-        Worker(Cycle cycle, String key, Section section, Samples latency, Samples handOff, AtomicLong errors,
-               AtomicReference<Throwable> firstError, AtomicLong userNanos) {
-            this.cycle = cycle;
+        Worker(Case benchCase, String key, Section section, Samples latency, Samples handOff, Samples readWait,
+               Samples writeWait, AtomicLong errors, AtomicReference<Throwable> firstError, AtomicLong userNanos) {
+            this.benchCase = benchCase;
             this.key = key;
             this.section = section;
             this.latency = latency;
             this.handOff = handOff;
+            this.readWait = readWait;
+            this.writeWait = writeWait;
             this.errors = errors;
             this.firstError = firstError;
             this.userNanos = userNanos;
@@ -178,6 +199,7 @@ final class Runner {
 
         void loop(Phase phase) {
             Runnable inside = () -> {
+                enteredAt = System.nanoTime();
                 section.enter(startedAt, measuring ? handOff : null);
                 section.exit();
             };
@@ -188,9 +210,11 @@ final class Runner {
                 if (measuring && userAtStart < 0) {
                     userAtStart = THREADS.getCurrentThreadUserTime();
                 }
+                boolean writing = benchCase.writes()
+                        && ThreadLocalRandom.current().nextInt(100) < benchCase.writePercent();
                 startedAt = System.nanoTime();
                 try {
-                    cycle.run(key, inside);
+                    (writing ? benchCase.write() : benchCase.cycle()).run(key, inside);
                 } catch (Throwable failure) {
                     errors.incrementAndGet();
                     firstError.compareAndSet(null, failure);
@@ -199,6 +223,9 @@ final class Runner {
                 long took = System.nanoTime() - startedAt;
                 if (measuring && phase.value == MEASURING) {
                     latency.add(took);
+                    if (benchCase.writes()) {
+                        (writing ? writeWait : readWait).add(enteredAt - startedAt);
+                    }
                 }
             }
             if (userAtStart >= 0) {
@@ -217,10 +244,22 @@ final class Runner {
      * @param cpuMicros         the JVM's CPU time per measured cycle, in microseconds
      * @param cyclingUserMicros the cycling threads' user CPU time per measured cycle, in microseconds
      * @param logFlushesPerCycle the server's log flushes (fsyncs) per measured cycle, NaN where not counted
+     * @param waits             of a read/write case, the waits of reads and of writes; null in the others
      */
     record Result(Case benchCase, int threads, boolean contended, double cyclesPerSecond, double p50, double p99,
                   double p999, double handOffP50, double cpuMicros, double cyclingUserMicros,
                   double logFlushesPerCycle, long violations,
-                  long errors, Throwable firstError) {
+                  long errors, Throwable firstError, Waits waits) {
+    }
+
+    /**
+     * How long the cycles of a read/write case waited for the lock, from asking until inside, in
+     * microseconds: reads and writes apart, as a writer's wait under a stream of readers is what tells
+     * whether readers starve it.
+     *
+     * @param reads  the measured reads
+     * @param writes the measured writes
+     */
+    record Waits(long reads, double readP50, double readP99, long writes, double writeP50, double writeP99) {
     }
 }
