@@ -1,7 +1,6 @@
 package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -17,11 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -61,7 +55,7 @@ class StatementsPerCycleTest {
     void aCycleOnAnExistingRowSendsWhatItAlwaysSent(TestDatabase database, LockStatements path, LockMode mode,
                                                      int statements, int transactionCalls) throws Exception {
         LockRequest request = LockRequest.of("cycle:" + UUID.randomUUID()).mode(mode).waitFor(Duration.ZERO);
-        assertCounts(database, path, mode + "", statements, transactionCalls, locks -> {
+        assertCounts(database, path, mode + "", statements, transactionCalls, (locks, others) -> {
             for (int i = 0; i < 3; i++) {
                 cycle(locks, request); // creates the row, warms the pool
             }
@@ -147,12 +141,12 @@ class StatementsPerCycleTest {
                                                                         int transactionCalls) throws Exception {
         String key = "cycle:" + form + ":" + UUID.randomUUID();
         LockRequest request = form.request(key, mode);
-        assertCounts(database, path, mode + " " + form, statements, transactionCalls, locks -> {
+        assertCounts(database, path, mode + " " + form, statements, transactionCalls, (locks, others) -> {
             // a slot's first use creates its row, with statements of its own on MySQL 8, PostgreSQL and H2
             // (MariaDB's upsert creates it in the lock statement), and slots are chosen at random: counts
             // hold only once every slot row of the key exists (left out, reads and permits counted more: a read
             // on H2 12.3 statements a cycle where 6 hold)
-            holdEverySlotAtOnce(locks, key, form);
+            holdEverySlotAtOnce(others, key, form);
             for (int i = 0; i < 3; i++) {
                 cycle(locks, request);
             }
@@ -160,53 +154,29 @@ class StatementsPerCycleTest {
     }
 
     /**
-     * As many threads as the form has slots hold the key at once, so each holds a slot of its own and
-     * every slot row exists. Optimistic whatever the mode measured: a pessimistic holder keeps a
-     * connection, and the counting pool has 4.
+     * As many holders as the form has slots hold the key at once, each through a manager of its own (a
+     * JVM's readers share a slot, and a thread re-enters its own permit), so each holds a slot of its
+     * own and every slot row exists. One after the other, optimistic whatever the mode measured: a
+     * pessimistic holder keeps a connection, and the counting pool has 4.
      */
-    private static void holdEverySlotAtOnce(LockManager locks, String key, SharedForm form) throws Exception {
-        int holders = form.slots();
+    private static void holdEverySlotAtOnce(LockManagers others, String key, SharedForm form) {
         LockRequest request = form.request(key, LockMode.OPTIMISTIC).waitFor(WARM_UP_PATIENCE);
-        CountDownLatch allHold = new CountDownLatch(holders);
-        CountDownLatch release = new CountDownLatch(1);
-        ExecutorService threads = Executors.newFixedThreadPool(holders);
+        List<LockHandle> held = new ArrayList<>();
         try {
-            List<Future<?>> holds = new ArrayList<>();
-            for (int i = 0; i < holders; i++) {
-                holds.add(threads.submit(() -> {
-                    try (LockHandle held = locks.acquire(request)) {
-                        allHold.countDown();
-                        release.await();
-                    }
-                    return null;
-                }));
+            for (int i = 0; i < form.slots(); i++) {
+                held.add(others.another().acquire(request));
             }
-            long giveUp = System.nanoTime() + WARM_UP_PATIENCE.toNanos();
-            while (!allHold.await(100, TimeUnit.MILLISECONDS)) {
-                for (Future<?> hold : holds) {
-                    if (hold.isDone()) {
-                        hold.get(); // done before the release: it failed, and this throws its failure
-                    }
-                }
-                if (System.nanoTime() - giveUp > 0) {
-                    fail("not every slot held at once within " + WARM_UP_PATIENCE);
-                }
-            }
+            LockManager operator = others.another();
             if (form != SharedForm.WRITE) {
-                assertEquals(holders, locks.holders(key).size(), "a slot row per holder: " + locks.holders(key));
-            }
-            release.countDown();
-            for (Future<?> hold : holds) {
-                hold.get(30, TimeUnit.SECONDS);
+                assertEquals(form.slots(), operator.holders(key).size(), "a slot row per holder: " + operator.holders(key));
             }
         } finally {
-            release.countDown();
-            threads.shutdownNow();
+            held.forEach(LockHandle::close);
         }
     }
 
     private static void assertCounts(TestDatabase database, LockStatements path, String what, int statements,
-                                     int transactionCalls, ManagerWork warmUp, ManagerWork cycle) throws Exception {
+                                     int transactionCalls, WarmUp warmUp, ManagerWork cycle) throws Exception {
         database.requireReachable();
         CountingDataSource counting = new CountingDataSource(database);
         HikariConfig config = new HikariConfig();
@@ -218,8 +188,9 @@ class StatementsPerCycleTest {
             try {
                 JpaLockRepository repository = JpaLockRepository.builder(factory).statements(path).build();
                 repository.createTableIfMissing();
-                try (LockManager locks = LockManagerBuilder.on(repository).build()) {
-                    warmUp.run(locks);
+                try (LockManager locks = LockManagerBuilder.on(repository).build();
+                     LockManagers others = new LockManagers(repository)) {
+                    warmUp.run(locks, others);
                     long statementsBefore = counting.statements();
                     long transactionCallsBefore = counting.transactionCalls();
                     for (int i = 0; i < CYCLES; i++) {
@@ -239,6 +210,32 @@ class StatementsPerCycleTest {
     }
 
     @FunctionalInterface
+    /** The warm-up, on the manager counted and, where it needs more JVMs, on others of the same store. */
+    private interface WarmUp {
+        void run(LockManager locks, LockManagers others) throws Exception;
+    }
+
+    /** Managers standing for other JVMs, closed with the test. */
+    private static final class LockManagers implements AutoCloseable {
+        private final JpaLockRepository repository;
+        private final List<LockManager> built = new ArrayList<>();
+
+        LockManagers(JpaLockRepository repository) {
+            this.repository = repository;
+        }
+
+        LockManager another() {
+            LockManager manager = LockManagerBuilder.on(repository).build();
+            built.add(manager);
+            return manager;
+        }
+
+        @Override
+        public void close() {
+            built.forEach(LockManager::close);
+        }
+    }
+
     private interface ManagerWork {
         void run(LockManager locks) throws Exception;
     }
