@@ -41,9 +41,16 @@ final class LocalReadWrite {
         int writers;
         /** Whether a writer of this JVM holds the writer row. */
         boolean writerHolds;
-        /** Whether a reader is taking a slot for a new group: the others wait for it, and join it. */
-        boolean forming;
-        /** Readers of this JVM between their request and their hold: a parked group waits for them. */
+        /**
+         * Readers taking a slot for a new group: the others wait for it and join it, but for a reader
+         * whose wait is over, which forms one of its own.
+         */
+        int forming;
+        /**
+         * Readers of this JVM between their request and their hold that will join a group of this JVM
+         * when no writer of it is there: a parked group waits for them. Not those waiting for a writer of
+         * another JVM to leave, which holds the writer row and may wait for that group's slot.
+         */
         int readersArriving;
         /** Threads inside a call on it, live groups and writers: the state stays while above zero. */
         private int users;
@@ -94,18 +101,21 @@ final class LocalReadWrite {
 
         /** @return the group to release now, or null when it stays parked for the readers after this JVM's writer */
         ReaderGroup lastReaderLeft(ReaderGroup left) {
-            if (left == group && left.slot.isValid() && (writerHolds || writers == 0 && readersArriving > 0)) {
-                changed(); // this JVM's writer waits for this slot no longer; the arriving readers join it
-                return null;
-            }
-            return releasedIfEmpty(left);
+            changed(); // this JVM's writer waits for this slot no longer
+            return left == group ? unwantedGroup() : releasedIfEmpty(left);
         }
 
-        /** A writer of this JVM comes: no reader joins until it has written. */
-        void writerComes() {
+        /**
+         * A writer of this JVM comes: no reader joins until it has written.
+         *
+         * @return an empty group to release now: kept for readers about to join, it would keep its slot
+         *         from a writer of another JVM that holds the writer row, which this writer waits for
+         */
+        ReaderGroup writerComes() {
             writers++;
             users++;
             changed();
+            return unwantedGroup();
         }
 
         /** The writer of this JVM holds the writer row: a group that empties now is parked. */
@@ -127,11 +137,9 @@ final class LocalReadWrite {
                 writerHolds = false;
             }
             changed();
-            if (group == null) {
-                return null;
-            }
-            if (group.members == 0 && (writers > 0 || readersArriving == 0 || !group.slot.isValid())) {
-                return releasedIfEmpty(group);
+            ReaderGroup unwanted = unwantedGroup();
+            if (unwanted != null || group == null) {
+                return unwanted;
             }
             if (token >= 0) {
                 // the readers after this write show its token, as if they had read the writer row
@@ -141,10 +149,29 @@ final class LocalReadWrite {
             return null;
         }
 
-        /** @return a parked group to release now that no reader of this JVM arrives for it, else null */
+        /**
+         * A reader stopped arriving: it holds, gave up, or waits for a writer of another JVM.
+         *
+         * @return a parked group to release now that no reader of this JVM arrives for it, else null
+         */
         ReaderGroup arrivalEnded() {
             readersArriving--;
-            return readersArriving == 0 && writers == 0 && group != null ? releasedIfEmpty(group) : null;
+            return unwantedGroup();
+        }
+
+        /**
+         * An empty group keeps its slot only while someone of this JVM will come for it: the writer that
+         * holds the writer row (nobody else can take that row meanwhile), or, with no writer of this JVM
+         * there, readers about to join it. Otherwise it could keep its slot from a writer of another JVM.
+         *
+         * @return the current group, to release now, when it has no reader and nobody keeps it; else null
+         */
+        private ReaderGroup unwantedGroup() {
+            if (group == null || group.members > 0) {
+                return null;
+            }
+            boolean kept = group.slot.isValid() && (writerHolds || writers == 0 && readersArriving > 0);
+            return kept ? null : releasedIfEmpty(group);
         }
 
         private ReaderGroup releasedIfEmpty(ReaderGroup candidate) {

@@ -93,9 +93,9 @@ final class ReadWriteSlots {
                 } else if (open != null) {
                     lookFor = open;
                     lookFor.looking = true;
-                } else if (state.writers == 0 && !state.forming) {
+                } else if (state.writers == 0 && (state.forming == 0 || deadline - time.nanoTime() <= 0)) {
                     lead = true;
-                    state.forming = true;
+                    state.forming++;
                 }
                 seen = state.changes();
             }
@@ -177,13 +177,13 @@ final class ReadWriteSlots {
             }
         } catch (RuntimeException | Error failed) {
             synchronized (state) {
-                state.forming = false;
+                state.forming--;
                 state.changed();
             }
             throw failed;
         }
         synchronized (state) {
-            state.forming = false;
+            state.forming--;
             if (formed == null) {
                 state.changed();
                 return new FormedOrNot(null, writerSeen);
@@ -194,19 +194,35 @@ final class ReadWriteSlots {
         }
     }
 
-    /** @return true once the writer row is free; false when the wait ran out first */
+    /**
+     * Waits for a writer seen in the writer row, of another JVM or of this one, to leave. Meanwhile this
+     * reader does not count as arriving: a group parked for it would keep its slot from that writer.
+     *
+     * @return true once the writer row is free; false when the wait ran out first
+     */
     private boolean awaitWriterRowFree(LocalReadWrite.KeyState state, String writer, long deadline, Backoff backoff,
                                        RowAccess rows) {
-        while (true) {
-            long seen;
+        ReaderGroup unwanted;
+        synchronized (state) {
+            unwanted = state.arrivalEnded();
+        }
+        local.release(state, unwanted);
+        try {
+            while (true) {
+                long seen;
+                synchronized (state) {
+                    seen = state.changes();
+                }
+                if (!readHolding(() -> rows.inspect(writer), null).held()) {
+                    return true;
+                }
+                if (!pause(state, seen, deadline, backoff)) {
+                    return false;
+                }
+            }
+        } finally {
             synchronized (state) {
-                seen = state.changes();
-            }
-            if (!readHolding(() -> rows.inspect(writer), null).held()) {
-                return true;
-            }
-            if (!pause(state, seen, deadline, backoff)) {
-                return false;
+                state.readersArriving++;
             }
         }
     }
@@ -223,17 +239,19 @@ final class ReadWriteSlots {
         }
         LocalReadWrite.KeyState state = local.enter(request.key());
         try {
+            ReaderGroup unwanted;
             synchronized (state) {
                 if (state.readBy(Thread.currentThread()) != null) {
                     throw new IllegalStateException("Cannot write '" + request.key() + "' while this thread reads it:"
                             + " the write would wait for this thread's own read forever. Release the read first, or"
                             + " take the write first (a read inside a write is allowed)");
                 }
-                state.writerComes();
+                unwanted = state.writerComes();
             }
             boolean writing = false;
             LockHandle write = null;
             try {
+                local.release(state, unwanted);
                 write = rows.take(writer, Duration.ofNanos(Math.max(0, deadline - time.nanoTime())));
                 if (write == null) {
                     return null;

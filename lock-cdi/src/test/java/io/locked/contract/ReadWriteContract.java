@@ -118,7 +118,22 @@ public interface ReadWriteContract {
     @EnumSource(LockMode.class)
     default void readersAndWritersCyclingNeverMeetAndReadersDoShare(LockMode mode) throws Exception {
         assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
-        ReadWriteHistoryChecker.Verdict verdict = cycle("rw:cycle:" + UUID.randomUUID(), mode, LockType.READ, 5, 2, 10);
+        ReadWriteHistoryChecker.Verdict verdict = cycle("rw:cycle:" + UUID.randomUUID(), mode, LockType.READ, 1, 5, 2, 10);
+        assertEquals(List.of(), verdict.silent(), mode.toString());
+        assertEquals(List.of(), verdict.signalled(), mode.toString());
+        assertTrue(verdict.mostReadersAtOnce() >= 2, "readers never shared the key: " + verdict.mostReadersAtOnce());
+    }
+
+    /**
+     * Three managers, as three JVMs, each with readers and a writer: their readers share a slot per
+     * manager, each parks and releases it around its own writes, and every wait ends (a slot kept
+     * for one manager's readers while another's writer waits for it would stall them all).
+     */
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void readersAndWritersOfThreeJvmsCyclingNeverMeetNorStall(LockMode mode) throws Exception {
+        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        ReadWriteHistoryChecker.Verdict verdict = cycle("rw:jvms:" + UUID.randomUUID(), mode, LockType.READ, 3, 3, 1, 8);
         assertEquals(List.of(), verdict.silent(), mode.toString());
         assertEquals(List.of(), verdict.signalled(), mode.toString());
         assertTrue(verdict.mostReadersAtOnce() >= 2, "readers never shared the key: " + verdict.mostReadersAtOnce());
@@ -131,20 +146,30 @@ public interface ReadWriteContract {
     @Test
     default void theSharingMeasureSeesReadersThatTakeAnExclusiveLockRunOneAtATime() throws Exception {
         ReadWriteHistoryChecker.Verdict verdict = cycle("rw:control:" + UUID.randomUUID(), LockMode.OPTIMISTIC,
-                LockType.EXCLUSIVE, 5, 0, 4);
+                LockType.EXCLUSIVE, 1, 5, 0, 4);
         assertEquals(List.of(), verdict.silent());
         assertEquals(1, verdict.mostReadersAtOnce(), "an exclusive lock had two holders inside at once");
     }
 
-    /** Readers (of the type given: READ, or EXCLUSIVE for the control) and writers of one manager cycling on one key. */
-    private ReadWriteHistoryChecker.Verdict cycle(String key, LockMode mode, LockType readType, int readerThreads,
-                                                  int writerThreads, int cycles) throws Exception {
+    /**
+     * Readers (of the type given: READ, or EXCLUSIVE for the control) and writers cycling on one key,
+     * that many of each in each of that many managers.
+     */
+    private ReadWriteHistoryChecker.Verdict cycle(String key, LockMode mode, LockType readType, int managers,
+                                                  int readerThreads, int writerThreads, int cycles) throws Exception {
         List<Access> accesses = Collections.synchronizedList(new ArrayList<>());
-        ExecutorService pool = Executors.newFixedThreadPool(readerThreads + writerThreads);
-        try (LockManager locks = readWriteManager()) {
+        int threads = readerThreads + writerThreads;
+        ExecutorService pool = Executors.newFixedThreadPool(managers * threads);
+        List<LockManager> jvms = new ArrayList<>();
+        try {
             List<Future<?>> workers = new ArrayList<>();
-            for (int t = 0; t < readerThreads + writerThreads; t++) {
-                boolean writes = t >= readerThreads;
+            for (int t = 0; t < managers * threads; t++) {
+                if (t % threads == 0) {
+                    jvms.add(readWriteManager());
+                }
+                LockManager locks = jvms.get(t / threads);
+                String process = "manager" + (t / threads) + "/";
+                boolean writes = t % threads >= readerThreads;
                 LockRequest request = access(key, mode, writes ? LockType.WRITE : readType);
                 workers.add(pool.submit(() -> {
                     for (int i = 0; i < cycles; i++) {
@@ -158,7 +183,7 @@ public interface ReadWriteContract {
                         } catch (LockLostException told) {
                             lost = true;
                         }
-                        accesses.add(new Access(writes, held.key(), new CriticalSection("manager/" + Thread.currentThread().getName(),
+                        accesses.add(new Access(writes, held.key(), new CriticalSection(process + Thread.currentThread().getName(),
                                 held.token(), enter, exit, lost)));
                     }
                     return null;
@@ -169,8 +194,9 @@ public interface ReadWriteContract {
             }
         } finally {
             pool.shutdownNow();
+            jvms.forEach(LockManager::close);
         }
-        assertEquals((readerThreads + writerThreads) * cycles, accesses.size());
+        assertEquals(managers * threads * cycles, accesses.size());
         return ReadWriteHistoryChecker.check(accesses);
     }
 
