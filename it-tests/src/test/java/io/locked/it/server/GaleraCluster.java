@@ -70,6 +70,8 @@ public final class GaleraCluster implements AutoCloseable {
                 writableByAll(nodeDir);
             }
             nodes.get(0).start(List.of("--wsrep-new-cluster"));
+            // it answers before it is ready for SQL ("WSREP has not yet prepared node for application use")
+            cluster.awaitSynced(0, 1);
             nodes.get(0).createDatabaseAndUser();
             for (int i = 1; i < size; i++) {
                 nodes.get(i).start();
