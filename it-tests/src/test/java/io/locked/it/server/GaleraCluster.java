@@ -115,6 +115,18 @@ public final class GaleraCluster implements AutoCloseable {
         return nodes.get(i).endpoint();
     }
 
+    /**
+     * @return one endpoint for every node, through Connector/J's load balancing: each connection
+     *         moves to a node picked at random after every transaction and every statement outside one,
+     *         as a JVM behind a proxy that spreads connections over the nodes would
+     */
+    public MariaDbEndpoint anyNode() {
+        String hosts = nodes.stream().map(node -> "127.0.0.1:" + node.port()).collect(Collectors.joining(","));
+        MariaDbEndpoint first = endpoint(0);
+        return new MariaDbEndpoint(first.url().replaceFirst("^jdbc:mysql://[^/]+/", "jdbc:mysql:loadbalance://" + hosts + "/")
+                + "&loadBalanceAutoCommitStatementThreshold=1", first.user(), first.password());
+    }
+
     /** @return the number of nodes */
     public int size() {
         return nodes.size();
