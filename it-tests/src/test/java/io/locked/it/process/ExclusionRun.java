@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryChecker;
+import io.locked.contract.PermitHistoryChecker.PermitSection;
+import io.locked.contract.ReadWriteHistoryChecker.Access;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -11,11 +13,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Worker JVMs that each run a fixed number of locked cycles on one key ({@code LockWorker cycles}),
  * and what the history checker and the counter say afterwards. Each worker may get an environment
- * of its own (for instance a different database node).
+ * of its own (for instance a different database node). Workers that take permits or a read/write
+ * lock write their sections with the row each held ({@link #permitSections}, {@link #readWriteSections}).
  */
 public final class ExclusionRun {
     private ExclusionRun() {
@@ -52,6 +56,16 @@ public final class ExclusionRun {
     }
 
     /**
+     * What the workers recorded, for a checker of the caller's choice.
+     *
+     * @param sections every section, from every worker, as its history line was parsed
+     * @param counter  the counter's final value
+     * @param seconds  how long the run took, JVM starts included
+     */
+    public record Sections<T>(List<T> sections, long counter, double seconds) {
+    }
+
+    /**
      * Starts the workers, waits for all of them to exit with status 0, and checks their histories.
      *
      * @param dir          where histories and logs go
@@ -61,6 +75,19 @@ public final class ExclusionRun {
      */
     public static Outcome run(Path dir, CounterDatabase counterDb, String key, List<Map<String, String>> environments,
                               BiFunction<Integer, Path, List<String>> arguments) throws Exception {
+        Sections<CriticalSection> run = run(dir, counterDb, key, environments, arguments, CriticalSection::parse);
+        return new Outcome(run.sections(), HistoryChecker.check(run.sections()), run.counter(), run.seconds());
+    }
+
+    /**
+     * Starts the workers, waits for all of them to exit with status 0, and reads their histories.
+     *
+     * @param parser what one line of a history is: {@link CriticalSection#parse}, {@link #permitSections()}
+     *               or {@link #readWriteSections()}
+     */
+    public static <T> Sections<T> run(Path dir, CounterDatabase counterDb, String key, List<Map<String, String>> environments,
+                                      BiFunction<Integer, Path, List<String>> arguments, Function<String, T> parser)
+            throws Exception {
         try (Connection connection = counterDb.connect()) {
             Counter.create(connection, key);
         }
@@ -83,15 +110,25 @@ public final class ExclusionRun {
             }
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        List<CriticalSection> sections = new ArrayList<>();
+        List<T> sections = new ArrayList<>();
         for (Path history : histories) {
-            Files.readAllLines(history).forEach(line -> sections.add(CriticalSection.parse(line)));
+            Files.readAllLines(history).forEach(line -> sections.add(parser.apply(line)));
         }
         long counter;
         try (Connection connection = counterDb.connect()) {
             counter = Counter.read(connection, key);
         }
-        return new Outcome(sections, HistoryChecker.check(sections), counter, seconds);
+        return new Sections<>(sections, counter, seconds);
+    }
+
+    /** @return the history line of a worker with {@code permits=N}: the slot held and the section */
+    public static Function<String, PermitSection> permitSections() {
+        return RowLines::parsePermit;
+    }
+
+    /** @return the history line of a worker with {@code write-percent=P}: read or write, the row held and the section */
+    public static Function<String, Access> readWriteSections() {
+        return RowLines::parseAccess;
     }
 
     /**

@@ -70,6 +70,8 @@ public final class GaleraCluster implements AutoCloseable {
                 writableByAll(nodeDir);
             }
             nodes.get(0).start(List.of("--wsrep-new-cluster"));
+            // it answers before it is ready for SQL ("WSREP has not yet prepared node for application use")
+            cluster.awaitSynced(0, 1);
             nodes.get(0).createDatabaseAndUser();
             for (int i = 1; i < size; i++) {
                 nodes.get(i).start();
@@ -111,6 +113,18 @@ public final class GaleraCluster implements AutoCloseable {
     /** @return how JDBC reaches node i's copy of the test database */
     public MariaDbEndpoint endpoint(int i) {
         return nodes.get(i).endpoint();
+    }
+
+    /**
+     * @return one endpoint for every node, through Connector/J's load balancing: each connection
+     *         moves to a node picked at random after every transaction and every statement outside one,
+     *         as a JVM behind a proxy that spreads connections over the nodes would
+     */
+    public MariaDbEndpoint anyNode() {
+        String hosts = nodes.stream().map(node -> "127.0.0.1:" + node.port()).collect(Collectors.joining(","));
+        MariaDbEndpoint first = endpoint(0);
+        return new MariaDbEndpoint(first.url().replaceFirst("^jdbc:mysql://[^/]+/", "jdbc:mysql:loadbalance://" + hosts + "/")
+                + "&loadBalanceAutoCommitStatementThreshold=1", first.user(), first.password());
     }
 
     /** @return the number of nodes */

@@ -47,6 +47,11 @@ public record MariaDbEndpoint(String url, String user, String password) implemen
         return new MariaDbEndpoint(HOST_PORT.matcher(url).replaceFirst("//127.0.0.1:" + localPort + "/"), user, password);
     }
 
+    /** @return the same database with one more parameter of the JDBC URL, {@code name=value} */
+    public MariaDbEndpoint with(String parameter) {
+        return new MariaDbEndpoint(url + (url.contains("?") ? "&" : "?") + parameter, user, password);
+    }
+
     @Override
     public TestDatabase database() {
         return TestDatabase.MARIADB;
