@@ -315,6 +315,38 @@ public interface ReadWriteContract {
     }
 
     /**
+     * An operator ending a JVM's shared slot ends its readers' hold: the last to leave is told at its
+     * release, as any holder is; a reader that left first may not be (its leaving sends nothing).
+     * {@code OPTIMISTIC}: ending a {@code PESSIMISTIC} hold is a database's own ({@code InspectionContract}).
+     */
+    @Test
+    default void aForcedReleaseOfASharedSlotIsToldToItsReaders() throws Exception {
+        LockMode mode = LockMode.OPTIMISTIC;
+        String key = "rw:forced:" + UUID.randomUUID();
+        ExecutorService secondThread = Executors.newSingleThreadExecutor();
+        try (LockManager jvm = readWriteManager(); LockManager operator = readWriteManager()) {
+            LockHandle first = jvm.acquire(access(key, mode, LockType.READ));
+            LockHandle second = secondThread.submit(() -> jvm.acquire(access(key, mode, LockType.READ)))
+                    .get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(first.key(), second.key());
+            assertTrue(operator.forceRelease(first.key()).isPresent(), "the shared slot's hold was ended");
+            try {
+                first.close();
+            } catch (LockLostException toldAlready) {
+                // told by the slot's hold, which found the loss before this reader left
+            }
+            assertThrows(LockLostException.class, second::close, "the last reader learns the slot was lost");
+            assertEquals(List.of(), operator.holders(key));
+            try (LockHandle after = jvm.acquire(access(key, mode, LockType.READ))) {
+                assertTrue(after.isValid(), "a reader after the loss holds a slot of its own");
+                assertEquals(1, operator.holders(key).size());
+            }
+        } finally {
+            secondThread.shutdownNow();
+        }
+    }
+
+    /**
      * A group whose last reader leaves while its JVM's writer holds the writer row keeps its slot for the
      * readers after the write: the writer does not wait for it, and they join it, showing the writer's token.
      */
