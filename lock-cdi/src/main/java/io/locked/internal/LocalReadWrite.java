@@ -3,9 +3,9 @@ package io.locked.internal;
 import io.locked.api.LockException;
 import io.locked.api.LockInterruptedException;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -71,12 +71,16 @@ final class LocalReadWrite {
             return null;
         }
 
-        /** @return the keys of the slots that groups without a reader hold: a writer of this JVM need not wait for them */
-        Set<String> slotsWithoutReaders() {
-            Set<String> empty = new HashSet<>(2);
+        /**
+         * @return the slots that groups without a reader hold, by key, with each hold's own token: a writer
+         *         of this JVM need not wait for them. Not a group whose hold is known lost: its slot row
+         *         may be another JVM's reader's now.
+         */
+        Map<String, Long> slotsWithoutReaders() {
+            Map<String, Long> empty = new HashMap<>(2);
             for (ReaderGroup live : live) {
-                if (live.members == 0) {
-                    empty.add(live.slot.key());
+                if (live.members == 0 && live.slot.isValid()) {
+                    empty.put(live.slot.key(), live.slotToken);
                 }
             }
             return empty;

@@ -2,11 +2,12 @@ package io.locked.internal;
 
 import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
+import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
@@ -172,7 +173,8 @@ final class ReadWriteSlots {
                     // every later writer draws its token on that row, above this one
                     long token = writerRow.token() == null ? 0 : writerRow.token();
                     ((AcquisitionView) slot).acquisition.shownToken = token;
-                    formed = new ReaderGroup(slot.handOver(), token, time.nanoTime());
+                    long slotToken = ((AcquisitionView) slot).acquisition.token;
+                    formed = new ReaderGroup(slot.handOver(), slotToken, token, time.nanoTime());
                 }
             }
         } catch (RuntimeException | Error failed) {
@@ -297,12 +299,12 @@ final class ReadWriteSlots {
                 seen = state.changes();
             }
             List<LockInfo> slots = readHolding(() -> rows.list(readers, LockRequest.MAX_READERS), write);
-            Set<String> withoutReaders;
+            Map<String, Long> withoutReaders;
             synchronized (state) {
                 // nobody joins a group of this JVM while this writer is here: an empty one's slot does not count
                 withoutReaders = state.slotsWithoutReaders();
             }
-            if (slots.stream().noneMatch(slot -> slot.held() && !withoutReaders.contains(slot.key()))) {
+            if (slots.stream().noneMatch(slot -> slot.held() && !ours(slot, withoutReaders))) {
                 return true;
             }
             boolean waited;
@@ -317,6 +319,15 @@ final class ReadWriteSlots {
                 return false;
             }
         }
+    }
+
+    /**
+     * @return whether the held slot row is an empty group's of this JVM: its key, and for a lease its token
+     *         too (a lease ended by an operator, its row taken by another JVM's reader, shows another token)
+     */
+    private static boolean ours(LockInfo slot, Map<String, Long> withoutReaders) {
+        Long token = withoutReaders.get(slot.key());
+        return token != null && (slot.mode() != LockMode.OPTIMISTIC || token.equals(slot.token()));
     }
 
     /** Waits for the next pause of the backoff, or until this JVM's readers or writers of the key change. */

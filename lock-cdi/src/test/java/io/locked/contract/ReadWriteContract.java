@@ -11,6 +11,7 @@ import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
+import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.api.LockType;
 import io.locked.contract.ReadWriteHistoryChecker.Access;
@@ -343,6 +344,57 @@ public interface ReadWriteContract {
             }
         } finally {
             secondThread.shutdownNow();
+        }
+    }
+
+    /**
+     * A writer passes an empty slot of its own JVM's readers only while that slot's row is still theirs:
+     * after an operator ended the slot's lease and another JVM's reader took the row and entered, the
+     * JVM's writer waits for that reader, though its own readers' group still believes it holds the slot
+     * (an optimistic hold learns of a forced release at its next renewal).
+     */
+    @Test
+    default void aWriterWaitsForAnotherJvmsReaderInASlotItsOwnReadersLost() throws Exception {
+        LockMode mode = LockMode.OPTIMISTIC;
+        String key = "rw:lost-slot:" + UUID.randomUUID();
+        ExecutorService writerThread = Executors.newSingleThreadExecutor();
+        List<LockManager> others = new ArrayList<>();
+        List<LockHandle> otherSlots = new ArrayList<>();
+        try (LockManager jvm = readWriteManager(); LockManager operator = readWriteManager()) {
+            LockHandle ownRead = jvm.acquire(access(key, mode, LockType.READ));
+            String slot = ownRead.key();
+            for (int i = 1; i < LockRequest.MAX_READERS; i++) {
+                others.add(readWriteManager());
+                otherSlots.add(others.get(others.size() - 1).acquire(access(key, mode, LockType.READ)));
+            }
+            assertTrue(operator.forceRelease(slot).isPresent(), "the operator ended the JVM's shared slot");
+            others.add(readWriteManager());
+            LockHandle foreignRead = others.get(others.size() - 1).acquire(access(key, mode, LockType.READ));
+            assertEquals(slot, foreignRead.key(), "the only free slot: the one the JVM's readers lost");
+            for (LockHandle other : otherSlots) {
+                other.close();
+            }
+            Future<Boolean> wrote = writerThread.submit(() -> {
+                try (LockHandle write = jvm.acquire(access(key, mode, LockType.WRITE).waitFor(Duration.ofSeconds(3)))) {
+                    return write.isValid();
+                } catch (LockNotAcquiredException notWithinTheWait) {
+                    return false;
+                }
+            });
+            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+                    "the writer took its row and waits for the readers");
+            try {
+                ownRead.close();
+            } catch (LockLostException told) {
+                // the JVM's readers may have learnt of the forced release already
+            }
+            assertTrue(!wrote.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS),
+                    "the writer entered beside another JVM's reader");
+            foreignRead.close();
+        } finally {
+            writerThread.shutdownNow();
+            otherSlots.forEach(ReadWriteContract::closeQuietly);
+            others.forEach(LockManager::close);
         }
     }
 
