@@ -21,11 +21,6 @@ abstract class Acquisition {
     /** Who holds it (host, pid, thread), for the log. */
     final String holder;
     final long token;
-    /**
-     * The token its handles show: the row's own, except for a reader of a read/write lock, which shows
-     * the token of the last writer before it ({@link ReadWriteSlots}).
-     */
-    volatile long shownToken;
     private final ThreadScope scope;
     final KeyTurns.Turn turn;
     private final LockMeter meter;
@@ -46,7 +41,6 @@ abstract class Acquisition {
         this.owner = owner;
         this.holder = holder;
         this.token = token;
-        this.shownToken = token;
         this.scope = scope;
         this.turn = turn;
         this.meter = meter;

@@ -23,11 +23,11 @@ abstract class AcquisitionView implements LockHandle {
 
     @Override
     public long token() {
-        return acquisition.shownToken;
+        return acquisition.token;
     }
 
     @Override
     public String toString() {
-        return "LockHandle[" + acquisition.key + ", " + acquisition.mode() + ", token " + acquisition.shownToken + "]";
+        return "LockHandle[" + acquisition.key + ", " + acquisition.mode() + ", token " + acquisition.token + "]";
     }
 }

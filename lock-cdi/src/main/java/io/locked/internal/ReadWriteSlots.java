@@ -172,9 +172,7 @@ final class ReadWriteSlots {
                 } else {
                     // every later writer draws its token on that row, above this one
                     long token = writerRow.token() == null ? 0 : writerRow.token();
-                    ((AcquisitionView) slot).acquisition.shownToken = token;
-                    long slotToken = ((AcquisitionView) slot).acquisition.token;
-                    formed = new ReaderGroup(slot.handOver(), slotToken, token, time.nanoTime());
+                    formed = new ReaderGroup(slot.handOver(), slot.token(), token, time.nanoTime());
                 }
             }
         } catch (RuntimeException | Error failed) {
