@@ -413,8 +413,14 @@ public interface ReadWriteContract {
         try (LockManager jvm = readWriteManager(); LockManager operator = readWriteManager()) {
             LockHandle firstRead = jvm.acquire(access(key, mode, LockType.READ));
             String slot = firstRead.key();
-            Future<LockHandle> write = writerThread.submit(() -> jvm.acquire(access(key, mode, LockType.WRITE)));
-            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+            Thread[] writer = new Thread[1];
+            Future<LockHandle> write = writerThread.submit(() -> {
+                writer[0] = Thread.currentThread();
+                return jvm.acquire(access(key, mode, LockType.WRITE));
+            });
+            // its row is in the table a moment before the writer knows it holds it: wait until it waits
+            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held() && writer[0] != null
+                            && writer[0].getState() == Thread.State.TIMED_WAITING, READ_WRITE_PATIENCE,
                     "the writer took its row and waits for the reader");
             Thread[] laterReader = new Thread[1];
             laterRead = readerThread.submit(() -> {
