@@ -81,6 +81,17 @@ abstract class Acquisition {
     abstract boolean isValid();
 
     /**
+     * Whether the hold is still held now, asked of the database where the hold can tell: a pessimistic
+     * hold checks its session at once, instead of waiting for the watchdog's next check. A hold found
+     * lost is lost for good, as the watchdog would have found it.
+     *
+     * @param timeout the longest the check may take
+     */
+    boolean confirmHeld(Duration timeout) {
+        return isValid();
+    }
+
+    /**
      * Frees the row. Called once, after the last handle closed.
      *
      * @throws io.locked.api.LockLostException if the lock turned out to be lost

@@ -72,15 +72,15 @@ final class LocalReadWrite {
         }
 
         /**
-         * @return the slots that groups without a reader hold, by key, with each hold's own token: a writer
-         *         of this JVM need not wait for them. Not a group whose hold is known lost: its slot row
-         *         may be another JVM's reader's now.
+         * @return the groups without a reader, by their slot's key: a writer of this JVM need not wait for
+         *         their slots, once it made sure each still holds its slot ({@code ReadWriteSlots}). Not a
+         *         group whose hold is known lost: its slot row may be another JVM's reader's now.
          */
-        Map<String, Long> slotsWithoutReaders() {
-            Map<String, Long> empty = new HashMap<>(2);
+        Map<String, ReaderGroup> groupsWithoutReaders() {
+            Map<String, ReaderGroup> empty = new HashMap<>(2);
             for (ReaderGroup live : live) {
                 if (live.members == 0 && live.slot.isValid()) {
-                    empty.put(live.slot.key(), live.slotToken);
+                    empty.put(live.slot.key(), live);
                 }
             }
             return empty;

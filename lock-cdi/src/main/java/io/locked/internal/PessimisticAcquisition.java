@@ -39,6 +39,12 @@ final class PessimisticAcquisition extends Acquisition {
         sessionChecks = watchdog.every(every, () -> checkSession(timeout));
     }
 
+    @Override
+    boolean confirmHeld(Duration timeout) {
+        checkSession(timeout);
+        return valid;
+    }
+
     private void checkSession(Duration timeout) {
         if (valid && !hold.isAlive(timeout)) {
             lostReason = "its database session ended while it was held (checked by the watchdog)";

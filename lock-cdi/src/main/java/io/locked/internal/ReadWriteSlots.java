@@ -37,6 +37,8 @@ final class ReadWriteSlots {
      * JVM stop joining, then for the readers inside.
      */
     static final long WRITER_LOOK_NANOS = Backoff.LONGEST_PAUSE_NANOS;
+    /** How long a writer's check of its own readers' pessimistic slot session may take. */
+    private static final Duration SESSION_CHECK = Duration.ofSeconds(2);
     private final TimeSource time;
     private final LocalReadWrite local;
 
@@ -297,12 +299,12 @@ final class ReadWriteSlots {
                 seen = state.changes();
             }
             List<LockInfo> slots = readHolding(() -> rows.list(readers, LockRequest.MAX_READERS), write);
-            Map<String, Long> withoutReaders;
+            Map<String, ReaderGroup> withoutReaders;
             synchronized (state) {
                 // nobody joins a group of this JVM while this writer is here: an empty one's slot does not count
-                withoutReaders = state.slotsWithoutReaders();
+                withoutReaders = state.groupsWithoutReaders();
             }
-            if (slots.stream().noneMatch(slot -> slot.held() && !ours(slot, withoutReaders))) {
+            if (slots.stream().noneMatch(slot -> slot.held() && !stillOurs(slot, withoutReaders.get(slot.key())))) {
                 return true;
             }
             boolean waited;
@@ -320,12 +322,22 @@ final class ReadWriteSlots {
     }
 
     /**
-     * @return whether the held slot row is an empty group's of this JVM: its key, and for a lease its token
-     *         too (a lease ended by an operator, its row taken by another JVM's reader, shows another token)
+     * @return whether the held slot row is still the given empty group's of this JVM: false for null, or for
+     *         a row held in the other mode. The group may have lost the row to an operator's forced release,
+     *         and another JVM's reader may have taken it and entered since, while the group has not learnt of
+     *         the loss yet. A lease's row then shows another token. A pessimistic hold's row may show an
+     *         older token than the hold's, so its session is asked now, after the list: a session alive
+     *         then was alive when the list saw the row held, so the row was the group's, and any reader
+     *         taking it later meets this writer's row.
      */
-    private static boolean ours(LockInfo slot, Map<String, Long> withoutReaders) {
-        Long token = withoutReaders.get(slot.key());
-        return token != null && (slot.mode() != LockMode.OPTIMISTIC || token.equals(slot.token()));
+    private static boolean stillOurs(LockInfo slot, ReaderGroup empty) {
+        if (empty == null || slot.mode() != empty.slot.mode()) {
+            return false;
+        }
+        if (slot.mode() == LockMode.OPTIMISTIC) {
+            return slot.token() != null && slot.token() == empty.slotToken;
+        }
+        return ((AcquisitionView) empty.slot).acquisition.confirmHeld(SESSION_CHECK);
     }
 
     /** Waits for the next pause of the backoff, or until this JVM's readers or writers of the key change. */

@@ -16,6 +16,7 @@ import io.locked.api.LockRequest;
 import io.locked.api.LockType;
 import io.locked.contract.ReadWriteHistoryChecker.Access;
 import io.locked.spi.LockRepository;
+import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -395,6 +396,57 @@ public interface ReadWriteContract {
             writerThread.shutdownNow();
             otherSlots.forEach(ReadWriteContract::closeQuietly);
             others.forEach(LockManager::close);
+        }
+    }
+
+    /**
+     * As {@link #aWriterWaitsForAnotherJvmsReaderInASlotItsOwnReadersLost}, {@code PESSIMISTIC}: an operator
+     * ended the session of the JVM's readers' slot, and another JVM took the slot row. The JVM's readers do
+     * not know it yet (their session check is minutes away), and the row shows no token the writer could
+     * compare: the writer must ask its readers' session before it passes their slot.
+     */
+    @Test
+    default void aWriterWaitsForAnotherHolderOfAPessimisticSlotItsOwnReadersLost() throws Exception {
+        LockMode mode = LockMode.PESSIMISTIC;
+        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        String key = "rw:lost-pessimistic-slot:" + UUID.randomUUID();
+        ExecutorService writerThread = Executors.newSingleThreadExecutor();
+        PessimisticHold foreign = null;
+        try (LockManager jvm = LockManagerBuilder.on(readWriteStore()).sessionCheckEvery(Duration.ofMinutes(10)).build();
+             LockManager operator = readWriteManager()) {
+            LockHandle ownRead = jvm.acquire(access(key, mode, LockType.READ));
+            String slot = ownRead.key();
+            try {
+                assertTrue(operator.forceRelease(slot).isPresent(), "the operator ended the JVM's readers' session");
+            } catch (IllegalStateException cannotEndSessions) {
+                closeQuietly(ownRead);
+                assumeTrue(false, "this store cannot end a pessimistic holder's session: " + cannotEndSessions.getMessage());
+            }
+            // another JVM's reader that took the free slot row, as the one free slot it found
+            foreign = readWriteStore().lockPessimistic(slot, "another-jvm", "another JVM's reader", READ_WRITE_PATIENCE);
+            assertTrue(foreign != null, "the slot row was free once the session ended");
+            assertTrue(ownRead.isValid(), "the JVM's readers have not learnt of the loss yet");
+            Future<Boolean> wrote = writerThread.submit(() -> {
+                try (LockHandle write = jvm.acquire(access(key, mode, LockType.WRITE).waitFor(Duration.ofSeconds(3)))) {
+                    return write.isValid();
+                } catch (LockNotAcquiredException notWithinTheWait) {
+                    return false;
+                }
+            });
+            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+                    "the writer took its row and waits for the readers");
+            try {
+                ownRead.close(); // the last reader leaves while the JVM's writer holds its row: the slot is parked
+            } catch (LockLostException told) {
+                // the writer's check found the loss first
+            }
+            assertTrue(!wrote.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS),
+                    "the writer entered beside another JVM's reader");
+        } finally {
+            if (foreign != null) {
+                foreign.release();
+            }
+            writerThread.shutdownNow();
         }
     }
 
