@@ -16,6 +16,7 @@ import java.time.Duration;
  * that thread in.
  */
 abstract class Acquisition {
+    private static final Runnable NOTHING = () -> { };
     final String key;
     final String owner;
     /** Who holds it (host, pid, thread), for the log. */
@@ -28,8 +29,10 @@ abstract class Acquisition {
     private final long acquiredAtNanos;
     /** How long after the acquisition the key stays taken; zero: the release frees it. */
     private volatile Duration holdAtLeast = Duration.ZERO;
-    /** Run once, when the last handle closed (after the release, failed or not). */
-    private volatile Runnable whenFinished = () -> { };
+    /** Run once, when the last handle closed (after the release, failed or not): the manager's drain. */
+    private volatile Runnable whenFinished = NOTHING;
+    /** Run after {@link #whenFinished}: a write's end, for its key's readers of this JVM. */
+    private volatile Runnable thenFinished = NOTHING;
     private int holds;
     private int scopedHolds;
     private boolean finished;
@@ -69,13 +72,17 @@ abstract class Acquisition {
         return holdAtLeast;
     }
 
-    /** Adds an action to run once the last handle closed; before that handle is closed. */
-    synchronized void whenFinished(Runnable action) {
-        Runnable before = whenFinished;
-        this.whenFinished = () -> {
-            before.run();
-            action.run();
-        };
+    /** Sets, once, the action to run when the last handle closed; before that handle is closed. */
+    void whenFinished(Runnable action) {
+        this.whenFinished = action;
+    }
+
+    /**
+     * Sets, once, an action to run after {@link #whenFinished}'s; before the last handle is closed. Apart,
+     * so that only writes pay for a second action, not every exclusive acquisition.
+     */
+    void thenFinished(Runnable action) {
+        this.thenFinished = action;
     }
 
     abstract boolean isValid();
@@ -205,7 +212,11 @@ abstract class Acquisition {
             } finally {
                 turn.end();
                 meter.holdEnded(time.nanoTime() - acquiredAtNanos, lossKnown() ? LockMeter.HoldOutcome.LOST : outcome);
-                whenFinished.run();
+                try {
+                    whenFinished.run();
+                } finally {
+                    thenFinished.run();
+                }
             }
         }
     }

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * What one lock manager knows of each key's read/write lock in this JVM: its reader groups
@@ -243,6 +244,21 @@ final class LocalReadWrite {
             state.users--;
         }
         forgetIfUnused(state);
+    }
+
+    /**
+     * Decides under the key's monitor which group, if any, no longer has a reason to keep its slot, and
+     * releases it outside the monitor (never called under it).
+     *
+     * @return whether a group was released
+     */
+    boolean releaseIfUnwanted(KeyState state, Function<KeyState, ReaderGroup> decision) {
+        ReaderGroup unwanted;
+        synchronized (state) {
+            unwanted = decision.apply(state);
+        }
+        release(state, unwanted);
+        return unwanted != null;
     }
 
     /**

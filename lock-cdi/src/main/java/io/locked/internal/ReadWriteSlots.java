@@ -63,11 +63,7 @@ final class ReadWriteSlots {
         try {
             return readIn(state, request.key(), deadline, rows);
         } finally {
-            ReaderGroup unwanted;
-            synchronized (state) {
-                unwanted = state.arrivalEnded();
-            }
-            local.release(state, unwanted);
+            local.releaseIfUnwanted(state, LocalReadWrite.KeyState::arrivalEnded);
             local.released(state);
         }
     }
@@ -204,11 +200,7 @@ final class ReadWriteSlots {
      */
     private boolean awaitWriterRowFree(LocalReadWrite.KeyState state, String writer, long deadline, Backoff backoff,
                                        RowAccess rows) {
-        ReaderGroup unwanted;
-        synchronized (state) {
-            unwanted = state.arrivalEnded();
-        }
-        local.release(state, unwanted);
+        local.releaseIfUnwanted(state, LocalReadWrite.KeyState::arrivalEnded);
         try {
             while (true) {
                 long seen;
@@ -265,7 +257,7 @@ final class ReadWriteSlots {
                     return null;
                 }
                 long token = write.token();
-                ((AcquisitionView) write).acquisition.whenFinished(() -> writerLeft(state, true, token));
+                ((AcquisitionView) write).acquisition.thenFinished(() -> writerLeft(state, true, token));
                 writing = true;
                 return write;
             } finally {
@@ -279,12 +271,9 @@ final class ReadWriteSlots {
     }
 
     private void writerLeft(LocalReadWrite.KeyState state, boolean heldTheRow, long token) {
-        ReaderGroup unwanted;
-        synchronized (state) {
-            unwanted = state.writerLeft(heldTheRow, token);
+        if (!local.releaseIfUnwanted(state, left -> left.writerLeft(heldTheRow, token))) {
+            local.ended(state); // woken by the write's end already: this forgets the state if nothing uses it
         }
-        local.release(state, unwanted);
-        local.ended(state);
     }
 
     /** @return true once no reader slot is held; false, the write released, when the wait ran out first */
