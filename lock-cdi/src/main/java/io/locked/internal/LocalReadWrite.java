@@ -4,8 +4,10 @@ import io.locked.api.LockException;
 import io.locked.api.LockInterruptedException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -85,6 +87,17 @@ final class LocalReadWrite {
                 }
             }
             return empty;
+        }
+
+        /** @return the slots of this JVM's groups that have readers inside and are not known lost */
+        Set<String> slotsWithReaders() {
+            Set<String> inside = new HashSet<>(2);
+            for (ReaderGroup live : live) {
+                if (live.members > 0 && live.slot.isValid()) {
+                    inside.add(live.slot.key());
+                }
+            }
+            return inside;
         }
 
         /** A new group holds its slot, and admits readers. */

@@ -6,8 +6,9 @@ import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import java.time.Duration;
-import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
@@ -276,26 +277,48 @@ final class ReadWriteSlots {
         }
     }
 
-    /** @return true once no reader slot is held; false, the write released, when the wait ran out first */
+    /**
+     * Waits for the readers inside, once the writer row is held. Only the slots the first look found held
+     * are waited for: a reader that takes a slot after that look reads the writer row after its take, finds
+     * it held and gives the slot back without entering. So is a slot seen free by a later look. A slot of
+     * this JVM's group that still has readers needs no look: the writer waits here until they left, and
+     * passes the group's slot once it is parked and still the group's.
+     *
+     * @return true once no reader is inside; false, the write released, when the wait ran out first
+     */
     private boolean awaitNoReader(LockRequest request, long deadline, RowAccess rows, LockHandle write,
                                   LocalReadWrite.KeyState state) {
         Backoff backoff = Backoff.standard();
         String prefix = LockRequest.readerSlotKey(request.key(), 1);
         String readers = prefix.substring(0, prefix.length() - 1);
+        Map<String, LockInfo> waitedFor = null;
+        boolean look = true;
         while (true) {
             long seen;
             synchronized (state) {
                 seen = state.changes();
             }
-            List<LockInfo> slots = readHolding(() -> rows.list(readers, LockRequest.MAX_READERS), write);
+            if (look) {
+                Map<String, LockInfo> held = new HashMap<>();
+                for (LockInfo slot : readHolding(() -> rows.list(readers, LockRequest.MAX_READERS), write)) {
+                    if (slot.held() && (waitedFor == null || waitedFor.containsKey(slot.key()))) {
+                        held.put(slot.key(), slot);
+                    }
+                }
+                waitedFor = held;
+            }
             Map<String, ReaderGroup> withoutReaders;
+            Set<String> withReaders;
             synchronized (state) {
                 // nobody joins a group of this JVM while this writer is here: an empty one's slot does not count
                 withoutReaders = state.groupsWithoutReaders();
+                withReaders = state.slotsWithReaders();
             }
-            if (slots.stream().noneMatch(slot -> slot.held() && !stillOurs(slot, withoutReaders.get(slot.key())))) {
+            waitedFor.entrySet().removeIf(slot -> stillOurs(slot.getValue(), withoutReaders.get(slot.getKey())));
+            if (waitedFor.isEmpty()) {
                 return true;
             }
+            look = !withReaders.containsAll(waitedFor.keySet());
             boolean waited;
             try {
                 waited = pause(state, seen, deadline, backoff);
