@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.locked.api.LockManager;
 import io.locked.api.event.LeadershipGranted;
 import io.locked.api.event.LeadershipLost;
 import io.locked.internal.cdi.LeadershipRoles;
@@ -12,6 +13,7 @@ import io.locked.it.weld.TestConfig;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,7 +51,9 @@ class LeadershipRolesTest {
                 LeadershipLog thirdLog = third.select(LeadershipLog.class).get();
                 thirdLost = thirdLog.lost();
                 second.shutdown();
-                await(() -> !thirdLog.granted().isEmpty(), "the role moves when its holder stops, well before its 30 s lease");
+                LockManager thirdLocks = third.select(LockManager.class).get();
+                await(() -> !thirdLog.granted().isEmpty(), "the role moves when its holder stops, well before its 30 s lease",
+                        () -> "the stopped application was told " + secondLost + "; the role's row: " + thirdLocks.inspect(role));
                 assertEquals("closed", secondLost.get(0).reason(), "the stopped application was told why");
                 assertFalse(first.leadership().isLeader());
                 assertTrue(thirdLog.granted().get(0).term() > first.term(), "a higher term");
@@ -63,10 +67,15 @@ class LeadershipRolesTest {
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        await(condition, what, () -> "");
+    }
+
+    /** @param seen what the failure tells of the state it ended in, to say why the condition did not come */
+    private static void await(BooleanSupplier condition, String what, Supplier<String> seen) throws InterruptedException {
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("within 20 s: " + what);
+                throw new AssertionError("within 20 s: " + what + ". " + seen.get());
             }
             Thread.sleep(20); // polling for the candidacy's thread
         }
