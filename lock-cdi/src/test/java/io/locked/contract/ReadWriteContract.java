@@ -375,21 +375,7 @@ public interface ReadWriteContract {
             for (LockHandle other : otherSlots) {
                 other.close();
             }
-            Future<Boolean> wrote = writerThread.submit(() -> {
-                try (LockHandle write = jvm.acquire(access(key, mode, LockType.WRITE).waitFor(Duration.ofSeconds(3)))) {
-                    return write.isValid();
-                } catch (LockNotAcquiredException notWithinTheWait) {
-                    return false;
-                }
-            });
-            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
-                    "the writer took its row and waits for the readers");
-            try {
-                ownRead.close();
-            } catch (LockLostException told) {
-                // the JVM's readers may have learnt of the forced release already
-            }
-            assertTrue(!wrote.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS),
+            assertTrue(!writesWhenItsLastReaderLeaves(jvm, operator, key, mode, ownRead, writerThread),
                     "the writer entered beside another JVM's reader");
             foreignRead.close();
         } finally {
@@ -426,21 +412,7 @@ public interface ReadWriteContract {
             foreign = readWriteStore().lockPessimistic(slot, "another-jvm", "another JVM's reader", READ_WRITE_PATIENCE);
             assertTrue(foreign != null, "the slot row was free once the session ended");
             assertTrue(ownRead.isValid(), "the JVM's readers have not learnt of the loss yet");
-            Future<Boolean> wrote = writerThread.submit(() -> {
-                try (LockHandle write = jvm.acquire(access(key, mode, LockType.WRITE).waitFor(Duration.ofSeconds(3)))) {
-                    return write.isValid();
-                } catch (LockNotAcquiredException notWithinTheWait) {
-                    return false;
-                }
-            });
-            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
-                    "the writer took its row and waits for the readers");
-            try {
-                ownRead.close(); // the last reader leaves while the JVM's writer holds its row: the slot is parked
-            } catch (LockLostException told) {
-                // the writer's check found the loss first
-            }
-            assertTrue(!wrote.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS),
+            assertTrue(!writesWhenItsLastReaderLeaves(jvm, operator, key, mode, ownRead, writerThread),
                     "the writer entered beside another JVM's reader");
         } finally {
             if (foreign != null) {
@@ -448,6 +420,31 @@ public interface ReadWriteContract {
             }
             writerThread.shutdownNow();
         }
+    }
+
+    /**
+     * A writer of {@code jvm} takes the writer row and waits for the readers; then the JVM's last reader
+     * leaves while the writer holds its row, which parks the slot if the JVM believes it still holds it.
+     *
+     * @return whether the writer got in within 3 s
+     */
+    private boolean writesWhenItsLastReaderLeaves(LockManager jvm, LockManager operator, String key, LockMode mode,
+                                                  LockHandle lastRead, ExecutorService writerThread) throws Exception {
+        Future<Boolean> wrote = writerThread.submit(() -> {
+            try (LockHandle write = jvm.acquire(access(key, mode, LockType.WRITE).waitFor(Duration.ofSeconds(3)))) {
+                return write.isValid();
+            } catch (LockNotAcquiredException notWithinTheWait) {
+                return false;
+            }
+        });
+        Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+                "the writer took its row and waits for the readers");
+        try {
+            lastRead.close();
+        } catch (LockLostException told) {
+            // the JVM's readers, or its writer's check, may have found the loss already
+        }
+        return wrote.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS);
     }
 
     /**
