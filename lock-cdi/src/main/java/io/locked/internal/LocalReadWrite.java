@@ -32,6 +32,14 @@ final class LocalReadWrite {
         this.time = time;
     }
 
+    /**
+     * The slots a key's groups of this JVM hold, as a writer of this JVM sees them: it need not wait for
+     * those without a reader once it made sure each is still its group's ({@code WriteSide}), and waits for
+     * those with readers here, without a look at the table.
+     */
+    record OwnSlots(Map<String, ReaderGroup> withoutReaders, Set<String> withReaders) {
+    }
+
     /** One key's state, guarded by its own monitor; dropped from the map when nothing uses it. */
     static final class KeyState {
         final LocalReadWrite owner;
@@ -75,29 +83,22 @@ final class LocalReadWrite {
         }
 
         /**
-         * @return the groups without a reader, by their slot's key: a writer of this JVM need not wait for
-         *         their slots, once it made sure each still holds its slot ({@code ReadWriteSlots}). Not a
-         *         group whose hold is known lost: its slot row may be another JVM's reader's now.
+         * @return the slots of this JVM's groups that are not known lost (a lost one's row may be another
+         *         JVM's reader's now), those without a reader with their group
          */
-        Map<String, ReaderGroup> groupsWithoutReaders() {
-            Map<String, ReaderGroup> empty = new HashMap<>(2);
+        OwnSlots ownSlots() {
+            OwnSlots own = new OwnSlots(new HashMap<>(2), new HashSet<>(2));
             for (ReaderGroup live : live) {
-                if (live.members == 0 && live.slot.isValid()) {
-                    empty.put(live.slot.key(), live);
+                if (!live.slot.isValid()) {
+                    continue;
+                }
+                if (live.members == 0) {
+                    own.withoutReaders().put(live.slot.key(), live);
+                } else {
+                    own.withReaders().add(live.slot.key());
                 }
             }
-            return empty;
-        }
-
-        /** @return the slots of this JVM's groups that have readers inside and are not known lost */
-        Set<String> slotsWithReaders() {
-            Set<String> inside = new HashSet<>(2);
-            for (ReaderGroup live : live) {
-                if (live.members > 0 && live.slot.isValid()) {
-                    inside.add(live.slot.key());
-                }
-            }
-            return inside;
+            return own;
         }
 
         /** A new group holds its slot, and admits readers. */

@@ -152,7 +152,7 @@ final class ReadSide {
                 } else {
                     // every later writer draws its token on that row, above this one
                     long token = writerRow.token() == null ? 0 : writerRow.token();
-                    formed = new ReaderGroup(slot.handOver(), slot.token(), token, time.nanoTime());
+                    formed = new ReaderGroup(slot.handOver(), token, time.nanoTime());
                 }
             }
         } catch (RuntimeException | Error failed) {

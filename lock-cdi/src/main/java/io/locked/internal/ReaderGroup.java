@@ -20,8 +20,6 @@ import java.util.Map;
 final class ReaderGroup {
     /** The slot's hold, out of every thread's scope: it belongs to the group, not to its first reader. */
     final LockHandle slot;
-    /** The token of the slot's own hold (its row's), as inspection shows a lease. */
-    final long slotToken;
     /**
      * What a reader joining it shows: the writer row's token when the slot was taken, or the token of a
      * writer of this JVM that wrote while the group was parked; the last writer's either way.
@@ -35,9 +33,8 @@ final class ReaderGroup {
     /** Its readers inside: with none, the slot is parked or being released. */
     int members;
 
-    ReaderGroup(LockHandle slot, long slotToken, long token, long writerFreeAtNanos) {
+    ReaderGroup(LockHandle slot, long token, long writerFreeAtNanos) {
         this.slot = slot;
-        this.slotToken = slotToken;
         this.token = token;
         this.writerFreeAtNanos = writerFreeAtNanos;
     }

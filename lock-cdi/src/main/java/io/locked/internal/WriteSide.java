@@ -11,7 +11,6 @@ import io.locked.api.LockRequest;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The writers' side of {@link ReadWriteSlots}: a writer takes the writer row, then waits for the readers
@@ -113,18 +112,16 @@ final class WriteSide {
                 }
                 waitedFor = held;
             }
-            Map<String, ReaderGroup> withoutReaders;
-            Set<String> withReaders;
+            LocalReadWrite.OwnSlots own;
             synchronized (state) {
                 // nobody joins a group of this JVM while this writer is here: an empty one's slot does not count
-                withoutReaders = state.groupsWithoutReaders();
-                withReaders = state.slotsWithReaders();
+                own = state.ownSlots();
             }
-            waitedFor.entrySet().removeIf(slot -> stillOurs(slot.getValue(), withoutReaders.get(slot.getKey())));
+            waitedFor.entrySet().removeIf(slot -> stillOurs(slot.getValue(), own.withoutReaders().get(slot.getKey())));
             if (waitedFor.isEmpty()) {
                 return true;
             }
-            look = !withReaders.containsAll(waitedFor.keySet());
+            look = !own.withReaders().containsAll(waitedFor.keySet());
             boolean waited;
             try {
                 waited = pause(state, seen, deadline, backoff, time);
@@ -153,7 +150,7 @@ final class WriteSide {
             return false;
         }
         if (slot.mode() == LockMode.OPTIMISTIC) {
-            return slot.token() != null && slot.token() == empty.slotToken;
+            return slot.token() != null && slot.token() == empty.slot.token(); // the slot handle shows its row's token
         }
         return ((AcquisitionView) empty.slot).acquisition.confirmHeld(SESSION_CHECK);
     }
