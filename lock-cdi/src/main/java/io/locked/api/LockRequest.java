@@ -44,7 +44,8 @@ import java.util.Objects;
  *              read/write lock: readers share the key, a writer has it alone. The read/write lock of a
  *              key is apart from its exclusive lock and its permits. Its rows are a writer row
  *              ({@link #writerKey(String)}) and up to {@link #MAX_READERS} reader slots
- *              ({@link #readerSlotKey(String, int)}); the readers of one lock manager share a slot
+ *              ({@link #readerSlotKey(String, int)}), and for {@code PESSIMISTIC} readers a shared row
+ *              ({@link #sharedRowKey(String)}); the readers of one lock manager share a slot
  */
 public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
                           Duration holdAtLeast, Duration lockDelay, int permits, LockType type) {
@@ -253,6 +254,18 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      */
     public static String readerSlotKey(String key, int slot) {
         return key + PERMIT_SLOT_MARK + "r" + slot;
+    }
+
+    /**
+     * The key of the row that a key's {@code PESSIMISTIC} readers lock shared, each reader slot's
+     * transaction beside its slot, and its {@code PESSIMISTIC} writer exclusively before it enters: the
+     * key, {@link #PERMIT_SLOT_MARK}, {@code s}. Nobody holds it as a lock of its own: it has no holder.
+     *
+     * @param key the key of the read/write lock
+     * @return the shared row's key
+     */
+    public static String sharedRowKey(String key) {
+        return key + PERMIT_SLOT_MARK + "s";
     }
 
     /**

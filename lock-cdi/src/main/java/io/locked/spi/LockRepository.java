@@ -1,6 +1,7 @@
 package io.locked.spi;
 
 import io.locked.api.LockMode;
+import io.locked.api.LockType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +36,40 @@ public interface LockRepository {
      */
     default Optional<String> refusal(LockMode mode) {
         return Optional.empty();
+    }
+
+    /**
+     * Why this store cannot give a kind of lock in a mode, as {@link #refusal(LockMode)} for the mode. A
+     * read/write lock's {@code PESSIMISTIC} readers share a row lock ({@link PessimisticHold#lockAnotherRow}),
+     * so a store whose database or provider has no shared row locks refuses {@link LockType#READ} and
+     * {@link LockType#WRITE} there; it must override this method to admit them.
+     *
+     * @param mode a lock mode
+     * @param type what the lock admits beside it
+     * @return the reason and the fix, or empty when the lock is safe here
+     */
+    default Optional<String> refusal(LockMode mode, LockType type) {
+        Optional<String> modeRefused = refusal(mode);
+        if (modeRefused.isPresent() || mode != LockMode.PESSIMISTIC || type == LockType.EXCLUSIVE) {
+            return modeRefused;
+        }
+        return Optional.of(getClass().getName() + " has no shared row locks, which PESSIMISTIC readers and writers need:"
+                + " use mode OPTIMISTIC for this read/write lock");
+    }
+
+    /**
+     * Makes sure the key's row exists, committed, holding nothing: for a row that transactions lock
+     * beside their own ({@link PessimisticHold#lockAnotherRow}), which do not create it. Bounded by a short
+     * fixed time.
+     *
+     * @param key the row's key
+     * @return false when another transaction kept the row's place busy for that time (on MariaDB and
+     *         MySQL, a locking read of the missing row, until that transaction ends); true otherwise
+     * @throws io.locked.api.LockStoreUnavailableException if the store failed
+     * @throws UnsupportedOperationException if this store cannot lock a second row
+     */
+    default boolean createRow(String key) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot create a row on its own");
     }
 
     /**

@@ -19,6 +19,39 @@ public interface PessimisticHold {
      */
     boolean isAlive(java.time.Duration timeout);
 
+    /** What {@link #lockAnotherRow} found. */
+    enum AnotherRow {
+        /** The row is locked in this hold's transaction, until the hold's release. */
+        LOCKED,
+        /** Another transaction holds a lock on the row that the asked one conflicts with. */
+        BUSY,
+        /**
+         * The table has no such row: nothing was locked, but on MariaDB and MySQL the look may keep the
+         * place of the missing row from others' inserts until the transaction ends. Release the hold,
+         * create the row ({@link LockRepository#createRow}) and try again.
+         */
+        ABSENT
+    }
+
+    /**
+     * Locks one more row of the lock table in this hold's transaction, without waiting and without
+     * writing it, until the hold's release: shared ({@code FOR SHARE}, {@code LOCK IN SHARE MODE},
+     * {@code PESSIMISTIC_READ}), which other transactions may hold beside it, or exclusive ({@code FOR
+     * UPDATE}), which no other lock of the row may be beside. A read/write lock's pessimistic readers
+     * share one row of their key this way, and its writer locks that row exclusively. A busy row leaves
+     * the transaction as it was: the hold stays usable and releases as before.
+     *
+     * @param key    the row's key
+     * @param shared whether the lock is shared rather than exclusive
+     * @return what was found
+     * @throws io.locked.api.LockStoreUnavailableException if the statement failed
+     * @throws UnsupportedOperationException if this store has no shared row locks
+     *                                       ({@link LockRepository#refusal(io.locked.api.LockMode, io.locked.api.LockType)})
+     */
+    default AnotherRow lockAnotherRow(String key, boolean shared) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot lock a second row");
+    }
+
     /**
      * Ends the transaction (commit), which frees the row lock, and gives the connection back clean.
      *

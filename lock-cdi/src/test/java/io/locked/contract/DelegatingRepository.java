@@ -1,5 +1,7 @@
 package io.locked.contract;
 
+import io.locked.api.LockMode;
+import io.locked.api.LockType;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.LockRowState;
@@ -21,6 +23,21 @@ public abstract class DelegatingRepository implements LockRepository {
     @Override
     public void checkReachable(Duration timeout) {
         delegate.checkReachable(timeout);
+    }
+
+    @Override
+    public Optional<String> refusal(LockMode mode) {
+        return delegate.refusal(mode);
+    }
+
+    @Override
+    public Optional<String> refusal(LockMode mode, LockType type) {
+        return delegate.refusal(mode, type);
+    }
+
+    @Override
+    public boolean createRow(String key) {
+        return delegate.createRow(key);
     }
 
     @Override

@@ -105,6 +105,11 @@ public final class FaultyRepository extends DelegatingRepository {
             }
 
             @Override
+            public AnotherRow lockAnotherRow(String rowKey, boolean shared) {
+                return hold.lockAnotherRow(rowKey, shared);
+            }
+
+            @Override
             public boolean release() {
                 return hold.release();
             }

@@ -1,6 +1,7 @@
 package io.locked.jpa;
 
 import io.locked.api.LockMode;
+import io.locked.api.LockType;
 import io.locked.jpa.internal.LockPaths;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.Dialect;
@@ -296,5 +297,12 @@ public final class JpaLockRepository extends PathOutsideCaller {
     public Optional<String> refusal(LockMode mode) {
         return statements == LockStatements.NATIVE ? path.refusal(mode)
                 : galeraForJpa.flatMap(node -> node.refusal(mode));
+    }
+
+    /** As {@link #refusal(LockMode)}; and {@code PESSIMISTIC} read/write locks where the database or provider has no shared row locks. */
+    @Override
+    public Optional<String> refusal(LockMode mode, LockType type) {
+        Optional<String> modeRefused = refusal(mode);
+        return modeRefused.isPresent() ? modeRefused : path.refusal(mode, type);
     }
 }

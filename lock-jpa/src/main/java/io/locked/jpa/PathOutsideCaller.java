@@ -38,6 +38,11 @@ abstract class PathOutsideCaller implements LockRepository {
     }
 
     @Override
+    public boolean createRow(String key) {
+        return caller.outside(() -> path.createRow(key));
+    }
+
+    @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
         return caller.outside(() -> path.takeLease(key, owner, holder, lease, dbWait), path::releaseLease);
     }

@@ -6,15 +6,18 @@ import io.locked.jpa.LockStatements;
 import io.locked.jpa.LockTokens;
 import io.locked.jpa.StandbyCommits;
 import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.connection.HibernatePresence;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.DatabaseDetection;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
 import io.locked.jpa.internal.dialect.DerbyTimeBindingCheck;
 import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
+import io.locked.jpa.internal.dialect.SharedRowStatements;
 import io.locked.jpa.internal.entitypath.DatabaseClock;
 import io.locked.jpa.internal.entitypath.EntityLockRepository;
 import io.locked.jpa.internal.entitypath.EntityMappingCheck;
+import io.locked.jpa.internal.entitypath.SharedRowLocks;
 import io.locked.jpa.internal.nativepath.NativeLockRepository;
 import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
@@ -117,13 +120,24 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         EntityMappingCheck.verify(factory, Dialect.of(family), transactions);
         LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
                 transactions, connections, connectionWait, tokenWrites(tokens, transactions.rollbackTellsLostSession(),
-                        "a JTA transaction manager may report no failure for a rollback that failed"));
+                        "a JTA transaction manager may report no failure for a rollback that failed"),
+                sharedRowLocks(factory, family));
         // row locks are per Galera node on this path too; it has no per-lock node check, so only the
         // single-writer declaration makes pessimistic locks safe
         Optional<GaleraNode> galera = family != null && Dialect.of(family).mayBeGaleraNode() && connections != null
                 ? Optional.ofNullable(GaleraNode.detect(connections, galeraSingleWriter, CallBounds.brief()))
                 : Optional.empty();
         return new LockPaths(connections, family, statements, path, galera);
+    }
+
+    /** @return how the JPA path locks a read/write lock's shared row ({@link SharedRowLocks}), or why it cannot */
+    private static SharedRowLocks sharedRowLocks(EntityManagerFactory factory, LockDatabase family) {
+        SharedRowStatements statements = family == null ? null : SharedRowStatements.of(Dialect.of(family));
+        if (statements == null) {
+            return SharedRowLocks.refused(SharedRowStatements.refusal(family == null ? "This database" : family.name()));
+        }
+        return HibernatePresence.isProviderOf(factory) ? SharedRowLocks.throughLockModes()
+                : SharedRowLocks.byStatements(statements);
     }
 
     /**

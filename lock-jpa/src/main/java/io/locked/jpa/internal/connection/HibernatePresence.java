@@ -1,5 +1,7 @@
 package io.locked.jpa.internal.connection;
 
+import jakarta.persistence.EntityManagerFactory;
+
 /**
  * Whether Hibernate ORM is on the class path. A class of its own, with no Hibernate type in it: asking
  * {@link HibernateConnections} itself would link that class, whose Hibernate types then fail to load
@@ -7,6 +9,19 @@ package io.locked.jpa.internal.connection;
  */
 public final class HibernatePresence {
     private HibernatePresence() {
+    }
+
+    /** @return whether the unit's provider is Hibernate ORM */
+    public static boolean isProviderOf(EntityManagerFactory factory) {
+        if (!onClassPath()) {
+            return false;
+        }
+        try {
+            HibernateConnections.sessionFactory(factory);
+            return true;
+        } catch (IllegalStateException otherProvider) {
+            return false;
+        }
     }
 
     public static boolean onClassPath() {

@@ -2,6 +2,8 @@ package io.locked.jpa.internal.entitypath;
 
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
+import io.locked.api.LockMode;
+import io.locked.api.LockType;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
@@ -44,6 +46,8 @@ public final class EntityLockRepository implements LockRepository {
     private final EntityInspection inspection;
     private final EntityForcedRelease forcedRelease;
     private final EntityIdleRows idleRows;
+    private final EntityRows rows;
+    private final SharedRowLocks sharedRows;
 
     /**
      * @param connections    the unit's pool as Locked sees it, for the pessimistic budget; null where
@@ -52,15 +56,28 @@ public final class EntityLockRepository implements LockRepository {
      * @param tokenWrites    whether a pessimistic release commits its token or rolls it back
      */
     public EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
-                                LockConnections connections, Duration connectionWait, TokenWrites tokenWrites) {
+                                LockConnections connections, Duration connectionWait, TokenWrites tokenWrites,
+                                SharedRowLocks sharedRows) {
         this.ownTransactions = new EntityTransactions(factory, transactions);
-        EntityRows rows = new EntityRows(factory, clock, transactions, ownTransactions);
+        this.rows = new EntityRows(factory, clock, transactions, ownTransactions);
+        this.sharedRows = sharedRows;
         this.pessimistic = new PessimisticRowLocks(factory, transactions, ownTransactions, rows, connections,
-                connectionWait, tokenWrites);
+                connectionWait, tokenWrites, sharedRows);
         this.leases = new EntityLeases(clock, ownTransactions, rows);
         this.inspection = new EntityInspection(factory, clock, transactions, ownTransactions);
         this.forcedRelease = new EntityForcedRelease(factory, ownTransactions, rows, inspection);
         this.idleRows = new EntityIdleRows(clock, ownTransactions);
+    }
+
+    @Override
+    public Optional<String> refusal(LockMode mode, LockType type) {
+        return mode == LockMode.PESSIMISTIC && type != LockType.EXCLUSIVE ? Optional.ofNullable(sharedRows.refusal())
+                : Optional.empty();
+    }
+
+    @Override
+    public boolean createRow(String key) {
+        return rows.createRow(key, CallBounds.brief());
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.locked.jpa.internal.entitypath;
 
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
+import io.locked.api.LockStoreUnavailableException;
+
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
@@ -19,6 +21,8 @@ import java.time.Instant;
 final class EntityRowHold implements PessimisticHold {
     private static final String HOLD_ROW = "UPDATE LockRow r SET r.owner = :owner, r.expiresAt = :expires,"
             + " r.version = r.version + 1 WHERE r.key = :key AND r.token = :token";
+    /** How long a second row's lock, which never waits for a row lock, may take. */
+    private static final int STATEMENT_MILLIS = 5000;
     private final EntityManager manager;
     private final Acquired acquired;
     private final String key;
@@ -27,16 +31,18 @@ final class EntityRowHold implements PessimisticHold {
     private final EntityTransactions ownTransactions;
     private final ConnectionBudget budget;
     private final TokenWrites tokenWrites;
+    private final SharedRowLocks sharedRows;
     private UnitTransactions.Parked parked;
     private boolean released;
 
     /**
      * @param budget      the pessimistic budget the hold took a connection of, given back when the hold ends
      * @param tokenWrites whether the release commits the token or rolls it back
+     * @param sharedRows  how a second row is locked in the transaction
      */
     EntityRowHold(EntityManager manager, Acquired acquired, UnitTransactions.Parked parked,
                   UnitTransactions transactions, EntityTransactions ownTransactions, ConnectionBudget budget,
-                  TokenWrites tokenWrites) {
+                  TokenWrites tokenWrites, SharedRowLocks sharedRows) {
         this.manager = manager;
         this.acquired = acquired;
         this.key = acquired.key();
@@ -46,6 +52,7 @@ final class EntityRowHold implements PessimisticHold {
         this.ownTransactions = ownTransactions;
         this.budget = budget;
         this.tokenWrites = tokenWrites;
+        this.sharedRows = sharedRows;
     }
 
     @Override
@@ -73,6 +80,26 @@ final class EntityRowHold implements PessimisticHold {
             return true;
         } catch (RuntimeException sessionGone) {
             return false;
+        } finally {
+            parked = transactions.park();
+        }
+    }
+
+    @Override
+    public synchronized AnotherRow lockAnotherRow(String rowKey, boolean shared) {
+        if (released) {
+            throw new IllegalStateException("The hold of '" + key + "' was released: it cannot lock '" + rowKey + "'");
+        }
+        try {
+            parked.resume();
+        } catch (RuntimeException transactionGone) {
+            throw new LockStoreUnavailableException(rowKey, "the transaction holding '" + key + "' has ended",
+                    transactionGone);
+        }
+        try {
+            return sharedRows.lock(manager, rowKey, shared, STATEMENT_MILLIS);
+        } catch (RuntimeException failure) {
+            throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed", failure);
         } finally {
             parked = transactions.park();
         }

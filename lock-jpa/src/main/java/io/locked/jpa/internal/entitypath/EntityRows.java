@@ -61,15 +61,21 @@ final class EntityRows {
                 .setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult());
     }
 
-    /** Creates the key's row with a manager of its own; a row held by another transaction is left to it. */
-    void createRow(String key, CallBounds bounds) {
+    /**
+     * Creates the key's row with a manager of its own; a row held by another transaction is left to it.
+     *
+     * @return false where another transaction kept the row's place busy for the wait
+     */
+    boolean createRow(String key, CallBounds bounds) {
         EntityManager manager = factory.createEntityManager();
         try {
             createRow(manager, key, bounds);
+            return true;
         } catch (RuntimeException failure) {
             if (!EntityConflicts.isBusy(failure)) {
                 throw new LockStoreUnavailableException(key, "creating the lock row failed", failure);
             }
+            return false;
         } finally {
             ownTransactions.end(manager);
         }

@@ -29,15 +29,18 @@ final class PessimisticRowLocks {
     private final PoolShortage shortage;
     private final Duration connectionWait;
     private final TokenWrites tokenWrites;
+    private final SharedRowLocks sharedRows;
 
     /**
      * @param connections    the unit's pool as Locked sees it, for the budget; null where Locked cannot
      *                       reach it (no budget then)
      * @param connectionWait how long an acquisition may wait for the budget, whatever its own wait
      * @param tokenWrites    whether a release commits its token or rolls it back
+     * @param sharedRows     how a hold locks a second row
      */
     PessimisticRowLocks(EntityManagerFactory factory, UnitTransactions transactions, EntityTransactions ownTransactions,
-                        EntityRows rows, LockConnections connections, Duration connectionWait, TokenWrites tokenWrites) {
+                        EntityRows rows, LockConnections connections, Duration connectionWait, TokenWrites tokenWrites,
+                        SharedRowLocks sharedRows) {
         this.factory = factory;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
@@ -46,6 +49,7 @@ final class PessimisticRowLocks {
         this.shortage = connections == null ? null : new PoolShortage(connections);
         this.connectionWait = connectionWait;
         this.tokenWrites = tokenWrites;
+        this.sharedRows = sharedRows;
     }
 
     PessimisticHold lock(String key, String owner, String holder, Duration dbWait) {
@@ -90,7 +94,7 @@ final class PessimisticRowLocks {
             ROWS.lockedBy(row, token, now, holder);
             manager.flush();
             EntityRowHold hold = new EntityRowHold(manager, new EntityRowHold.Acquired(key, owner, token, now, clockBehind),
-                    transactions.park(), transactions, ownTransactions, budget, tokenWrites);
+                    transactions.park(), transactions, ownTransactions, budget, tokenWrites, sharedRows);
             handedOver = true;
             return hold;
         } catch (RuntimeException failure) {

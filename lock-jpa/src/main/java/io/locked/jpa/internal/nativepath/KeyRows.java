@@ -2,7 +2,9 @@ package io.locked.jpa.internal.nativepath;
 
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.SharedRowStatements;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
+import io.locked.spi.PessimisticHold;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -14,9 +16,36 @@ import java.sql.SQLException;
  */
 final class KeyRows {
     private final Dialect database;
+    /** What locks a second row in a transaction; null where the database has no shared row locks. */
+    private final SharedRowStatements beside;
 
     KeyRows(Dialect database) {
         this.database = database;
+        this.beside = SharedRowStatements.of(database);
+    }
+
+    /** @return whether the database has shared row locks, which {@link #lockBeside} needs */
+    boolean sharesRows() {
+        return beside != null;
+    }
+
+    /**
+     * Locks the key's row in the connection's open transaction, beside what it holds, without waiting
+     * ({@link PessimisticHold#lockAnotherRow}). A row it skips is told from a missing one by a plain read.
+     */
+    PessimisticHold.AnotherRow lockBeside(Connection connection, String key, boolean shared) throws SQLException {
+        if (!sharesRows()) {
+            throw new UnsupportedOperationException(database + " has no shared row locks");
+        }
+        try (PreparedStatement lock = connection.prepareStatement(shared ? beside.shared() : beside.exclusive())) {
+            lock.setString(1, key);
+            try (ResultSet row = lock.executeQuery()) {
+                if (row.next()) {
+                    return PessimisticHold.AnotherRow.LOCKED;
+                }
+            }
+        }
+        return exists(connection, key) ? PessimisticHold.AnotherRow.BUSY : PessimisticHold.AnotherRow.ABSENT;
     }
 
     boolean exists(Connection connection, String key) throws SQLException {

@@ -1,14 +1,17 @@
 package io.locked.jpa.internal.nativepath;
 
 import io.locked.api.LockMode;
+import io.locked.api.LockType;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.cleanup.NativeIdleRows;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
+import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.connection.PoolShortage;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.RenewalBatch;
+import io.locked.jpa.internal.dialect.SharedRowStatements;
 import io.locked.jpa.internal.inspection.ForcedRelease;
 import io.locked.jpa.internal.inspection.NativeInspection;
 import io.locked.jpa.internal.schema.SchemaScript;
@@ -20,6 +23,7 @@ import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -46,6 +50,9 @@ public final class NativeLockRepository implements LockRepository {
     private final LockConnections connections;
     private final Dialect database;
     private final KnownGaleraNode galera;
+    private final KeyRows keyRows;
+    /** How long a row's creation on its own waits for another transaction that keeps its place. */
+    private static final long CREATE_ROW_WAIT_MILLIS = 1000;
     private final StoreCalls store;
     private final NativePessimisticLocks pessimisticLocks;
     private final NativeLeases leases;
@@ -74,7 +81,7 @@ public final class NativeLockRepository implements LockRepository {
         }
         database.checkLockTable(connections);
         PoolShortage shortage = new PoolShortage(connections);
-        KeyRows keyRows = new KeyRows(database);
+        this.keyRows = new KeyRows(database);
         this.store = new StoreCalls(connections, shortage);
         this.pessimisticLocks = new NativePessimisticLocks(connections, database, galera, shortage, keyRows,
                 connectionWait, tokenWrites);
@@ -87,6 +94,30 @@ public final class NativeLockRepository implements LockRepository {
     @Override
     public Optional<String> refusal(LockMode mode) {
         return galera.refusal(mode);
+    }
+
+    @Override
+    public Optional<String> refusal(LockMode mode, LockType type) {
+        Optional<String> modeRefused = refusal(mode);
+        if (modeRefused.isPresent() || mode != LockMode.PESSIMISTIC || type == LockType.EXCLUSIVE || keyRows.sharesRows()) {
+            return modeRefused;
+        }
+        return Optional.of(SharedRowStatements.refusal(database.toString()));
+    }
+
+    @Override
+    public boolean createRow(String key) {
+        return store.call(key, "creating its row", CallBounds.brief(), connection -> {
+            try {
+                keyRows.insertIfAbsent(connection, key, CREATE_ROW_WAIT_MILLIS);
+                return true;
+            } catch (SQLException failure) {
+                if (LockConflicts.isBusy(failure)) {
+                    return false;
+                }
+                throw failure;
+            }
+        });
     }
 
     /** @return the database family in use */

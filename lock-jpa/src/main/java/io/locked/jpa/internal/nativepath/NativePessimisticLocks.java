@@ -112,7 +112,7 @@ final class NativePessimisticLocks {
             }
             handedOver = true;
             return new PessimisticRowHold(transaction, key, owner, drawn.token(), holdRow, budget, onEnd,
-                    this::committed, writes, drawn.clockBehind());
+                    this::committed, writes, drawn.clockBehind(), keyRows);
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());

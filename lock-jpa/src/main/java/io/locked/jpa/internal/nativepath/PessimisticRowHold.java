@@ -1,5 +1,6 @@
 package io.locked.jpa.internal.nativepath;
 
+import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.transaction.LockTransaction;
@@ -40,6 +41,7 @@ public final class PessimisticRowHold implements PessimisticHold {
     private final LandedCommits landed;
     private final TokenWrites tokenWrites;
     private final boolean clockBehind;
+    private final KeyRows keyRows;
     private boolean released;
     private boolean ended;
 
@@ -51,10 +53,11 @@ public final class PessimisticRowHold implements PessimisticHold {
      * @param landed        what tells whether a commit whose reply was lost landed
      * @param tokenWrites   whether the release commits the token or rolls it back
      * @param clockBehind   whether the clock read after the token was drawn was below it
+     * @param keyRows       what locks a second row in the transaction
      */
     PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, SettingsThenUpdate holdRow,
                        ConnectionBudget budget, Runnable onEnd, LandedCommits landed, TokenWrites tokenWrites,
-                       boolean clockBehind) {
+                       boolean clockBehind, KeyRows keyRows) {
         this.transaction = transaction;
         this.key = key;
         this.owner = owner;
@@ -65,6 +68,7 @@ public final class PessimisticRowHold implements PessimisticHold {
         this.landed = landed;
         this.tokenWrites = tokenWrites;
         this.clockBehind = clockBehind;
+        this.keyRows = keyRows;
     }
 
     @Override
@@ -89,6 +93,18 @@ public final class PessimisticRowHold implements PessimisticHold {
             ended();
         }
         return alive;
+    }
+
+    @Override
+    public synchronized AnotherRow lockAnotherRow(String rowKey, boolean shared) {
+        if (released) {
+            throw new IllegalStateException("The hold of '" + key + "' was released: it cannot lock '" + rowKey + "'");
+        }
+        try {
+            return keyRows.lockBeside(transaction.connection(), rowKey, shared);
+        } catch (SQLException failure) {
+            throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed", failure);
+        }
     }
 
     private void ended() {

@@ -24,6 +24,11 @@ public final class HoldOutsideCaller implements PessimisticHold {
     }
 
     @Override
+    public AnotherRow lockAnotherRow(String key, boolean shared) {
+        return caller.outside(() -> hold.lockAnotherRow(key, shared));
+    }
+
+    @Override
     public boolean release() {
         return caller.outside(() -> hold.release());
     }
