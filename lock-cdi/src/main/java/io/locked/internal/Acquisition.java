@@ -3,6 +3,7 @@ package io.locked.internal;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
+import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 
 /**
@@ -88,14 +89,14 @@ abstract class Acquisition {
     abstract boolean isValid();
 
     /**
-     * Whether the hold is still held now, asked of the database where the hold can tell: a pessimistic
-     * hold checks its session at once, instead of waiting for the watchdog's next check. A hold found
-     * lost is lost for good, as the watchdog would have found it.
+     * Locks one more row in the hold's transaction, without waiting, until the release
+     * ({@link PessimisticHold#lockAnotherRow}).
      *
-     * @param timeout the longest the check may take
+     * @throws IllegalStateException for a hold without a transaction (a lease)
      */
-    boolean confirmHeld(Duration timeout) {
-        return isValid();
+    PessimisticHold.AnotherRow lockAnotherRow(String rowKey, boolean shared) {
+        throw new IllegalStateException("A " + mode() + " hold of '" + key + "' has no transaction to lock '" + rowKey
+                + "' in");
     }
 
     /**

@@ -12,6 +12,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
+import io.locked.api.LockType;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.NoConnectionException;
@@ -158,9 +159,10 @@ public final class DefaultLockManager implements LockManager {
         if (closed) {
             throw new LockManagerClosedException("This LockManager is closed; cannot acquire '" + request.key() + "'");
         }
-        Optional<String> refusal = repository.refusal(request.mode());
+        Optional<String> refusal = repository.refusal(request.mode(), request.type());
         if (refusal.isPresent()) {
-            throw new IllegalStateException("Cannot acquire '" + request.key() + "' " + request.mode() + ": " + refusal.get());
+            throw new IllegalStateException("Cannot acquire '" + request.key() + "' " + request.mode()
+                    + (request.type() == LockType.EXCLUSIVE ? "" : " " + request.type()) + ": " + refusal.get());
         }
         long started = time.nanoTime();
         ThreadScope scope = scopes.get();
@@ -181,6 +183,11 @@ public final class DefaultLockManager implements LockManager {
             @Override
             public LockInfo inspect(String rowKey) {
                 return DefaultLockManager.this.inspect(rowKey);
+            }
+
+            @Override
+            public boolean createRow(String rowKey) {
+                return repository.createRow(rowKey);
             }
 
             @Override

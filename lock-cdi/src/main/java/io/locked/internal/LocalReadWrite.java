@@ -2,6 +2,7 @@ package io.locked.internal;
 
 import io.locked.api.LockException;
 import io.locked.api.LockInterruptedException;
+import io.locked.api.LockMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,9 +18,11 @@ import java.util.function.Function;
  * other, woken by a release, instead of polling the table; only waits for other JVMs poll. Writers go
  * first: while a writer of this JVM waits or writes, no reader joins or forms a group.
  *
- * <p>A group whose last reader leaves while a writer of this JVM holds the writer row keeps its slot
- * (it is parked): that writer does not wait for it, since nobody can join it while the writer is there,
- * and the readers that come after the write join it again without a statement. A parked group is
+ * <p>An {@code OPTIMISTIC} group whose last reader leaves while a writer of this JVM holds the writer row
+ * keeps its slot (it is parked): that writer does not wait for it, since nobody can join it while the
+ * writer is there, and the readers that come after the write join it again without a statement. A
+ * {@code PESSIMISTIC} group is never parked for a writer: its slot's transaction shares the key's shared
+ * row, which the writer must lock exclusively before it enters. A parked group is
  * released as soon as no reader of this JVM comes for it: when its writer leaves and no reader is
  * arriving, or when the last arriving reader gave up. It is never parked while a writer of this JVM
  * only waits for the writer row: a writer of another JVM may hold that row and wait for the slot.
@@ -137,7 +140,7 @@ final class LocalReadWrite {
             return unwantedGroup();
         }
 
-        /** The writer of this JVM holds the writer row: a group that empties now is parked. */
+        /** The writer of this JVM holds the writer row: an optimistic group that empties now is parked. */
         void writerHoldsTheRow() {
             writerHolds = true;
         }
@@ -180,7 +183,7 @@ final class LocalReadWrite {
 
         /**
          * An empty group keeps its slot only while someone of this JVM will come for it: the writer that
-         * holds the writer row (nobody else can take that row meanwhile), or, with no writer of this JVM
+         * holds the writer row (nobody else can take that row meanwhile; an optimistic group only), or, with no writer of this JVM
          * there, readers about to join it. Otherwise it could keep its slot from a writer of another JVM.
          *
          * @return the current group, to release now, when it has no reader and nobody keeps it; else null
@@ -189,7 +192,8 @@ final class LocalReadWrite {
             if (group == null || group.members > 0) {
                 return null;
             }
-            boolean kept = group.slot.isValid() && (writerHolds || writers == 0 && readersArriving > 0);
+            boolean parkedForTheWriter = writerHolds && group.slot.mode() == LockMode.OPTIMISTIC;
+            boolean kept = group.slot.isValid() && (parkedForTheWriter || writers == 0 && readersArriving > 0);
             return kept ? null : releasedIfEmpty(group);
         }
 

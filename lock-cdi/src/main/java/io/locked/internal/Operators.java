@@ -41,6 +41,11 @@ final class Operators {
 
     Optional<LockInfo> forceRelease(String key, Duration lockDelay) {
         String checked = RowKeys.checked(key);
+        if (RowKeys.isSharedRow(checked)) {
+            throw new IllegalArgumentException("'" + checked.replace(LockRequest.PERMIT_SLOT_MARK, '#') + "' is the row that"
+                    + " a read/write lock's pessimistic readers share, and has no holder of its own: force-release the"
+                    + " reader slots that holders() lists, or all of them with forceReleaseAll");
+        }
         // the request checks the delay as a lock-delay
         LockRequest.of(RowKeys.baseKey(checked)).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay);
         Optional<LockInfo> ended = repository.forceRelease(checked, lockDelay).map(Operators::info);
@@ -58,7 +63,7 @@ final class Operators {
         }
         // the rows of no other key start so: no key may hold the mark
         list(checked + LockRequest.PERMIT_SLOT_MARK, null, 1 + LockRequest.MAX_READERS + LockRequest.MAX_PERMITS).stream()
-                .filter(LockInfo::held).sorted(Comparator.comparingInt(row -> RowKeys.order(row.key())))
+                .filter(row -> row.held() && !RowKeys.isSharedRow(row.key())).sorted(Comparator.comparingInt(row -> RowKeys.order(row.key())))
                 .forEach(holders::add);
         return holders;
     }

@@ -40,9 +40,8 @@ final class PessimisticAcquisition extends Acquisition {
     }
 
     @Override
-    boolean confirmHeld(Duration timeout) {
-        checkSession(timeout);
-        return valid;
+    PessimisticHold.AnotherRow lockAnotherRow(String rowKey, boolean shared) {
+        return hold.lockAnotherRow(rowKey, shared);
     }
 
     private void checkSession(Duration timeout) {

@@ -1,17 +1,20 @@
 package io.locked.internal;
 
+import static io.locked.internal.ReadWriteSlots.lockAnotherRow;
 import static io.locked.internal.ReadWriteSlots.pause;
 import static io.locked.internal.ReadWriteSlots.readHolding;
 
 import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
+import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The readers' side of {@link ReadWriteSlots}: a reader joins its JVM's group, or forms one by taking a
- * slot and then reading the writer row; it waits while a writer of this JVM waits or writes, and while
+ * slot, sharing the key's shared row ({@code PESSIMISTIC}) and then reading the writer row; it waits while a writer of this JVM waits or writes, and while
  * the writer row is held.
  */
 final class ReadSide {
@@ -43,7 +46,7 @@ final class ReadSide {
             state.readersArriving++;
         }
         try {
-            return readIn(state, request.key(), deadline, rows);
+            return readIn(state, request, deadline, rows);
         } finally {
             local.releaseIfUnwanted(state, LocalReadWrite.KeyState::arrivalEnded);
             local.released(state);
@@ -51,8 +54,8 @@ final class ReadSide {
     }
 
     /** @return a reader's hold in a group of this JVM, or null when none came within the wait */
-    private LockHandle readIn(LocalReadWrite.KeyState state, String key, long deadline, RowAccess rows) {
-        String writer = LockRequest.writerKey(key);
+    private LockHandle readIn(LocalReadWrite.KeyState state, LockRequest request, long deadline, RowAccess rows) {
+        String writer = LockRequest.writerKey(request.key());
         Backoff backoff = Backoff.standard();
         while (true) {
             ReaderGroup lookFor = null;
@@ -89,7 +92,7 @@ final class ReadSide {
             if (lookFor != null) {
                 writerWaits = lookedForAWriter(state, lookFor, writer, rows);
             } else if (lead) {
-                FormedOrNot formed = form(state, key, rows);
+                FormedOrNot formed = form(state, request, rows);
                 if (formed.read != null) {
                     return formed.read;
                 }
@@ -132,27 +135,40 @@ final class ReadSide {
     private record FormedOrNot(LockHandle read, boolean writerSeen) {
     }
 
-    /** Takes a free slot and reads the writer row, for a new group of this JVM's readers. */
-    private FormedOrNot form(LocalReadWrite.KeyState state, String key, RowAccess rows) {
+    /**
+     * Takes a free slot, shares the key's shared row in the slot's transaction ({@code PESSIMISTIC}), and
+     * reads the writer row, for a new group of this JVM's readers.
+     */
+    private FormedOrNot form(LocalReadWrite.KeyState state, LockRequest request, RowAccess rows) {
+        String key = request.key();
         ReaderGroup formed = null;
         boolean writerSeen = false;
         try {
-            LockHandle slot = null;
-            int first = ThreadLocalRandom.current().nextInt(LockRequest.MAX_READERS);
-            for (int i = 0; i < LockRequest.MAX_READERS && slot == null; i++) {
-                slot = rows.take(LockRequest.readerSlotKey(key, (first + i) % LockRequest.MAX_READERS + 1), Duration.ZERO);
-            }
-            if (slot != null) {
-                LockHandle taken = slot;
-                LockInfo writerRow = readHolding(() -> rows.inspect(LockRequest.writerKey(key)), taken);
-                if (writerRow.held()) {
-                    // a writer holds the key or waits for it: give the slot back, wait until its row is free
-                    slot.close();
+            PessimisticHold.AnotherRow shared = PessimisticHold.AnotherRow.ABSENT;
+            // the key's first pessimistic reader creates the shared row once its slot's transaction has ended,
+            // then takes a slot again; where a writer's look at the missing row keeps its place, it waits for that writer
+            for (int attempt = 0; attempt < 2 && shared == PessimisticHold.AnotherRow.ABSENT; attempt++) {
+                if (attempt > 0 && !rows.createRow(LockRequest.sharedRowKey(key))) {
                     writerSeen = true;
-                } else {
+                    break;
+                }
+                LockHandle slot = takeAFreeSlot(key, rows);
+                if (slot == null) {
+                    break;
+                }
+                shared = request.mode() == LockMode.PESSIMISTIC
+                        ? readHolding(() -> lockAnotherRow(slot, LockRequest.sharedRowKey(key), true), slot)
+                        : PessimisticHold.AnotherRow.LOCKED;
+                LockInfo writerRow = shared != PessimisticHold.AnotherRow.LOCKED ? null
+                        : readHolding(() -> rows.inspect(LockRequest.writerKey(key)), slot);
+                if (writerRow != null && !writerRow.held()) {
                     // every later writer draws its token on that row, above this one
                     long token = writerRow.token() == null ? 0 : writerRow.token();
                     formed = new ReaderGroup(slot.handOver(), token, time.nanoTime());
+                } else {
+                    // a writer holds the key or waits for it: give the slot back, wait until its row is free
+                    slot.close();
+                    writerSeen = shared != PessimisticHold.AnotherRow.ABSENT;
                 }
             }
         } catch (RuntimeException | Error failed) {
@@ -172,6 +188,18 @@ final class ReadSide {
             state.formed(formed);
             return new FormedOrNot(formed.join(state), false);
         }
+    }
+
+    /** @return a free reader slot of the key, tried from a random one on, or null when all 32 are taken */
+    private static LockHandle takeAFreeSlot(String key, RowAccess rows) {
+        int first = ThreadLocalRandom.current().nextInt(LockRequest.MAX_READERS);
+        for (int i = 0; i < LockRequest.MAX_READERS; i++) {
+            LockHandle slot = rows.take(LockRequest.readerSlotKey(key, (first + i) % LockRequest.MAX_READERS + 1), Duration.ZERO);
+            if (slot != null) {
+                return slot;
+            }
+        }
+        return null;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.locked.internal;
 import io.locked.api.LockHandle;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
+import io.locked.spi.PessimisticHold;
 import java.util.function.Supplier;
 
 /**
@@ -79,6 +80,14 @@ final class ReadWriteSlots {
             closeAfterFailure(held, failed);
             throw failed;
         }
+    }
+
+    /**
+     * Locks one more row in a pessimistic hold's transaction, without waiting: the key's shared row,
+     * which its pessimistic reader groups lock shared and its pessimistic writer exclusively.
+     */
+    static PessimisticHold.AnotherRow lockAnotherRow(LockHandle held, String rowKey, boolean shared) {
+        return ((AcquisitionView) held).acquisition.lockAnotherRow(rowKey, shared);
     }
 
     static void closeAfterFailure(LockHandle held, Throwable failure) {

@@ -15,6 +15,13 @@ interface RowAccess {
 
     LockInfo inspect(String rowKey);
 
+    /**
+     * Makes sure the row exists, holding nothing ({@link io.locked.spi.LockRepository#createRow}).
+     *
+     * @return false when another transaction kept its place busy
+     */
+    boolean createRow(String rowKey);
+
     List<LockInfo> list(String prefix, int limit);
 
     /** The request got a hold on a row another request took (a reader joined its JVM's group). */

@@ -5,7 +5,8 @@ import io.locked.api.LockRequest;
 /**
  * The keys of the rows behind permits and read/write locks, as operators pass them to inspection
  * and forced release: the lock key, {@link LockRequest#PERMIT_SLOT_MARK}, then a permit's slot number
- * ({@code 3}), {@code r} and a reader slot's number ({@code r3}), or {@code w} for the writer.
+ * ({@code 3}), {@code r} and a reader slot's number ({@code r3}), {@code w} for the writer, or {@code s}
+ * for the row that pessimistic readers share ({@link LockRequest#sharedRowKey}).
  */
 final class RowKeys {
     private RowKeys() {
@@ -23,7 +24,7 @@ final class RowKeys {
         }
         String base = key.substring(0, mark);
         String suffix = key.substring(mark + 1);
-        if (suffix.equals("w") || suffix.startsWith("r") && number(suffix.substring(1), LockRequest.MAX_READERS) > 0) {
+        if (suffix.equals("w") || suffix.equals("s") || suffix.startsWith("r") && number(suffix.substring(1), LockRequest.MAX_READERS) > 0) {
             LockRequest.of(base).write();
             return key;
         }
@@ -33,7 +34,7 @@ final class RowKeys {
             return key;
         }
         throw new IllegalArgumentException("Lock key must not contain U+001F except before a permit's slot number (1 to "
-                + LockRequest.MAX_PERMITS + "), a reader slot's (r1 to r" + LockRequest.MAX_READERS + ") or w, was '"
+                + LockRequest.MAX_PERMITS + "), a reader slot's (r1 to r" + LockRequest.MAX_READERS + "), w or s, was '"
                 + key.replace(LockRequest.PERMIT_SLOT_MARK, '#') + "'");
     }
 
@@ -53,6 +54,15 @@ final class RowKeys {
     static String baseKey(String checkedKey) {
         int mark = checkedKey.lastIndexOf(LockRequest.PERMIT_SLOT_MARK);
         return mark < 0 ? checkedKey : checkedKey.substring(0, mark);
+    }
+
+    /**
+     * @param checkedKey a key {@link #checked} accepted
+     * @return whether it is a read/write lock's shared row, which no holder holds as its own: its
+     *         pessimistic readers' slots hold it together
+     */
+    static boolean isSharedRow(String checkedKey) {
+        return checkedKey.endsWith(LockRequest.PERMIT_SLOT_MARK + "s");
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.locked.internal;
 
 import static io.locked.internal.ReadWriteSlots.closeAfterFailure;
+import static io.locked.internal.ReadWriteSlots.lockAnotherRow;
 import static io.locked.internal.ReadWriteSlots.pause;
 import static io.locked.internal.ReadWriteSlots.readHolding;
 
@@ -8,6 +9,7 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -17,8 +19,6 @@ import java.util.Map;
  * inside, those of other JVMs in the table and those of its own JVM here.
  */
 final class WriteSide {
-    /** How long a writer's check of its own readers' pessimistic slot session may take. */
-    private static final Duration SESSION_CHECK = Duration.ofSeconds(2);
     private final TimeSource time;
     private final LocalReadWrite local;
 
@@ -52,7 +52,7 @@ final class WriteSide {
             LockHandle write = null;
             try {
                 local.release(state, unwanted);
-                write = rows.take(writer, Duration.ofNanos(Math.max(0, deadline - time.nanoTime())));
+                write = takeTheRows(request, deadline, rows, state);
                 if (write == null) {
                     return null;
                 }
@@ -80,6 +80,70 @@ final class WriteSide {
         if (!local.releaseIfUnwanted(state, left -> left.writerLeft(heldTheRow, token))) {
             local.ended(state); // woken by the write's end already: this forgets the state if nothing uses it
         }
+    }
+
+    /**
+     * Takes the writer row, and for a {@code PESSIMISTIC} write then the key's shared row exclusively, in
+     * the writer row's transaction: no pessimistic reader group, of any JVM, shares that row then, and none
+     * can until the write ends. A group that shares it after the writer took its row reads the writer row
+     * next, finds it held and gives both back. A missing shared row is created, outside the transaction,
+     * and the rows are taken again: on MariaDB and MySQL the look at the missing row keeps its place from
+     * inserts until the transaction ends, and the readers must be able to create it.
+     *
+     * @return the write, or null, nothing held, when the rows did not come within the wait
+     */
+    private LockHandle takeTheRows(LockRequest request, long deadline, RowAccess rows, LocalReadWrite.KeyState state) {
+        String shared = LockRequest.sharedRowKey(request.key());
+        Backoff backoff = Backoff.standard();
+        while (true) {
+            LockHandle write = rows.take(LockRequest.writerKey(request.key()),
+                    Duration.ofNanos(Math.max(0, deadline - time.nanoTime())));
+            if (write == null || request.mode() != LockMode.PESSIMISTIC) {
+                return write;
+            }
+            PessimisticHold.AnotherRow found;
+            while (true) {
+                long seen;
+                synchronized (state) {
+                    seen = state.changes();
+                }
+                found = readHolding(() -> lockAnotherRow(write, shared, false), write);
+                if (found != PessimisticHold.AnotherRow.BUSY) {
+                    break;
+                }
+                if (!pauseHolding(state, seen, deadline, backoff, write)) {
+                    return null;
+                }
+            }
+            if (found == PessimisticHold.AnotherRow.LOCKED) {
+                return write;
+            }
+            write.close();
+            if (!rows.createRow(shared) && deadline - time.nanoTime() <= 0) {
+                return null; // another transaction kept the missing row's place all the wait
+            }
+        }
+    }
+
+    /**
+     * Pauses as {@link ReadWriteSlots#pause} while the writer row is held, which is released if the wait ran
+     * out or the thread was interrupted.
+     *
+     * @return false, the write released, when the wait ran out
+     */
+    private boolean pauseHolding(LocalReadWrite.KeyState state, long seen, long deadline, Backoff backoff,
+                                 LockHandle write) {
+        boolean waited;
+        try {
+            waited = pause(state, seen, deadline, backoff, time);
+        } catch (RuntimeException interrupted) {
+            closeAfterFailure(write, interrupted);
+            throw interrupted;
+        }
+        if (!waited) {
+            write.close();
+        }
+        return waited;
     }
 
     /**
@@ -122,36 +186,21 @@ final class WriteSide {
                 return true;
             }
             look = !own.withReaders().containsAll(waitedFor.keySet());
-            boolean waited;
-            try {
-                waited = pause(state, seen, deadline, backoff, time);
-            } catch (RuntimeException interrupted) {
-                closeAfterFailure(write, interrupted);
-                throw interrupted;
-            }
-            if (!waited) {
-                write.close();
+            if (!pauseHolding(state, seen, deadline, backoff, write)) {
                 return false;
             }
         }
     }
 
     /**
-     * @return whether the held slot row is still the given empty group's of this JVM: false for null, or for
-     *         a row held in the other mode. The group may have lost the row to an operator's forced release,
-     *         and another JVM's reader may have taken it and entered since, while the group has not learnt of
-     *         the loss yet. A lease's row then shows another token. A pessimistic hold's row may show an
-     *         older token than the hold's, so its session is asked now, after the list: a session alive
-     *         then was alive when the list saw the row held, so the row was the group's, and any reader
-     *         taking it later meets this writer's row.
+     * @return whether the held slot row is still the given empty group's of this JVM: false for null. Only
+     *         an {@code OPTIMISTIC} group is kept empty for its JVM's writer ({@link LocalReadWrite}). The
+     *         group may have lost the row to an operator's forced release, and another JVM's reader may
+     *         have taken it and entered since, while the group has not learnt of the loss yet: the row then
+     *         shows another token than the group's lease.
      */
     private static boolean stillOurs(LockInfo slot, ReaderGroup empty) {
-        if (empty == null || slot.mode() != empty.slot.mode()) {
-            return false;
-        }
-        if (slot.mode() == LockMode.OPTIMISTIC) {
-            return slot.token() != null && slot.token() == empty.slot.token(); // the slot handle shows its row's token
-        }
-        return ((AcquisitionView) empty.slot).acquisition.confirmHeld(SESSION_CHECK);
+        return empty != null && slot.mode() == LockMode.OPTIMISTIC && empty.slot.mode() == LockMode.OPTIMISTIC
+                && slot.token() != null && slot.token() == empty.slot.token(); // the slot handle shows its row's token
     }
 }

@@ -59,7 +59,13 @@ public interface ReadWriteContract {
     }
 
     private boolean runs(LockMode mode) {
-        return mode == LockMode.OPTIMISTIC || readsPessimisticRowsForReadWrite();
+        return readWriteStore().refusal(mode, LockType.READ).isEmpty()
+                && (mode == LockMode.OPTIMISTIC || readsPessimisticRowsForReadWrite());
+    }
+
+    private String whyNot(LockMode mode) {
+        return readWriteStore().refusal(mode, LockType.READ)
+                .orElse("this store cannot read a row held PESSIMISTIC without waiting for it");
     }
 
     private static LockRequest access(String key, LockMode mode, LockType type) {
@@ -69,7 +75,7 @@ public interface ReadWriteContract {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     default void readersShareAWaitingWriterKeepsNewReadersOutThenRunsAlone(LockMode mode) throws Exception {
-        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        assumeTrue(runs(mode), whyNot(mode));
         String key = "rw:share:" + UUID.randomUUID();
         List<LockManager> jvms = List.of(readWriteManager(), readWriteManager(), readWriteManager(), readWriteManager());
         ExecutorService writerThread = Executors.newSingleThreadExecutor();
@@ -119,7 +125,7 @@ public interface ReadWriteContract {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     default void readersAndWritersCyclingNeverMeetAndReadersDoShare(LockMode mode) throws Exception {
-        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        assumeTrue(runs(mode), whyNot(mode));
         ReadWriteHistoryChecker.Verdict verdict = cycle("rw:cycle:" + UUID.randomUUID(), mode, LockType.READ, 1, 5, 2, 10);
         assertEquals(List.of(), verdict.silent(), mode.toString());
         assertEquals(List.of(), verdict.signalled(), mode.toString());
@@ -134,7 +140,7 @@ public interface ReadWriteContract {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     default void readersAndWritersOfThreeJvmsCyclingNeverMeetNorStall(LockMode mode) throws Exception {
-        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        assumeTrue(runs(mode), whyNot(mode));
         ReadWriteHistoryChecker.Verdict verdict = cycle("rw:jvms:" + UUID.randomUUID(), mode, LockType.READ, 3, 3, 1, 8);
         assertEquals(List.of(), verdict.silent(), mode.toString());
         assertEquals(List.of(), verdict.signalled(), mode.toString());
@@ -205,7 +211,7 @@ public interface ReadWriteContract {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     default void aReadInsideAWriteIsAllowedAndAWriteInsideAReadIsRefused(LockMode mode) {
-        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        assumeTrue(runs(mode), whyNot(mode));
         String key = "rw:nested:" + UUID.randomUUID();
         try (LockManager locks = readWriteManager()) {
             try (LockHandle write = locks.acquire(access(key, mode, LockType.WRITE))) {
@@ -241,7 +247,7 @@ public interface ReadWriteContract {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     default void aStreamOfReadersDoesNotStarveAWriter(LockMode mode) throws Exception {
-        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        assumeTrue(runs(mode), whyNot(mode));
         int readerThreads = 8;
         Duration readerHold = Duration.ofMillis(200);
         Duration starvedBeyond = Duration.ofSeconds(10);
@@ -292,7 +298,7 @@ public interface ReadWriteContract {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     default void theReadersOfOneJvmShareASlotAndAnotherJvmsReadersTakeTheirOwn(LockMode mode) throws Exception {
-        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        assumeTrue(runs(mode), whyNot(mode));
         String key = "rw:group:" + UUID.randomUUID();
         ExecutorService secondThread = Executors.newSingleThreadExecutor();
         try (LockManager jvm = readWriteManager(); LockManager other = readWriteManager()) {
@@ -389,12 +395,12 @@ public interface ReadWriteContract {
      * As {@link #aWriterWaitsForAnotherJvmsReaderInASlotItsOwnReadersLost}, {@code PESSIMISTIC}: an operator
      * ended the session of the JVM's readers' slot, and another JVM took the slot row. The JVM's readers do
      * not know it yet (their session check is minutes away), and the row shows no token the writer could
-     * compare: the writer must ask its readers' session before it passes their slot.
+     * compare. A pessimistic group is never parked for its JVM's writer, so the writer waits for that row.
      */
     @Test
     default void aWriterWaitsForAnotherHolderOfAPessimisticSlotItsOwnReadersLost() throws Exception {
         LockMode mode = LockMode.PESSIMISTIC;
-        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+        assumeTrue(runs(mode), whyNot(mode));
         String key = "rw:lost-pessimistic-slot:" + UUID.randomUUID();
         ExecutorService writerThread = Executors.newSingleThreadExecutor();
         PessimisticHold foreign = null;
@@ -448,13 +454,13 @@ public interface ReadWriteContract {
     }
 
     /**
-     * A group whose last reader leaves while its JVM's writer holds the writer row keeps its slot for the
-     * readers after the write: the writer does not wait for it, and they join it, showing the writer's token.
+     * An optimistic group whose last reader leaves while its JVM's writer holds the writer row keeps its slot
+     * for the readers after the write: the writer does not wait for it, and they join it, showing the
+     * writer's token.
      */
-    @ParameterizedTest
-    @EnumSource(LockMode.class)
-    default void aWriteOfTheReadersJvmParksTheirSlotForTheReadersAfterIt(LockMode mode) throws Exception {
-        assumeTrue(runs(mode), "this store cannot read a row held PESSIMISTIC without waiting for it");
+    @Test
+    default void aWriteOfTheReadersJvmParksTheirOptimisticSlotForTheReadersAfterIt() throws Exception {
+        LockMode mode = LockMode.OPTIMISTIC;
         String key = "rw:park:" + UUID.randomUUID();
         ExecutorService writerThread = Executors.newSingleThreadExecutor();
         ExecutorService readerThread = Executors.newSingleThreadExecutor();
@@ -500,6 +506,111 @@ public interface ReadWriteContract {
             }
             writerThread.shutdownNow();
             readerThread.shutdownNow();
+        }
+    }
+
+    /**
+     * A pessimistic group is not parked: its slot's transaction shares the key's shared row, which its
+     * JVM's writer must lock exclusively. The writer gets in once the last reader left, the slot released.
+     */
+    @Test
+    default void aWriteOfThePessimisticReadersJvmGetsInOnceTheirSlotIsReleased() throws Exception {
+        LockMode mode = LockMode.PESSIMISTIC;
+        assumeTrue(runs(mode), whyNot(mode));
+        String key = "rw:no-park:" + UUID.randomUUID();
+        ExecutorService writerThread = Executors.newSingleThreadExecutor();
+        try (LockManager jvm = readWriteManager(); LockManager operator = readWriteManager()) {
+            LockHandle firstRead = jvm.acquire(access(key, mode, LockType.READ));
+            String slot = firstRead.key();
+            Future<LockHandle> write = writerThread.submit(() -> jvm.acquire(access(key, mode, LockType.WRITE)));
+            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+                    "the writer took its row and waits for the reader");
+            assertTrue(!write.isDone(), "the writer waits while its JVM's reader reads");
+            firstRead.close();
+            try (LockHandle writing = write.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
+                assertTrue(!operator.inspect(slot).held(), "the emptied slot was released, not parked");
+                assertEquals(List.of(writing.key()), operator.holders(key).stream().map(LockInfo::key).toList());
+            }
+            try (LockHandle read = jvm.acquire(access(key, mode, LockType.READ))) {
+                assertTrue(read.isValid() && operator.inspect(read.key()).held(), "the reader after the write took a slot");
+            }
+            assertEquals(List.of(), operator.holders(key), "nothing held once all left");
+        } finally {
+            writerThread.shutdownNow();
+        }
+    }
+
+    /**
+     * {@code PESSIMISTIC} readers lock the key's shared row shared ({@code FOR SHARE}, {@code LOCK IN SHARE
+     * MODE}, {@code PESSIMISTIC_READ}), each group in its slot's transaction, and the writer locks it
+     * exclusively: while readers of two JVMs read, another transaction can share the row but not lock it
+     * alone; while the writer writes, it can do neither; once all left, it can lock it alone.
+     */
+    @Test
+    default void pessimisticReadersShareTheKeysSharedRowAndTheWriterHasItAlone() throws Exception {
+        LockMode mode = LockMode.PESSIMISTIC;
+        assumeTrue(runs(mode), whyNot(mode));
+        String key = "rw:shared-row:" + UUID.randomUUID();
+        String sharedRow = LockRequest.sharedRowKey(key);
+        try (LockManager first = readWriteManager(); LockManager second = readWriteManager()) {
+            try (LockHandle one = first.acquire(access(key, mode, LockType.READ));
+                 LockHandle two = second.acquire(access(key, mode, LockType.READ))) {
+                assertTrue(!one.key().equals(two.key()), "two JVMs' readers, in two slots");
+                assertEquals(PessimisticHold.AnotherRow.LOCKED, anotherTransactionLocks(sharedRow, true),
+                        "another transaction shares the row beside the readers");
+                assertEquals(PessimisticHold.AnotherRow.BUSY, anotherTransactionLocks(sharedRow, false),
+                        "no transaction has the row alone while readers read");
+                assertEquals(List.of(one.key(), two.key()).stream().sorted().toList(),
+                        first.holders(key).stream().map(LockInfo::key).sorted().toList(),
+                        "holders() lists the readers' slots, not the shared row");
+                assertTrue(assertThrows(IllegalArgumentException.class, () -> first.forceRelease(sharedRow))
+                        .getMessage().contains("has no holder of its own"));
+            }
+            try (LockHandle write = first.acquire(access(key, mode, LockType.WRITE))) {
+                assertEquals(PessimisticHold.AnotherRow.BUSY, anotherTransactionLocks(sharedRow, true),
+                        "no transaction shares the row while the writer writes");
+            }
+            assertEquals(PessimisticHold.AnotherRow.LOCKED, anotherTransactionLocks(sharedRow, false),
+                    "free once the readers and the writer left");
+        }
+    }
+
+    /** @return what another transaction, holding a row of its own, finds when it locks the row beside it */
+    private PessimisticHold.AnotherRow anotherTransactionLocks(String rowKey, boolean shared) {
+        PessimisticHold own = readWriteStore().lockPessimistic("rw:another-transaction:" + UUID.randomUUID(), "test",
+                "another transaction", READ_WRITE_PATIENCE);
+        assertTrue(own != null, "a key of its own is free");
+        try {
+            return own.lockAnotherRow(rowKey, shared);
+        } finally {
+            own.release();
+        }
+    }
+
+    /**
+     * Where the store has no shared row locks (H2, HSQLDB, Derby; EclipseLink on any database), a
+     * {@code PESSIMISTIC} reader or writer is refused with the reason before any row is touched; the
+     * optimistic read/write lock works there.
+     */
+    @Test
+    default void pessimisticReadWriteIsRefusedWithTheReasonWhereTheStoreHasNoSharedRowLocks() {
+        Optional<String> refusal = readWriteStore().refusal(LockMode.PESSIMISTIC, LockType.READ);
+        assumeTrue(refusal.isPresent(), "this store has shared row locks: pessimisticReadersShareTheKeysSharedRow...");
+        assertTrue(refusal.get().contains("shared row lock") && refusal.get().contains("OPTIMISTIC"), refusal.get());
+        assertEquals(refusal, readWriteStore().refusal(LockMode.PESSIMISTIC, LockType.WRITE));
+        assertEquals(Optional.empty(), readWriteStore().refusal(LockMode.PESSIMISTIC, LockType.EXCLUSIVE));
+        String key = "rw:refused:" + UUID.randomUUID();
+        try (LockManager locks = readWriteManager()) {
+            for (LockType type : List.of(LockType.READ, LockType.WRITE)) {
+                IllegalStateException refused = assertThrows(IllegalStateException.class,
+                        () -> locks.acquire(access(key, LockMode.PESSIMISTIC, type)));
+                assertTrue(refused.getMessage().contains("PESSIMISTIC " + type) && refused.getMessage().contains(refusal.get()),
+                        refused.getMessage());
+            }
+            assertEquals(List.of(), locks.holders(key), "no row taken");
+            try (LockHandle read = locks.acquire(access(key, LockMode.OPTIMISTIC, LockType.READ))) {
+                assertTrue(read.isValid());
+            }
         }
     }
 

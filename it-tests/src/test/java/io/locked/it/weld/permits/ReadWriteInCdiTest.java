@@ -2,6 +2,7 @@ package io.locked.it.weld.permits;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockManager;
 import io.locked.api.LockNotAcquiredException;
@@ -20,7 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code @Locked(type = READ / WRITE)} on a Weld SE bean: two reads run at once, the write is refused
- * while they run and runs once they are done, and config turns the read into a write.
+ * while they run and runs once they are done, and config turns the read into a write. {@code PESSIMISTIC}
+ * (the default mode) on MariaDB, whose readers share a row lock; on H2, which has none, the deployment
+ * fails with the reason, and config's {@code OPTIMISTIC} makes it work.
  */
 class ReadWriteInCdiTest {
 
@@ -31,6 +34,12 @@ class ReadWriteInCdiTest {
 
     @Test
     void readersShareAndTheWriterWaitsForThem() throws Exception {
+        TestConfig.set("locked-test.database", "MARIADB");
+        readersShareThenTheWriteRuns();
+    }
+
+    /** Two reads at once; the write is refused while they run and runs once they are done. */
+    private static void readersShareThenTheWriteRuns() throws Exception {
         try (WeldContainer container = LockedDeployment.with(Catalog.class).initialize()) {
             Catalog catalog = container.select(Catalog.class).get();
             LockManager locks = container.select(LockManager.class).get();
@@ -51,6 +60,7 @@ class ReadWriteInCdiTest {
 
     @Test
     void configMakesTheReadAWrite() throws Exception {
+        TestConfig.set("locked-test.database", "MARIADB");
         TestConfig.set("locked.\"" + Catalog.class.getName() + "/read\".type", "write");
         try (WeldContainer container = LockedDeployment.with(Catalog.class).initialize()) {
             Catalog catalog = container.select(Catalog.class).get();
@@ -64,6 +74,31 @@ class ReadWriteInCdiTest {
             }
             first.get(0).get(30, TimeUnit.SECONDS);
         }
+    }
+
+    @Test
+    void pessimisticReadWriteOnADatabaseWithoutSharedRowLocksFailsTheDeployment() {
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> {
+            try (WeldContainer ignored = LockedDeployment.with(Catalog.class).initialize()) {
+                // booted on H2: a pessimistic read/write lock that has no shared row lock went unnoticed
+            }
+        });
+        StringBuilder messages = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            messages.append(t.getMessage()).append('\n');
+        }
+        for (String part : List.of("@Locked PESSIMISTIC READ on " + Catalog.class.getName() + "#read(",
+                "@Locked PESSIMISTIC WRITE on " + Catalog.class.getName() + "#rewrite()", "H2 has no shared row locks",
+                "use mode OPTIMISTIC")) {
+            assertTrue(messages.toString().contains(part), "expected <" + part + "> in:\n" + messages);
+        }
+    }
+
+    @Test
+    void configMakesItOptimisticWhereTheDatabaseHasNoSharedRowLocks() throws Exception {
+        TestConfig.set("locked.\"" + Catalog.class.getName() + "/read\".mode", "optimistic");
+        TestConfig.set("locked.\"" + Catalog.class.getName() + "/rewrite\".mode", "optimistic");
+        readersShareThenTheWriteRuns(); // on H2
     }
 
     /** Starts that many reads and returns once each is inside, or fails. */
