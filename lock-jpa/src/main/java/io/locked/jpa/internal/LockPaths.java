@@ -22,7 +22,11 @@ import io.locked.jpa.internal.nativepath.NativeLockRepository;
 import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.LockRepository;
+import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.logging.Logger;
@@ -121,7 +125,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
                 transactions, connections, connectionWait, tokenWrites(tokens, transactions.rollbackTellsLostSession(),
                         "a JTA transaction manager may report no failure for a rollback that failed"),
-                sharedRowLocks(factory, family));
+                sharedRowLocks(factory, family, transactions));
         // row locks are per Galera node on this path too; it has no per-lock node check, so only the
         // single-writer declaration makes pessimistic locks safe
         Optional<GaleraNode> galera = family != null && Dialect.of(family).mayBeGaleraNode() && connections != null
@@ -131,13 +135,54 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
     }
 
     /** @return how the JPA path locks a read/write lock's shared row ({@link SharedRowLocks}), or why it cannot */
-    private static SharedRowLocks sharedRowLocks(EntityManagerFactory factory, LockDatabase family) {
-        SharedRowStatements statements = family == null ? null : SharedRowStatements.of(Dialect.of(family));
+    private static SharedRowLocks sharedRowLocks(EntityManagerFactory factory, LockDatabase family,
+                                                 UnitTransactions transactions) {
+        LockDatabase database = family != null ? family : askedThroughTheUnit(factory, transactions);
+        SharedRowStatements statements = database == null ? null : SharedRowStatements.of(Dialect.of(database));
         if (statements == null) {
-            return SharedRowLocks.refused(SharedRowStatements.refusal(family == null ? "This database" : family.name()));
+            return SharedRowLocks.refused(SharedRowStatements.refusal(database == null ? "This database" : database.name()));
         }
         return HibernatePresence.isProviderOf(factory) ? SharedRowLocks.throughLockModes()
                 : SharedRowLocks.byStatements(statements);
+    }
+
+    /**
+     * The database, asked through the connection the provider lends in a transaction of the unit
+     * (EclipseLink's {@code EntityManager.unwrap(Connection.class)}), where Locked cannot reach the unit's
+     * connections otherwise (a JTA data source on Payara). Used for the shared row's statements only.
+     *
+     * @return the database, or null where the provider lends no connection or Locked has no statements for it
+     */
+    private static LockDatabase askedThroughTheUnit(EntityManagerFactory factory, UnitTransactions transactions) {
+        EntityManager manager = factory.createEntityManager();
+        try {
+            transactions.begin(manager);
+            Connection connection = manager.unwrap(Connection.class);
+            if (connection == null) {
+                LOG.info("Locked cannot tell this unit's database (its provider lends no connection in a transaction):"
+                        + " PESSIMISTIC read/write locks are refused on it");
+                return null;
+            }
+            DatabaseMetaData about = connection.getMetaData();
+            String product = about.getDatabaseProductName();
+            String version = about.getDatabaseProductVersion();
+            LockDatabase database = DatabaseDetection.fromProduct(product, version);
+            if (database == null) {
+                LOG.info(() -> "Locked has no shared row lock for this unit's database (" + product + " " + version
+                        + "): PESSIMISTIC read/write locks are refused on it");
+            }
+            return database;
+        } catch (RuntimeException | SQLException lendsNone) {
+            LOG.info(() -> "Locked cannot tell this unit's database (" + lendsNone + "): PESSIMISTIC read/write locks"
+                    + " are refused on it");
+            return null;
+        } finally {
+            try {
+                transactions.rollbackIfActive(manager);
+            } finally {
+                manager.close();
+            }
+        }
     }
 
     /**

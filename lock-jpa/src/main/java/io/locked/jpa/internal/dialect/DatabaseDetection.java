@@ -44,6 +44,19 @@ public final class DatabaseDetection {
         return dialect == null ? null : dialect.family();
     }
 
+    /**
+     * @param product the driver's product name ({@code DatabaseMetaData.getDatabaseProductName})
+     * @param version the driver's product version, which tells MariaDB from MySQL
+     * @return the database, or null where Locked has no statements for it
+     */
+    public static LockDatabase fromProduct(String product, String version) {
+        Dialect dialect = Dialects.named(product);
+        if (dialect != null && dialect.needsServerVersion()) {
+            dialect = dialect.byServerVersion(version);
+        }
+        return dialect == null ? null : dialect.family();
+    }
+
     /** MariaDB or MySQL, by the server's version as the driver reports it. */
     static LockDatabase mySqlFamily(String serverVersion) {
         return Dialect.of(LockDatabase.MARIADB).byServerVersion(serverVersion).family();
