@@ -125,7 +125,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
                 transactions, connections, connectionWait, tokenWrites(tokens, transactions.rollbackTellsLostSession(),
                         "a JTA transaction manager may report no failure for a rollback that failed"),
-                sharedRowLocks(factory, family, transactions));
+                sharedRowLocks(factory, family, connections, transactions));
         // row locks are per Galera node on this path too; it has no per-lock node check, so only the
         // single-writer declaration makes pessimistic locks safe
         Optional<GaleraNode> galera = family != null && Dialect.of(family).mayBeGaleraNode() && connections != null
@@ -136,8 +136,9 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
 
     /** @return how the JPA path locks a read/write lock's shared row ({@link SharedRowLocks}), or why it cannot */
     private static SharedRowLocks sharedRowLocks(EntityManagerFactory factory, LockDatabase family,
-                                                 UnitTransactions transactions) {
-        LockDatabase database = family != null ? family : askedThroughTheUnit(factory, transactions);
+                                                 LockConnections connections, UnitTransactions transactions) {
+        // connections Locked reaches already told the database, if it knows it
+        LockDatabase database = family != null || connections != null ? family : askedThroughTheUnit(factory, transactions);
         SharedRowStatements statements = database == null ? null : SharedRowStatements.of(Dialect.of(database));
         if (statements == null) {
             return SharedRowLocks.refused(SharedRowStatements.refusal(database == null ? "This database" : database.name()));
