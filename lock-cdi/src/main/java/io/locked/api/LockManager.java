@@ -127,13 +127,17 @@ public interface LockManager extends AutoCloseable {
     int MAX_PAGE = 1000;
 
     /**
-     * Every current holder of a key, for operators: its exclusive holder and the holder of each of
-     * its permits ({@link LockRequest#permits()}), each as {@link #inspect} reads it. A permit holder's
-     * {@link LockInfo#key()} is its slot key ({@link LockRequest#permitSlotKey}), which
-     * {@link #inspect} and {@link #forceRelease(String)} take to see or end that one holder.
+     * Every current holder of a key, for operators: its exclusive holder, the writer and each JVM's
+     * reader slot of its read/write lock ({@link LockRequest#type()}), and the holder of each of its
+     * permits ({@link LockRequest#permits()}), each as {@link #inspect} reads it. Such a holder's
+     * {@link LockInfo#key()} is its row's key ({@link LockRequest#writerKey}, {@link LockRequest#readerSlotKey},
+     * {@link LockRequest#permitSlotKey}), which {@link #inspect} and {@link #forceRelease(String)} take to
+     * see or end that one holder. The shared row of pessimistic readers ({@link LockRequest#sharedRowKey})
+     * is no holder and is left out.
      *
      * @param key the lock key (not a slot key)
-     * @return the holders: the exclusive one first, then the permits in slot order; empty when none holds the key
+     * @return the holders: the exclusive one first, then the writer, the reader slots and the permits, each
+     *         in slot order; empty when none holds the key
      * @throws IllegalArgumentException      if the key is null, blank, too long or a slot key
      * @throws LockStoreUnavailableException if the table cannot be read
      * @throws UnsupportedOperationException if the lock store cannot be inspected
@@ -155,11 +159,12 @@ public interface LockManager extends AutoCloseable {
      * {@code LockLost} event is fired, and its fenced writes are refused. Logged at WARNING, naming
      * the key and the old holder.
      *
-     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters; or a
-     *            permit's slot key ({@link LockRequest#permitSlotKey}), to end that one permit's hold
+     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters; or the
+     *            key of a row that {@link #holders} lists, to end that one holder
      * @return the hold that was ended, empty if the key was free or the hold found ended by itself
      *         before it could be ended (then nothing was ended; the key may have a new holder)
-     * @throws IllegalArgumentException      if the key is null, blank or too long
+     * @throws IllegalArgumentException      if the key is null, blank or too long, or a read/write lock's
+     *                                       shared row, which has no holder of its own
      * @throws IllegalStateException         if the holder's session cannot be ended on this store
      *                                       (a pessimistic hold on the JPA path)
      * @throws LockStoreUnavailableException if the database failed or refused to end the session

@@ -183,8 +183,9 @@ final class LocalReadWrite {
 
         /**
          * An empty group keeps its slot only while someone of this JVM will come for it: the writer that
-         * holds the writer row (nobody else can take that row meanwhile; an optimistic group only), or, with no writer of this JVM
-         * there, readers about to join it. Otherwise it could keep its slot from a writer of another JVM.
+         * holds the writer row (nobody else can take that row meanwhile; an optimistic group only), or,
+         * with no writer of this JVM there, readers about to join it. Otherwise it could keep its slot
+         * from a writer of another JVM.
          *
          * @return the current group, to release now, when it has no reader and nobody keeps it; else null
          */

@@ -14,8 +14,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The readers' side of {@link ReadWriteSlots}: a reader joins its JVM's group, or forms one by taking a
- * slot, sharing the key's shared row ({@code PESSIMISTIC}) and then reading the writer row; it waits while a writer of this JVM waits or writes, and while
- * the writer row is held.
+ * slot, sharing the key's shared row ({@code PESSIMISTIC}) and then reading the writer row; it waits
+ * while a writer of this JVM waits or writes, and while the writer row is held.
  */
 final class ReadSide {
     /**
@@ -145,8 +145,9 @@ final class ReadSide {
         boolean writerSeen = false;
         try {
             PessimisticHold.AnotherRow shared = PessimisticHold.AnotherRow.ABSENT;
-            // the key's first pessimistic reader creates the shared row once its slot's transaction has ended,
-            // then takes a slot again; where a writer's look at the missing row keeps its place, it waits for that writer
+            // the key's first pessimistic reader creates the shared row once its slot's transaction has
+            // ended, then takes a slot again; where a writer's look at the missing row keeps its place,
+            // it waits for that writer
             for (int attempt = 0; attempt < 2 && shared == PessimisticHold.AnotherRow.ABSENT; attempt++) {
                 if (attempt > 0 && !rows.createRow(LockRequest.sharedRowKey(key))) {
                     writerSeen = true;

@@ -16,6 +16,14 @@ import java.util.function.Supplier;
  * to leave, and readers that see a writer row held do not enter, so a stream of readers cannot starve
  * a writer.
  *
+ * <p>{@code PESSIMISTIC} adds the database's shared row lock: a reader slot's transaction also locks the
+ * key's shared row ({@link LockRequest#sharedRowKey}) shared, before it reads the writer row, and a writer,
+ * holding the writer row, locks it exclusively before it reads the slots. So the database itself keeps
+ * a pessimistic writer out while any JVM's pessimistic reader is in. Neither waits in the database's
+ * queue for it (PostgreSQL lets a new shared lock pass a waiting exclusive one): the writer row, seen
+ * by the readers' look, is what keeps new readers out. The slots stay, for optimistic readers, for
+ * inspection and forced release of each holder, and for readers of other versions.
+ *
  * <p>The readers of one JVM share a slot ({@link ReaderGroup}): one takes it, the others join it
  * without a statement while no writer waits. Readers and writers of one JVM wait for each other in
  * {@link LocalReadWrite}, woken by each other's release; only a wait for another JVM polls the table.
