@@ -63,7 +63,8 @@ final class Operators {
         }
         // the rows of no other key start so: no key may hold the mark
         list(checked + LockRequest.PERMIT_SLOT_MARK, null, 1 + LockRequest.MAX_READERS + LockRequest.MAX_PERMITS).stream()
-                .filter(row -> row.held() && !RowKeys.isSharedRow(row.key())).sorted(Comparator.comparingInt(row -> RowKeys.order(row.key())))
+                .filter(row -> row.held() && !RowKeys.isSharedRow(row.key()))
+                .sorted(Comparator.comparingInt(row -> RowKeys.order(row.key())))
                 .forEach(holders::add);
         return holders;
     }

@@ -141,6 +141,7 @@ final class ReadSide {
      */
     private FormedOrNot form(LocalReadWrite.KeyState state, LockRequest request, RowAccess rows) {
         String key = request.key();
+        String sharedRow = LockRequest.sharedRowKey(key);
         ReaderGroup formed = null;
         boolean writerSeen = false;
         try {
@@ -149,7 +150,7 @@ final class ReadSide {
             // ended, then takes a slot again; where a writer's look at the missing row keeps its place,
             // it waits for that writer
             for (int attempt = 0; attempt < 2 && shared == PessimisticHold.AnotherRow.ABSENT; attempt++) {
-                if (attempt > 0 && !rows.createRow(LockRequest.sharedRowKey(key))) {
+                if (attempt > 0 && !rows.createRow(sharedRow)) {
                     writerSeen = true;
                     break;
                 }
@@ -158,7 +159,7 @@ final class ReadSide {
                     break;
                 }
                 shared = request.mode() == LockMode.PESSIMISTIC
-                        ? readHolding(() -> lockAnotherRow(slot, LockRequest.sharedRowKey(key), true), slot)
+                        ? readHolding(() -> lockAnotherRow(slot, sharedRow, true), slot)
                         : PessimisticHold.AnotherRow.LOCKED;
                 LockInfo writerRow = shared != PessimisticHold.AnotherRow.LOCKED ? null
                         : readHolding(() -> rows.inspect(LockRequest.writerKey(key)), slot);

@@ -39,10 +39,10 @@ public interface LockRepository {
     }
 
     /**
-     * Why this store cannot give a kind of lock in a mode, as {@link #refusal(LockMode)} for the mode. A
-     * read/write lock's {@code PESSIMISTIC} readers share a row lock ({@link PessimisticHold#lockAnotherRow}),
-     * so a store whose database or provider has no shared row locks refuses {@link LockType#READ} and
-     * {@link LockType#WRITE} there; it must override this method to admit them.
+     * Why this store cannot give a kind of lock in a mode: {@link #refusal(LockMode)} for the mode, and
+     * for {@code PESSIMISTIC} {@link LockType#READ} and {@link LockType#WRITE} also
+     * {@link #noSharedRowLocks()}, since a read/write lock's pessimistic readers share a row lock
+     * ({@link PessimisticHold#lockAnotherRow}).
      *
      * @param mode a lock mode
      * @param type what the lock admits beside it
@@ -53,6 +53,16 @@ public interface LockRepository {
         if (modeRefused.isPresent() || mode != LockMode.PESSIMISTIC || type == LockType.EXCLUSIVE) {
             return modeRefused;
         }
+        return noSharedRowLocks();
+    }
+
+    /**
+     * Why this store has no shared row locks ({@link PessimisticHold#lockAnotherRow}), which
+     * {@code PESSIMISTIC} read/write locks need; a store that has them overrides this.
+     *
+     * @return the reason and the fix, or empty where the store has them
+     */
+    default Optional<String> noSharedRowLocks() {
         return Optional.of(getClass().getName() + " has no shared row locks, which PESSIMISTIC readers and writers need:"
                 + " use mode OPTIMISTIC for this read/write lock");
     }

@@ -1,7 +1,6 @@
 package io.locked.contract;
 
 import io.locked.api.LockMode;
-import io.locked.api.LockType;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.LockRowState;
@@ -31,8 +30,8 @@ public abstract class DelegatingRepository implements LockRepository {
     }
 
     @Override
-    public Optional<String> refusal(LockMode mode, LockType type) {
-        return delegate.refusal(mode, type);
+    public Optional<String> noSharedRowLocks() {
+        return delegate.noSharedRowLocks();
     }
 
     @Override

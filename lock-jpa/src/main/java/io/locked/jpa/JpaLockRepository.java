@@ -1,7 +1,6 @@
 package io.locked.jpa;
 
 import io.locked.api.LockMode;
-import io.locked.api.LockType;
 import io.locked.jpa.internal.LockPaths;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.Dialect;
@@ -299,10 +298,9 @@ public final class JpaLockRepository extends PathOutsideCaller {
                 : galeraForJpa.flatMap(node -> node.refusal(mode));
     }
 
-    /** As {@link #refusal(LockMode)}; and {@code PESSIMISTIC} read/write locks where the database or provider has no shared row locks. */
+    /** The path's: where the database or the provider has no shared row lock, with its reason. */
     @Override
-    public Optional<String> refusal(LockMode mode, LockType type) {
-        Optional<String> modeRefused = refusal(mode);
-        return modeRefused.isPresent() ? modeRefused : path.refusal(mode, type);
+    public Optional<String> noSharedRowLocks() {
+        return path.noSharedRowLocks();
     }
 }

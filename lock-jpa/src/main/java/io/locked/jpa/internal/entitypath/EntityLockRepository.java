@@ -2,8 +2,6 @@ package io.locked.jpa.internal.entitypath;
 
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
-import io.locked.api.LockMode;
-import io.locked.api.LockType;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.ConnectionBudget;
@@ -70,9 +68,8 @@ public final class EntityLockRepository implements LockRepository {
     }
 
     @Override
-    public Optional<String> refusal(LockMode mode, LockType type) {
-        return mode == LockMode.PESSIMISTIC && type != LockType.EXCLUSIVE ? Optional.ofNullable(sharedRows.refusal())
-                : Optional.empty();
+    public Optional<String> noSharedRowLocks() {
+        return Optional.ofNullable(sharedRows.refusal());
     }
 
     @Override

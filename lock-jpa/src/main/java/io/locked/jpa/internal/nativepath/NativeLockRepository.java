@@ -1,7 +1,6 @@
 package io.locked.jpa.internal.nativepath;
 
 import io.locked.api.LockMode;
-import io.locked.api.LockType;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.cleanup.NativeIdleRows;
 import io.locked.jpa.internal.connection.CallBounds;
@@ -97,12 +96,8 @@ public final class NativeLockRepository implements LockRepository {
     }
 
     @Override
-    public Optional<String> refusal(LockMode mode, LockType type) {
-        Optional<String> modeRefused = refusal(mode);
-        if (modeRefused.isPresent() || mode != LockMode.PESSIMISTIC || type == LockType.EXCLUSIVE || keyRows.sharesRows()) {
-            return modeRefused;
-        }
-        return Optional.of(SharedRowStatements.refusal(database.toString()));
+    public Optional<String> noSharedRowLocks() {
+        return keyRows.sharesRows() ? Optional.empty() : Optional.of(SharedRowStatements.refusal(database.toString()));
     }
 
     @Override
