@@ -108,13 +108,61 @@ public abstract class RunningServer implements EeApplicationTests.Server, AutoCl
                 if (ready.statusCode() == 200 && ready.body().contains("\"locked\"")) {
                     return;
                 }
-                last = ready.statusCode() + " " + ready.body();
+                String body = ready.body();
+                last = ready.statusCode() + " " + (body.length() > 300 ? body.substring(0, 300) + "..." : body);
             } catch (IOException notYet) {
                 last = notYet.toString();
             }
             Thread.sleep(200); // polling interval of the readiness endpoint
         }
-        throw new AssertionError(name + " was not ready within " + BOOT + " (last: " + last + "):\n" + log());
+        throw new AssertionError(name + " was not ready within " + BOOT + " (last: " + last + ")\n" + whereItStands());
+    }
+
+    /**
+     * What a server that did not get ready was doing: the stacks of its threads that run application
+     * or deployment code, then the end of its log. A whole log starts with minutes of boot messages
+     * and would push both out of a CI's excerpt. The whole thread dump is kept beside the log.
+     */
+    private String whereItStands() {
+        String threads = threadDump();
+        try {
+            Files.writeString(log.resolveSibling(log.getFileName() + ".threads"), threads);
+        } catch (IOException unwritable) {
+            threads += "\n(thread dump not saved: " + unwritable + ")";
+        }
+        StringBuilder busy = new StringBuilder();
+        for (String thread : threads.split("\n\n")) {
+            if (thread.contains("io.locked") || thread.startsWith("\"main\"")) {
+                busy.append(thread).append("\n\n");
+            }
+        }
+        List<String> lines = log().lines().toList();
+        return "threads running the application or its deployment:\n" + busy
+                + "end of the log (" + log + "):\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 150), lines.size()));
+    }
+
+    /** @return the thread dump of the server's JVM (the started process, or the JVM a start script spawned) */
+    private String threadDump() {
+        StringBuilder dump = new StringBuilder();
+        List<ProcessHandle> jvms = Stream.concat(Stream.of(process.toHandle()), process.descendants())
+                .filter(handle -> handle.info().command().map(command -> command.endsWith("/java")).orElse(false))
+                .toList();
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        for (ProcessHandle jvm : jvms) {
+            try {
+                Process print = new ProcessBuilder(jcmd.toString(), Long.toString(jvm.pid()), "Thread.print")
+                        .redirectErrorStream(true).start();
+                String out = new String(print.getInputStream().readAllBytes());
+                print.waitFor(30, TimeUnit.SECONDS);
+                dump.append(out);
+            } catch (IOException failed) {
+                dump.append("(no thread dump of ").append(jvm.pid()).append(": ").append(failed).append(")\n");
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return dump.isEmpty() ? "(no JVM among the server's processes)" : dump.toString();
     }
 
     @Override
