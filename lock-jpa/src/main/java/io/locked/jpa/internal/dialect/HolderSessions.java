@@ -1,6 +1,7 @@
 package io.locked.jpa.internal.dialect;
 
 import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.transaction.LockTransaction;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -28,6 +29,25 @@ public interface HolderSessions {
      * tells which rows are row-locked right now.
      */
     default boolean showsHolderSessions() {
+        return false;
+    }
+
+    /**
+     * Runs a read of the lock table on an autocommit connection at {@code READ UNCOMMITTED}, where
+     * {@link #showsHolderSessions()} says no: a pessimistic holder's row change shows only so.
+     *
+     * @param read one statement
+     */
+    default <T> T readUncommitted(Connection connection, LockTransaction.Work<T> read) throws SQLException {
+        return LockTransaction.readAt(connection, Connection.TRANSACTION_READ_UNCOMMITTED, read);
+    }
+
+    /**
+     * Whether a {@code FOR UPDATE SKIP LOCKED} read of one key answers at once, passing a row-locked
+     * row without waiting for its lock: then a row that read returns is locked by no transaction at
+     * that instant, and its columns are committed, so that one statement inspects a free key.
+     */
+    default boolean skipsLockedRowsAtOnce() {
         return false;
     }
 

@@ -4,10 +4,12 @@ import io.locked.jpa.LockDatabase;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.transaction.FenceTransaction;
+import io.locked.jpa.internal.transaction.LockTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 
 /**
@@ -64,6 +66,34 @@ abstract class MySqlFamilyDialect extends Dialect {
     @Override
     public final boolean startsTransactionsBySql() {
         return true;
+    }
+
+    @Override
+    public final boolean skipsLockedRowsAtOnce() {
+        return true;
+    }
+
+    /**
+     * The isolation of the next transaction alone, which in autocommit is the read's own statement: one
+     * statement before the read, where setting the session's isolation and restoring it takes three
+     * (reading it back, setting it, restoring it). A read that fails before its statement ended leaves
+     * that setting for the connection's next transaction, which a rollback ends.
+     */
+    @Override
+    public final <T> T readUncommitted(Connection connection, LockTransaction.Work<T> read) throws SQLException {
+        try (Statement next = connection.createStatement()) {
+            next.execute("SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED");
+        }
+        try {
+            return read.on(connection);
+        } catch (SQLException | RuntimeException failed) {
+            try (Statement end = connection.createStatement()) {
+                end.execute("ROLLBACK");
+            } catch (SQLException alsoFailed) {
+                failed.addSuppressed(alsoFailed);
+            }
+            throw failed;
+        }
     }
 
     @Override

@@ -33,7 +33,9 @@ import java.util.Set;
  *   {@code pg_stat_activity} its session, whose {@code application_name} the lock statement set to
  *   token and holder ({@link HolderSession}).</li>
  * </ul>
- * A forced release ({@link ForcedRelease}) ends the hold read here.
+ * On MariaDB and MySQL a single key is first read with {@code FOR UPDATE SKIP LOCKED} alone: a row
+ * that read returns is row-locked by nobody, and its columns are committed, so the common look at a
+ * free key is one statement. A forced release ({@link ForcedRelease}) ends the hold read here.
  */
 public final class NativeInspection {
     /** The most rows one page may ask for. */
@@ -41,6 +43,8 @@ public final class NativeInspection {
     private final Dialect database;
     private final InspectionCalls calls;
     private final String selectRows;
+    /** A locking read of one key that skips a row-locked row, where it answers at once; else null. */
+    private final String freeRowRead;
 
     public NativeInspection(LockConnections connections, Dialect database) {
         this.database = database;
@@ -49,9 +53,20 @@ public final class NativeInspection {
         String columns = "l.lock_key, l.owner, l.holder, l.token, " + micros("l.acquired_at") + ", "
                 + micros("l.expires_at") + ", " + live;
         this.selectRows = database.selectRows(columns);
+        this.freeRowRead = database.skipsLockedRowsAtOnce() && !database.showsHolderSessions()
+                ? selectRows + "l.lock_key = ? FOR UPDATE SKIP LOCKED" : null;
     }
 
     public Optional<LockRowState> inspect(String key) {
+        if (freeRowRead != null) {
+            // the common look, at a free key (a reader group's at the writer row), in one statement;
+            // a row skipped or missing takes the whole read, which tells the two apart
+            Optional<LockRowState> free = calls.call(key, "reading the lock row",
+                    connection -> rows(connection, freeRowRead, List.of(key)).stream().findFirst().map(row -> row.state(false)));
+            if (free.isPresent()) {
+                return free;
+            }
+        }
         return read(key, "l.lock_key = ?", List.of(key), 1).stream().findFirst();
     }
 
@@ -65,7 +80,7 @@ public final class NativeInspection {
         return calls.call(about, "reading the lock rows", connection -> {
             List<Row> rows = database.showsHolderSessions()
                     ? rows(connection, sql, parameters)
-                    : LockTransaction.readAt(connection, Connection.TRANSACTION_READ_UNCOMMITTED, c -> rows(c, sql, parameters));
+                    : database.readUncommitted(connection, c -> rows(c, sql, parameters));
             Set<String> rowLocked = database.showsHolderSessions() ? Set.of() : rowLocked(connection, rows);
             List<LockRowState> states = new ArrayList<>(rows.size());
             for (Row row : rows) {
