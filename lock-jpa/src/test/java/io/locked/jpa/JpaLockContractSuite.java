@@ -38,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,7 +49,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * every connection back and the server has no transaction of ours left open.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag(JpaLockContractSuite.TAG)
 abstract class JpaLockContractSuite extends LockContractTest {
+    /** The tag of the store contract's classes, which the build runs in test JVMs side by side. */
+    static final String TAG = "store-contract";
     private Store store;
 
     abstract TestDatabase database();

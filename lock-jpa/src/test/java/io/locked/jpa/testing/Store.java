@@ -24,15 +24,16 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
     }
 
     /**
-     * Counts transactions left open on the server by the test user, seen from outside the pool.
+     * Counts transactions left open on the server by the test user in the test database, seen from
+     * outside the pool (test JVMs running side by side use databases of their own).
      *
      * @return open transactions
      */
     public int openTransactionsOnServer() throws SQLException {
         String sql = switch (database) {
             case MARIADB, MYSQL8 -> "SELECT COUNT(*) FROM information_schema.innodb_trx t"
-                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ?";
-            case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE usename = ? AND pid <> pg_backend_pid()"
+                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ? AND p.db = DATABASE()";
+            case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE usename = ? AND datname = current_database() AND pid <> pg_backend_pid()"
                     + " AND state LIKE 'idle in transaction%'";
             case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
                     + " AND SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED";
@@ -52,15 +53,16 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
     }
 
     /**
-     * Ends, from outside the pool, every session of the test user with a transaction open.
+     * Ends, from outside the pool, every session of the test user in the test database with a
+     * transaction open.
      *
      * @return how many sessions were ended
      */
     public int endSessionsInTransaction() throws SQLException {
         String sql = switch (database) {
             case MARIADB, MYSQL8 -> "SELECT p.id FROM information_schema.innodb_trx t"
-                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ?";
-            case POSTGRESQL -> "SELECT pid FROM pg_stat_activity WHERE usename = ? AND pid <> pg_backend_pid()"
+                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ? AND p.db = DATABASE()";
+            case POSTGRESQL -> "SELECT pid FROM pg_stat_activity WHERE usename = ? AND datname = current_database() AND pid <> pg_backend_pid()"
                     + " AND state LIKE 'idle in transaction%'";
             case H2 -> "SELECT SESSION_ID FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
                     + " AND SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED";

@@ -26,11 +26,11 @@ import org.junit.jupiter.api.Assumptions;
  */
 public enum TestDatabase {
     H2("jdbc:h2:mem:locked;DB_CLOSE_DELAY=-1", "sa", "", "org.hibernate.dialect.H2Dialect"),
-    MARIADB(env("LOCKED_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/locked_test"
+    MARIADB(env("LOCKED_MARIADB_URL", "jdbc:mysql://127.0.0.1:3306/" + Names.DATABASE
                     + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&useLocalSessionState=true&connectTimeout=3000"),
             env("LOCKED_MARIADB_USER", "locked"), env("LOCKED_MARIADB_PASSWORD", "locked"),
             "org.hibernate.dialect.MariaDBDialect"),
-    POSTGRESQL(env("LOCKED_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/locked_test?connectTimeout=3"),
+    POSTGRESQL(env("LOCKED_POSTGRESQL_URL", "jdbc:postgresql://127.0.0.1:5432/" + Names.DATABASE + "?connectTimeout=3"),
             env("LOCKED_POSTGRESQL_USER", "postgres"), env("LOCKED_POSTGRESQL_PASSWORD", ""),
             "org.hibernate.dialect.PostgreSQLDialect"),
     /**
@@ -55,6 +55,15 @@ public enum TestDatabase {
     HSQLDB(System.getProperty("locked.hsqldbUrl",
             "jdbc:hsqldb:mem:locked;hsqldb.tx=mvcc;hsqldb.tx_level=serializable;sql.pad_space=false"),
             "locked", "locked", "org.hibernate.dialect.HSQLDialect");
+
+    /**
+     * The database of the tests on the MariaDB and PostgreSQL servers: {@code locked_test}, or the one
+     * {@code -Dlocked.test.database} names (the store contract's test JVMs run side by side, each on a
+     * database of its own, which {@code .ci/run} creates).
+     */
+    private static final class Names {
+        static final String DATABASE = System.getProperty("locked.test.database", "locked_test");
+    }
 
     /** The persistence unit of the tests, listing only {@code LockRow}. */
     public static final String UNIT = "locked-test";
