@@ -58,9 +58,13 @@ class MultiJvmExclusionTest {
         assertExclusive(outcome);
     }
 
-    /** The same through a {@code @Locked} bean on Weld SE in each JVM. */
+    /**
+     * The same through a {@code @Locked} bean on Weld SE in each JVM. On MariaDB only: the interceptor
+     * hands the call to the same lock manager whatever the database, and MySQL 8 runs above through
+     * both paths.
+     */
     @ParameterizedTest(name = "@Locked {0} {1}")
-    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC", "MYSQL8, PESSIMISTIC", "MYSQL8, OPTIMISTIC"})
+    @CsvSource({"MARIADB, PESSIMISTIC", "MARIADB, OPTIMISTIC"})
     void lockedBeansInProcessesNeverOverlap(TestDatabase database, LockMode mode) throws Exception {
         Outcome outcome = run(database, "locked-bean", mode.name());
         assertExclusive(outcome);
