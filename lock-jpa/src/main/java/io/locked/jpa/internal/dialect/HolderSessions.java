@@ -43,11 +43,11 @@ public interface HolderSessions {
     }
 
     /**
-     * Whether a {@code FOR UPDATE SKIP LOCKED} read of one key answers at once, passing a row-locked
-     * row without waiting for its lock: then a row that read returns is locked by no transaction at
-     * that instant, and its columns are committed, so that one statement inspects a free key.
+     * Whether a {@code FOR UPDATE NOWAIT} read of one key fails at once on a row another transaction
+     * locks, a row it has just inserted included, and answers otherwise: then that one statement
+     * inspects a key nobody row-locks, its row (committed) or its absence.
      */
-    default boolean skipsLockedRowsAtOnce() {
+    default boolean refusesLockedRowsAtOnce() {
         return false;
     }
 

@@ -69,7 +69,7 @@ abstract class MySqlFamilyDialect extends Dialect {
     }
 
     @Override
-    public final boolean skipsLockedRowsAtOnce() {
+    public final boolean refusesLockedRowsAtOnce() {
         return true;
     }
 

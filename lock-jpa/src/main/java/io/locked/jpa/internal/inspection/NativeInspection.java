@@ -2,6 +2,7 @@ package io.locked.jpa.internal.inspection;
 
 import io.locked.api.LockMode;
 import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.HolderSession;
@@ -33,9 +34,10 @@ import java.util.Set;
  *   {@code pg_stat_activity} its session, whose {@code application_name} the lock statement set to
  *   token and holder ({@link HolderSession}).</li>
  * </ul>
- * On MariaDB and MySQL a single key is first read with {@code FOR UPDATE SKIP LOCKED} alone: a row
- * that read returns is row-locked by nobody, and its columns are committed, so the common look at a
- * free key is one statement. A forced release ({@link ForcedRelease}) ends the hold read here.
+ * On MariaDB and MySQL a single key is first read with {@code FOR UPDATE NOWAIT} alone. Where no
+ * transaction row-locks the key's row, that read answers: the row it returns has committed columns,
+ * and no row means none exists (a row another transaction has just inserted is row-locked by it, and
+ * fails the read). So the common look at a key nobody holds pessimistically is one statement. A forced release ({@link ForcedRelease}) ends the hold read here.
  */
 public final class NativeInspection {
     /** The most rows one page may ask for. */
@@ -43,8 +45,8 @@ public final class NativeInspection {
     private final Dialect database;
     private final InspectionCalls calls;
     private final String selectRows;
-    /** A locking read of one key that skips a row-locked row, where it answers at once; else null. */
-    private final String freeRowRead;
+    /** A locking read of one key that fails at once on a row-locked row, where the database has one; else null. */
+    private final String unlockedRowRead;
 
     public NativeInspection(LockConnections connections, Dialect database) {
         this.database = database;
@@ -53,18 +55,27 @@ public final class NativeInspection {
         String columns = "l.lock_key, l.owner, l.holder, l.token, " + micros("l.acquired_at") + ", "
                 + micros("l.expires_at") + ", " + live;
         this.selectRows = database.selectRows(columns);
-        this.freeRowRead = database.skipsLockedRowsAtOnce() && !database.showsHolderSessions()
-                ? selectRows + "l.lock_key = ? FOR UPDATE SKIP LOCKED" : null;
+        this.unlockedRowRead = database.refusesLockedRowsAtOnce() && !database.showsHolderSessions()
+                ? selectRows + "l.lock_key = ? FOR UPDATE NOWAIT" : null;
     }
 
     public Optional<LockRowState> inspect(String key) {
-        if (freeRowRead != null) {
-            // the common look, at a free key (a reader group's at the writer row), in one statement;
-            // a row skipped or missing takes the whole read, which tells the two apart
-            Optional<LockRowState> free = calls.call(key, "reading the lock row",
-                    connection -> rows(connection, freeRowRead, List.of(key)).stream().findFirst().map(row -> row.state(false)));
-            if (free.isPresent()) {
-                return free;
+        if (unlockedRowRead != null) {
+            // the common look, at a key no transaction row-locks (a reader group's at the writer row), in
+            // one statement; a row-locked row takes the whole read, which shows its holder
+            Optional<Optional<LockRowState>> unlocked = calls.call(key, "reading the lock row", connection -> {
+                try {
+                    return Optional.of(rows(connection, unlockedRowRead, List.of(key)).stream().findFirst()
+                            .map(row -> row.state(false)));
+                } catch (SQLException busy) {
+                    if (LockConflicts.isBusy(busy)) {
+                        return Optional.empty();
+                    }
+                    throw busy;
+                }
+            });
+            if (unlocked.isPresent()) {
+                return unlocked.get();
             }
         }
         return read(key, "l.lock_key = ?", List.of(key), 1).stream().findFirst();
