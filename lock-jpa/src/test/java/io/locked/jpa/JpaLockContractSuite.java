@@ -49,10 +49,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * every connection back and the server has no transaction of ours left open.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Tag(JpaLockContractSuite.TAG)
+@Tag(TestDatabase.SIDE_BY_SIDE)
 abstract class JpaLockContractSuite extends LockContractTest {
-    /** The tag of the store contract's classes, which the build runs in test JVMs side by side. */
-    static final String TAG = "store-contract";
     private Store store;
 
     abstract TestDatabase database();

@@ -22,6 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -39,6 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>To try many seeds: {@code -Dlocked.random.runs=N} runs each database and path N times, each
  * with a seed of its own, and {@code -Dlocked.random.databases=H2,MYSQL8} keeps only those databases.
  */
+@Tag(TestDatabase.SIDE_BY_SIDE)
 class RandomizedConcurrencyTest {
     private static final int MANAGERS = 3;
     private static final int THREADS_PER_MANAGER = 3;

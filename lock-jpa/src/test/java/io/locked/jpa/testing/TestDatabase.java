@@ -65,6 +65,13 @@ public enum TestDatabase {
         static final String DATABASE = System.getProperty("locked.test.database", "locked_test");
     }
 
+    /**
+     * The tag of the test classes the build runs in two test JVMs side by side, each on databases of
+     * its own ({@code -Dlocked.test.database}): classes that touch no server beyond their own database
+     * and mostly wait (the store contract), or need the CPU little enough to share it.
+     */
+    public static final String SIDE_BY_SIDE = "side-by-side";
+
     /** The persistence unit of the tests, listing only {@code LockRow}. */
     public static final String UNIT = "locked-test";
     /** Converts a MariaDB lock table made by an earlier schema script, as the script's comment says. */
