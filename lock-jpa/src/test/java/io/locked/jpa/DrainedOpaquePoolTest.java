@@ -129,6 +129,15 @@ class DrainedOpaquePoolTest {
                 }
                 factory.close();
             }
+            // the borrows given up on still wait in the pool, up to its timeout, and hold lending threads, of
+            // which a JVM has 32 for every pool: the next test's borrows would find none. They get the
+            // connections given back now, and give them back in turn
+            assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                while (hikari.getHikariPoolMXBean().getThreadsAwaitingConnection() > 0
+                        || hikari.getHikariPoolMXBean().getActiveConnections() > 0) {
+                    Thread.sleep(10); // polling a condition; the hang detector bounds it
+                }
+            });
         }
     }
 }
