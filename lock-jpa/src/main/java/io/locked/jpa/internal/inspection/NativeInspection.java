@@ -6,7 +6,6 @@ import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.HolderSession;
-import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.spi.LockRowState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -37,7 +36,8 @@ import java.util.Set;
  * On MariaDB and MySQL a single key is first read with {@code FOR UPDATE NOWAIT} alone. Where no
  * transaction row-locks the key's row, that read answers: the row it returns has committed columns,
  * and no row means none exists (a row another transaction has just inserted is row-locked by it, and
- * fails the read). So the common look at a key nobody holds pessimistically is one statement. A forced release ({@link ForcedRelease}) ends the hold read here.
+ * fails the read). So the common look at a key nobody holds pessimistically is one statement.
+ * A forced release ({@link ForcedRelease}) ends the hold read here.
  */
 public final class NativeInspection {
     /** The most rows one page may ask for. */
@@ -61,24 +61,32 @@ public final class NativeInspection {
 
     public Optional<LockRowState> inspect(String key) {
         if (unlockedRowRead != null) {
-            // the common look, at a key no transaction row-locks (a reader group's at the writer row), in
-            // one statement; a row-locked row takes the whole read, which shows its holder
-            Optional<Optional<LockRowState>> unlocked = calls.call(key, "reading the lock row", connection -> {
-                try {
-                    return Optional.of(rows(connection, unlockedRowRead, List.of(key)).stream().findFirst()
-                            .map(row -> row.state(false)));
-                } catch (SQLException busy) {
-                    if (LockConflicts.isBusy(busy)) {
-                        return Optional.empty();
-                    }
-                    throw busy;
-                }
-            });
+            // the common look, at a key no transaction row-locks (a reader group's at the writer row)
+            Optional<Optional<LockRowState>> unlocked = readIfUnlocked(key);
             if (unlocked.isPresent()) {
                 return unlocked.get();
             }
         }
         return read(key, "l.lock_key = ?", List.of(key), 1).stream().findFirst();
+    }
+
+    /**
+     * The key's row, or that it has none, in one statement ({@link #unlockedRowRead}).
+     *
+     * @return empty where a transaction row-locks the row: only the whole read shows that holder
+     */
+    private Optional<Optional<LockRowState>> readIfUnlocked(String key) {
+        return calls.call(key, "reading the lock row", connection -> {
+            try {
+                return Optional.of(rows(connection, unlockedRowRead, List.of(key)).stream().findFirst()
+                        .map(row -> row.state(false)));
+            } catch (SQLException busy) {
+                if (LockConflicts.isBusy(busy)) {
+                    return Optional.empty();
+                }
+                throw busy;
+            }
+        });
     }
 
     public List<LockRowState> list(String prefix, String afterKey, int limit) {
