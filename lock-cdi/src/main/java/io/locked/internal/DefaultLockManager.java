@@ -196,6 +196,11 @@ public final class DefaultLockManager implements LockManager {
             }
 
             @Override
+            public List<LockInfo> listLeases(String prefix, int limit) {
+                return operators.listLeases(prefix, limit);
+            }
+
+            @Override
             public void joined() {
                 meter.acquired(time.nanoTime() - started);
             }

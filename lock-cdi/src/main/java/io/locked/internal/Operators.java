@@ -39,6 +39,11 @@ final class Operators {
         return repository.list(prefix, afterKey, limit).stream().map(Operators::info).toList();
     }
 
+    /** The rows under a prefix where only live leases count as held; for the lock manager's own use. */
+    List<LockInfo> listLeases(String prefix, int limit) {
+        return repository.listLeases(prefix, limit).stream().map(Operators::info).toList();
+    }
+
     Optional<LockInfo> forceRelease(String key, Duration lockDelay) {
         String checked = RowKeys.checked(key);
         if (RowKeys.isSharedRow(checked)) {

@@ -24,6 +24,9 @@ interface RowAccess {
 
     List<LockInfo> list(String prefix, int limit);
 
+    /** @return the rows as {@link #list} reads them, where only a live lease counts as held ({@link io.locked.spi.LockRepository#listLeases}) */
+    List<LockInfo> listLeases(String prefix, int limit);
+
     /** The request got a hold on a row another request took (a reader joined its JVM's group). */
     void joined();
 

@@ -239,6 +239,24 @@ public interface LockRepository {
     }
 
     /**
+     * Reads the rows whose keys start with {@code prefix} as {@link #list} does, but where only a live
+     * lease counts as held: a row that a pessimistic hold locks shows as its last committed state. That
+     * spares the statements which look for row locks and for uncommitted row changes. For a caller to
+     * which no pessimistic hold of those rows can matter: a pessimistic writer of a read/write lock holds
+     * the key's shared row alone, so no pessimistic reader is inside, and only the optimistic ones are
+     * left to wait for. The default reads them as {@link #list} does.
+     *
+     * @param prefix what the keys start with, not null
+     * @param limit  the most rows to return, 1 to 1000
+     * @return up to {@code limit} rows, in key order, committed
+     * @throws io.locked.api.LockStoreUnavailableException if the store cannot be read
+     * @throws UnsupportedOperationException if this store cannot be inspected
+     */
+    default List<LockRowState> listLeases(String prefix, int limit) {
+        return list(prefix, null, limit);
+    }
+
+    /**
      * Ends the key's current hold, for an operator: an optimistic lease is freed; a pessimistic
      * holder's database session is ended, where the database allows it, which frees its row lock, and
      * only while the hold read is still open (never the session's later work, after a release).

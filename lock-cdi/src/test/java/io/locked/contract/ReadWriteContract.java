@@ -395,7 +395,8 @@ public interface ReadWriteContract {
      * As {@link #aWriterWaitsForAnotherJvmsReaderInASlotItsOwnReadersLost}, {@code PESSIMISTIC}: an operator
      * ended the session of the JVM's readers' slot, and another JVM took the slot row. The JVM's readers do
      * not know it yet (their session check is minutes away), and the row shows no token the writer could
-     * compare. A pessimistic group is never parked for its JVM's writer, so the writer waits for that row.
+     * compare. The writer waits for that reader: like every pessimistic reader, it shares the key's shared
+     * row, which the writer must have alone before it looks at the slots.
      */
     @Test
     default void aWriterWaitsForAnotherHolderOfAPessimisticSlotItsOwnReadersLost() throws Exception {
@@ -414,9 +415,12 @@ public interface ReadWriteContract {
                 closeQuietly(ownRead);
                 assumeTrue(false, "this store cannot end a pessimistic holder's session: " + cannotEndSessions.getMessage());
             }
-            // another JVM's reader that took the free slot row, as the one free slot it found
+            // another JVM's reader that took the free slot row, as the one free slot it found, and shares the
+            // key's shared row in the slot's transaction, as every pessimistic reader does before it enters
             foreign = readWriteStore().lockPessimistic(slot, "another-jvm", "another JVM's reader", READ_WRITE_PATIENCE);
             assertTrue(foreign != null, "the slot row was free once the session ended");
+            assertEquals(PessimisticHold.AnotherRow.LOCKED, foreign.lockAnotherRow(LockRequest.sharedRowKey(key), true),
+                    "the other JVM's reader shares the shared row");
             assertTrue(ownRead.isValid(), "the JVM's readers have not learnt of the loss yet");
             assertTrue(!writesWhenItsLastReaderLeaves(jvm, operator, key, mode, ownRead, writerThread),
                     "the writer entered beside another JVM's reader");
@@ -572,6 +576,35 @@ public interface ReadWriteContract {
             }
             assertEquals(PessimisticHold.AnotherRow.LOCKED, anotherTransactionLocks(sharedRow, false),
                     "free once the readers and the writer left");
+        }
+    }
+
+    /**
+     * The modes mix on one key: a writer of either mode waits for another JVM's reader of the other. A
+     * {@code PESSIMISTIC} writer, holding the shared row alone, keeps out only pessimistic readers, so its
+     * look at the slots must still find an optimistic reader's lease; an optimistic writer must find a
+     * pessimistic reader's row lock.
+     */
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void aWriterWaitsForAnotherJvmsReaderOfTheOtherMode(LockMode writerMode) throws Exception {
+        assumeTrue(runs(LockMode.PESSIMISTIC), whyNot(LockMode.PESSIMISTIC));
+        LockMode readerMode = writerMode == LockMode.PESSIMISTIC ? LockMode.OPTIMISTIC : LockMode.PESSIMISTIC;
+        String key = "rw:modes:" + UUID.randomUUID();
+        try (LockManager readers = readWriteManager(); LockManager writers = readWriteManager()) {
+            long readerToken;
+            try (LockHandle read = readers.acquire(access(key, readerMode, LockType.READ))) {
+                readerToken = read.token();
+                assertTrue(refused(writers, access(key, writerMode, LockType.WRITE)),
+                        "a " + writerMode + " writer beside another JVM's " + readerMode + " reader");
+                assertEquals(List.of(read.key()), writers.holders(key).stream().map(LockInfo::key).toList(),
+                        "the refused writer left no row held");
+            }
+            try (LockHandle write = writers.acquire(access(key, writerMode, LockType.WRITE))) {
+                assertTrue(write.token() > readerToken, "the writer's token is above the reader's");
+                assertTrue(refused(readers, access(key, readerMode, LockType.READ)),
+                        "a " + readerMode + " reader beside another JVM's " + writerMode + " writer");
+            }
         }
     }
 

@@ -93,6 +93,11 @@ abstract class PathOutsideCaller implements LockRepository {
     }
 
     @Override
+    public List<LockRowState> listLeases(String prefix, int limit) {
+        return caller.outside(() -> path.listLeases(prefix, limit));
+    }
+
+    @Override
     public Optional<LockRowState> forceRelease(String key) {
         return caller.outside(() -> path.forceRelease(key));
     }

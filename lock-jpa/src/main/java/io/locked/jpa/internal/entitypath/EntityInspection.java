@@ -40,20 +40,28 @@ final class EntityInspection {
     }
 
     Optional<LockRowState> inspect(String key) {
-        return states(key, "r.key = :key", Map.of("key", key), 1).stream().findFirst();
+        return states(key, "r.key = :key", Map.of("key", key), 1, true).stream().findFirst();
     }
 
     List<LockRowState> list(String prefix, String afterKey, int limit) {
         return states(prefix + "*", "r.key LIKE :prefix ESCAPE '!' AND r.key > :after",
-                Map.of("prefix", NativeInspection.likePrefix(prefix), "after", afterKey == null ? "" : afterKey), limit);
+                Map.of("prefix", NativeInspection.likePrefix(prefix), "after", afterKey == null ? "" : afterKey), limit,
+                true);
+    }
+
+    /** As {@link #list}, but a row that is not leased is free: no row's lock is tried. */
+    List<LockRowState> listLeases(String prefix, int limit) {
+        return states(prefix + "*", "r.key LIKE :prefix ESCAPE '!'",
+                Map.of("prefix", NativeInspection.likePrefix(prefix)), limit, false);
     }
 
     /**
      * The committed rows, each free one tried with a lock that does not wait, in a transaction of
-     * its own: a row that stays locked is held PESSIMISTIC, by a holder whose row change (holder,
-     * token) JPA cannot read before it commits.
+     * its own, where {@code rowLocks} says so: a row that stays locked is held PESSIMISTIC, by a holder
+     * whose row change (holder, token) JPA cannot read before it commits.
      */
-    private List<LockRowState> states(String about, String filter, Map<String, Object> parameters, int limit) {
+    private List<LockRowState> states(String about, String filter, Map<String, Object> parameters, int limit,
+                                      boolean rowLocks) {
         CallBounds bounds = CallBounds.within(BOUND);
         List<Object[]> rows = ownTransactions.inTransaction(about, "reading the lock rows", bounds, manager -> {
             var query = manager.createQuery("SELECT r.key, r.owner, r.holder, r.token, r.acquiredAt, r.expiresAt, "
@@ -69,7 +77,7 @@ final class EntityInspection {
             if (owner != null && expiresAt != null && expiresAt.isAfter(clock.instant(row[6]))) {
                 states.add(new LockRowState(key, LockMode.OPTIMISTIC, (String) row[2], ((Number) row[3]).longValue(),
                         (Instant) row[4], expiresAt, owner, null));
-            } else if (rowLockedNow(key)) {
+            } else if (rowLocks && rowLockedNow(key)) {
                 states.add(new LockRowState(key, LockMode.PESSIMISTIC, null, null, null, null, null, null));
             } else {
                 states.add(new LockRowState(key, null, (String) row[2], ((Number) row[3]).longValue(), (Instant) row[4],

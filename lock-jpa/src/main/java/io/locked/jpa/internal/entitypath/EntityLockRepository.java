@@ -117,6 +117,11 @@ public final class EntityLockRepository implements LockRepository {
         return inspection.list(prefix, afterKey, limit);
     }
 
+    @Override
+    public List<LockRowState> listLeases(String prefix, int limit) {
+        return inspection.listLeases(prefix, limit);
+    }
+
     /**
      * Frees a live optimistic lease with a new token, and raises the key's fence to it where the
      * fence table exists. The JPA path cannot end another session: a pessimistic hold is refused.

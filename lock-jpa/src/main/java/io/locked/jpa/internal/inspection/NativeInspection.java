@@ -45,6 +45,8 @@ public final class NativeInspection {
     private final Dialect database;
     private final InspectionCalls calls;
     private final String selectRows;
+    /** A plain read of the rows, committed, without the holders' sessions. */
+    private final String selectCommittedRows;
     /** A locking read of one key that fails at once on a row-locked row, where the database has one; else null. */
     private final String unlockedRowRead;
 
@@ -55,6 +57,7 @@ public final class NativeInspection {
         String columns = "l.lock_key, l.owner, l.holder, l.token, " + micros("l.acquired_at") + ", "
                 + micros("l.expires_at") + ", " + live;
         this.selectRows = database.selectRows(columns);
+        this.selectCommittedRows = "SELECT " + columns + " FROM " + LockRow.TABLE + " l WHERE ";
         this.unlockedRowRead = database.refusesLockedRowsAtOnce() && !database.showsHolderSessions()
                 ? selectRows + "l.lock_key = ? FOR UPDATE NOWAIT" : null;
     }
@@ -78,7 +81,7 @@ public final class NativeInspection {
     private Optional<Optional<LockRowState>> readIfUnlocked(String key) {
         return calls.call(key, "reading the lock row", connection -> {
             try {
-                return Optional.of(rows(connection, unlockedRowRead, List.of(key)).stream().findFirst()
+                return Optional.of(rows(connection, unlockedRowRead, List.of(key), false).stream().findFirst()
                         .map(row -> row.state(false)));
             } catch (SQLException busy) {
                 if (LockConflicts.isBusy(busy)) {
@@ -94,12 +97,28 @@ public final class NativeInspection {
                 List.of(likePrefix(prefix), afterKey == null ? "" : afterKey), limit);
     }
 
+    /**
+     * As {@link #list}, one plain read of the committed rows: only a live lease shows as held, since a
+     * pessimistic hold's row lock and row change are not looked for.
+     */
+    public List<LockRowState> listLeases(String prefix, int limit) {
+        String sql = selectCommittedRows + "l.lock_key LIKE ? ESCAPE '!' ORDER BY l.lock_key LIMIT " + limit;
+        return calls.call(prefix + "*", "reading the lock rows", connection -> {
+            List<LockRowState> states = new ArrayList<>();
+            for (Row row : rows(connection, sql, List.of(likePrefix(prefix)), false)) {
+                states.add(row.state(false));
+            }
+            return states;
+        });
+    }
+
     private List<LockRowState> read(String about, String filter, List<String> parameters, int limit) {
         String sql = selectRows + filter + " ORDER BY l.lock_key LIMIT " + limit;
         return calls.call(about, "reading the lock rows", connection -> {
-            List<Row> rows = database.showsHolderSessions()
-                    ? rows(connection, sql, parameters)
-                    : database.readUncommitted(connection, c -> rows(c, sql, parameters));
+            boolean sessions = database.showsHolderSessions();
+            List<Row> rows = sessions
+                    ? rows(connection, sql, parameters, true)
+                    : database.readUncommitted(connection, c -> rows(c, sql, parameters, false));
             Set<String> rowLocked = database.showsHolderSessions() ? Set.of() : rowLocked(connection, rows);
             List<LockRowState> states = new ArrayList<>(rows.size());
             for (Row row : rows) {
@@ -149,7 +168,9 @@ public final class NativeInspection {
         return new LockRowState(key, LockMode.PESSIMISTIC, holder, token, since, null, null, String.valueOf(pid));
     }
 
-    private List<Row> rows(Connection connection, String sql, List<String> parameters) throws SQLException {
+    /** @param sessions whether the statement also reads the holders' sessions ({@link Dialect#selectRows}) */
+    private List<Row> rows(Connection connection, String sql, List<String> parameters, boolean sessions)
+            throws SQLException {
         try (PreparedStatement read = connection.prepareStatement(sql)) {
             for (int i = 0; i < parameters.size(); i++) {
                 read.setString(i + 1, parameters.get(i));
@@ -157,7 +178,6 @@ public final class NativeInspection {
             List<Row> rows = new ArrayList<>();
             try (ResultSet result = read.executeQuery()) {
                 while (result.next()) {
-                    boolean sessions = database.showsHolderSessions();
                     rows.add(new Row(result.getString(1), result.getString(2), result.getString(3), result.getLong(4),
                             nullableLong(result, 5), nullableLong(result, 6), result.getInt(7) == 1,
                             sessions ? (Integer) result.getObject(8, Integer.class) : null,

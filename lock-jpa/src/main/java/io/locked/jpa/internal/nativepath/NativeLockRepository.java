@@ -184,6 +184,11 @@ public final class NativeLockRepository implements LockRepository {
     }
 
     @Override
+    public List<LockRowState> listLeases(String prefix, int limit) {
+        return inspection.listLeases(prefix, limit);
+    }
+
+    @Override
     public Optional<LockRowState> forceRelease(String key) {
         return forcedRelease.forceRelease(key, Duration.ZERO);
     }
