@@ -1,6 +1,7 @@
 package io.locked.jpa.internal.inspection;
 
 import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
@@ -33,11 +34,13 @@ import java.util.Set;
  *   {@code pg_stat_activity} its session, whose {@code application_name} the lock statement set to
  *   token and holder ({@link HolderSession}).</li>
  * </ul>
- * On MariaDB and MySQL a single key is first read with {@code FOR UPDATE NOWAIT} alone. Where no
- * transaction row-locks the key's row, that read answers: the row it returns has committed columns,
- * and no row means none exists (a row another transaction has just inserted is row-locked by it, and
- * fails the read). So the common look at a key nobody holds pessimistically is one statement.
- * A forced release ({@link ForcedRelease}) ends the hold read here.
+ * On MariaDB and MySQL a single key, and the rows of one key's read/write lock or permits, are first
+ * read with {@code FOR UPDATE NOWAIT} alone. Where no transaction row-locks those rows, that read
+ * answers: the rows it returns have committed columns, and a missing row means none exists (a row
+ * another transaction has just inserted is row-locked by it, and fails the read). So the common look
+ * at rows nobody holds pessimistically is one statement. {@link #listLeases} reads committed rows for
+ * a caller to which pessimistic holds do not matter. A forced release ({@link ForcedRelease}) ends the
+ * hold read here.
  */
 public final class NativeInspection {
     /** The most rows one page may ask for. */
@@ -47,8 +50,8 @@ public final class NativeInspection {
     private final String selectRows;
     /** A plain read of the rows, committed, without the holders' sessions. */
     private final String selectCommittedRows;
-    /** A locking read of one key that fails at once on a row-locked row, where the database has one; else null. */
-    private final String unlockedRowRead;
+    /** Whether rows are first read with a locking read that fails at once on a row-locked row ({@link #readIfUnlocked}). */
+    private final boolean refusesLockedRows;
 
     public NativeInspection(LockConnections connections, Dialect database) {
         this.database = database;
@@ -58,31 +61,51 @@ public final class NativeInspection {
                 + micros("l.expires_at") + ", " + live;
         this.selectRows = database.selectRows(columns);
         this.selectCommittedRows = "SELECT " + columns + " FROM " + LockRow.TABLE + " l WHERE ";
-        this.unlockedRowRead = database.refusesLockedRowsAtOnce() && !database.showsHolderSessions()
-                ? selectRows + "l.lock_key = ? FOR UPDATE NOWAIT" : null;
+        this.refusesLockedRows = database.refusesLockedRowsAtOnce() && !database.showsHolderSessions();
     }
 
     public Optional<LockRowState> inspect(String key) {
-        if (unlockedRowRead != null) {
+        if (refusesLockedRows) {
             // the common look, at a key no transaction row-locks (a reader group's at the writer row)
-            Optional<Optional<LockRowState>> unlocked = readIfUnlocked(key);
+            Optional<List<LockRowState>> unlocked = readIfUnlocked(key, "l.lock_key = ?", List.of(key), 1);
             if (unlocked.isPresent()) {
-                return unlocked.get();
+                return unlocked.get().stream().findFirst();
             }
         }
         return read(key, "l.lock_key = ?", List.of(key), 1).stream().findFirst();
     }
 
     /**
-     * The key's row, or that it has none, in one statement ({@link #unlockedRowRead}).
-     *
-     * @return empty where a transaction row-locks the row: only the whole read shows that holder
+     * A page of rows. The rows of one key's read/write lock or permits (a prefix with the slots' mark)
+     * are first read as one key is: a writer's look at the reader slots, where optimistic readers lock
+     * no row. A wider page is not, since the instant's locks of that read would cover many keys' rows.
      */
-    private Optional<Optional<LockRowState>> readIfUnlocked(String key) {
-        return calls.call(key, "reading the lock row", connection -> {
+    public List<LockRowState> list(String prefix, String afterKey, int limit) {
+        String filter = "l.lock_key LIKE ? ESCAPE '!' AND l.lock_key > ?";
+        List<String> parameters = List.of(likePrefix(prefix), afterKey == null ? "" : afterKey);
+        if (refusesLockedRows && prefix.indexOf(LockRequest.PERMIT_SLOT_MARK) >= 0) {
+            Optional<List<LockRowState>> unlocked = readIfUnlocked(prefix + "*", filter, parameters, limit);
+            if (unlocked.isPresent()) {
+                return unlocked.get();
+            }
+        }
+        return read(prefix + "*", filter, parameters, limit);
+    }
+
+    /**
+     * The rows, in one locking read that fails at once on a row-locked row ({@code FOR UPDATE NOWAIT}).
+     * Where it answers, no transaction row-locks any of them: each row it returns is free or leased, with
+     * its columns committed, and a key it does not return has no row (a row another transaction has just
+     * inserted is locked by it, and fails the read).
+     *
+     * @return empty where a transaction row-locks one of the rows: only the whole read shows that holder
+     */
+    private Optional<List<LockRowState>> readIfUnlocked(String about, String filter, List<String> parameters,
+                                                        int limit) {
+        String sql = selectRows + filter + " ORDER BY l.lock_key LIMIT " + limit + " FOR UPDATE NOWAIT";
+        return calls.call(about, "reading the lock rows", connection -> {
             try {
-                return Optional.of(rows(connection, unlockedRowRead, List.of(key), false).stream().findFirst()
-                        .map(row -> row.state(false)));
+                return Optional.of(rows(connection, sql, parameters, false).stream().map(row -> row.state(false)).toList());
             } catch (SQLException busy) {
                 if (LockConflicts.isBusy(busy)) {
                     return Optional.empty();
@@ -90,11 +113,6 @@ public final class NativeInspection {
                 throw busy;
             }
         });
-    }
-
-    public List<LockRowState> list(String prefix, String afterKey, int limit) {
-        return read(prefix + "*", "l.lock_key LIKE ? ESCAPE '!' AND l.lock_key > ?",
-                List.of(likePrefix(prefix), afterKey == null ? "" : afterKey), limit);
     }
 
     /**
