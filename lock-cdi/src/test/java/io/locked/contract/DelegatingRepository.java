@@ -85,6 +85,11 @@ public abstract class DelegatingRepository implements LockRepository {
     }
 
     @Override
+    public List<LockRowState> listLeases(String prefix, int limit) {
+        return delegate.listLeases(prefix, limit);
+    }
+
+    @Override
     public Optional<LockRowState> forceRelease(String key) {
         return delegate.forceRelease(key);
     }
