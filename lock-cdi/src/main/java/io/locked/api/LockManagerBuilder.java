@@ -25,9 +25,12 @@ public final class LockManagerBuilder {
     private Duration sessionCheckInterval = DEFAULT_SESSION_CHECK;
     private LockMetrics metrics;
     private Duration drain = Duration.ZERO;
+    private Duration readerSlotKeep = DEFAULT_READER_SLOT_KEEP;
 
     /** How often a pessimistic hold's database session is checked by default: every 5 seconds. */
     public static final Duration DEFAULT_SESSION_CHECK = Duration.ofSeconds(5);
+    /** How long a JVM's emptied optimistic reader slot stays held by default: 2 ms ({@link #keepReaderSlotsFor}). */
+    public static final Duration DEFAULT_READER_SLOT_KEEP = Duration.ofMillis(2);
 
     private LockManagerBuilder(LockRepository repository) {
         this.repository = repository;
@@ -127,11 +130,34 @@ public final class LockManagerBuilder {
         return this;
     }
 
+    /**
+     * How long the slot that this manager's {@code OPTIMISTIC} readers of a key share stays held once its
+     * last reader left, for the manager's next reader of the key, which joins it without a statement, or
+     * next writer, which keeps it for the readers after its write if it gets the writer row meanwhile. A
+     * thread that reads, writes and reads again then sends the statements of the write alone. The costs:
+     * a writer of another JVM waits up to that long more; and the last reader out of a slot an operator
+     * ended is not told at its release (that release sends nothing): the readers inside learn it at the
+     * slot's next renewal. Zero: the last reader out releases the slot. Default
+     * {@link #DEFAULT_READER_SLOT_KEEP}. {@code PESSIMISTIC} slots are never kept: each holds a connection.
+     *
+     * @param keep zero or positive
+     * @return this builder
+     * @throws IllegalArgumentException for null or a negative keep
+     */
+    public LockManagerBuilder keepReaderSlotsFor(Duration keep) {
+        if (keep == null || keep.isNegative()) {
+            throw new IllegalArgumentException("The keep of a reader slot must be zero or positive, was " + keep);
+        }
+        this.readerSlotKeep = keep;
+        return this;
+    }
+
     /** @return a new lock manager; close it to stop its lease watchdog */
     public LockManager build() {
         DefaultLockManager manager = new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads,
                 sessionCheckInterval, metrics != null ? metrics : MicrometerPresence.globalRegistryOrNone());
         manager.drainFor(drain);
+        manager.keepReaderSlotsFor(readerSlotKeep);
         return manager;
     }
 }

@@ -65,7 +65,7 @@ public final class DefaultLockManager implements LockManager {
         this.watchdog = new LeaseWatchdog(watchdogThreads, repository, time);
         this.turns = new KeyTurns(time);
         this.permitSlots = new PermitSlots(time);
-        this.readWriteSlots = new ReadWriteSlots(time);
+        this.readWriteSlots = new ReadWriteSlots(time, watchdog::once);
         this.operators = new Operators(repository);
         this.sessionCheckInterval = sessionCheckInterval;
     }
@@ -407,6 +407,14 @@ public final class DefaultLockManager implements LockManager {
         return new Candidacy(this, role, lease, listener, candidacies).start();
     }
 
+    /** How long a JVM's emptied optimistic reader slot stays held for its next reader or writer ({@link io.locked.api.LockManagerBuilder#keepReaderSlotsFor}). */
+    public void keepReaderSlotsFor(Duration keep) {
+        if (keep == null || keep.isNegative()) {
+            throw new IllegalArgumentException("The keep of a reader slot must be zero or positive, was " + keep);
+        }
+        readWriteSlots.keepReaderSlotsFor(keep);
+    }
+
     /** How long {@link #close()} lets the locks still held end before it stops the watchdog. */
     public void drainFor(Duration bound) {
         if (bound == null || bound.isNegative()) {
@@ -420,6 +428,7 @@ public final class DefaultLockManager implements LockManager {
         closed = true;
         // a role held here moves at once; its candidacy would never release it by itself
         candidacies.forEach(Candidacy::close);
+        readWriteSlots.close();
         int stillHeld = draining.awaitEnds(drainBound);
         if (stillHeld > 0 && !drainBound.isZero()) {
             LockLog.stillHeldAtClose(stillHeld, drainBound);

@@ -109,6 +109,26 @@ final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs a task once, on a call thread, after {@code nanos}.
+     *
+     * @return false, nothing scheduled, if the watchdog was closed
+     */
+    boolean once(long nanos, Runnable task) {
+        try {
+            scheduler.schedule(() -> {
+                try {
+                    calls.execute(task);
+                } catch (RejectedExecutionException closed) {
+                    // closing: whoever waits for the task is told by the close
+                }
+            }, nanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (RejectedExecutionException closed) {
+            return false;
+        }
+    }
+
     /** The task as a tick that starts it on a call thread, unless its last run is still going. */
     private Runnable offThread(Runnable task) {
         AtomicBoolean running = new AtomicBoolean();

@@ -4,6 +4,7 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.PessimisticHold;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
@@ -38,10 +39,22 @@ final class ReadWriteSlots {
     private final ReadSide readers;
     private final WriteSide writers;
 
-    ReadWriteSlots(TimeSource time) {
-        LocalReadWrite local = new LocalReadWrite(time);
+    private final LocalReadWrite local;
+
+    ReadWriteSlots(TimeSource time, LocalReadWrite.Timer timer) {
+        this.local = new LocalReadWrite(time, timer);
         this.readers = new ReadSide(time, local);
         this.writers = new WriteSide(time, local);
+    }
+
+    /** How long a JVM's emptied optimistic reader slot stays held for its next reader or writer. */
+    void keepReaderSlotsFor(Duration keep) {
+        local.keepFor(keep);
+    }
+
+    /** The lock manager closes: groups kept for this JVM's next reader or writer are released. */
+    void close() {
+        local.close();
     }
 
     /**

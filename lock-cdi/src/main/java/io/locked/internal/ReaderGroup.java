@@ -29,6 +29,12 @@ final class ReaderGroup {
     long writerFreeAtNanos;
     /** Whether one of its joiners is looking at the writer row: the others join meanwhile. */
     boolean looking;
+    /** Its keep while empty ({@link LocalReadWrite#keepFor}): begins when nobody else keeps it. */
+    Keep keep = Keep.NOT_BEGUN;
+    /** When a running keep ends, on {@link System#nanoTime()}, the clock of its timer. */
+    long keptUntilNanos;
+    /** Whether a timer will end its keep. */
+    boolean keepTimed;
     private final Map<Thread, Integer> holdsInScope = new HashMap<>(4);
     /** Its readers inside: with none, the slot is parked or being released. */
     int members;
@@ -44,9 +50,13 @@ final class ReaderGroup {
         return holdsInScope.containsKey(thread);
     }
 
+    /** The states of its keep. */
+    enum Keep { NOT_BEGUN, RUNNING, OVER }
+
     /** Adds a reader, of this thread; call under the key state's monitor. */
     Member join(LocalReadWrite.KeyState state) {
         members++;
+        keep = Keep.NOT_BEGUN;
         holdsInScope.merge(Thread.currentThread(), 1, Integer::sum);
         return new Member(this, state, Thread.currentThread(), token);
     }
