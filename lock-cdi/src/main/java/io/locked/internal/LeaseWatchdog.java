@@ -116,13 +116,7 @@ final class LeaseWatchdog implements AutoCloseable {
      */
     boolean once(long nanos, Runnable task) {
         try {
-            scheduler.schedule(() -> {
-                try {
-                    calls.execute(task);
-                } catch (RejectedExecutionException closed) {
-                    // closing: whoever waits for the task is told by the close
-                }
-            }, nanos, TimeUnit.NANOSECONDS);
+            scheduler.schedule(offThread(task), nanos, TimeUnit.NANOSECONDS);
             return true;
         } catch (RejectedExecutionException closed) {
             return false;

@@ -48,7 +48,7 @@ public final class NativeInspection {
     private final Dialect database;
     private final InspectionCalls calls;
     private final String selectRows;
-    /** A plain read of the rows, committed, without the holders' sessions. */
+    /** A read of the rows without the holders' sessions: plain, it sees the committed rows. */
     private final String selectCommittedRows;
     /** Whether rows are first read with a locking read that fails at once on a row-locked row ({@link #readIfUnlocked}). */
     private final boolean refusesLockedRows;
@@ -102,7 +102,7 @@ public final class NativeInspection {
      */
     private Optional<List<LockRowState>> readIfUnlocked(String about, String filter, List<String> parameters,
                                                         int limit) {
-        String sql = selectRows + filter + " ORDER BY l.lock_key LIMIT " + limit + " FOR UPDATE NOWAIT";
+        String sql = selectCommittedRows + filter + " ORDER BY l.lock_key LIMIT " + limit + " FOR UPDATE NOWAIT";
         return calls.call(about, "reading the lock rows", connection -> {
             try {
                 return Optional.of(rows(connection, sql, parameters, false).stream().map(row -> row.state(false)).toList());
@@ -121,13 +121,8 @@ public final class NativeInspection {
      */
     public List<LockRowState> listLeases(String prefix, int limit) {
         String sql = selectCommittedRows + "l.lock_key LIKE ? ESCAPE '!' ORDER BY l.lock_key LIMIT " + limit;
-        return calls.call(prefix + "*", "reading the lock rows", connection -> {
-            List<LockRowState> states = new ArrayList<>();
-            for (Row row : rows(connection, sql, List.of(likePrefix(prefix)), false)) {
-                states.add(row.state(false));
-            }
-            return states;
-        });
+        return calls.call(prefix + "*", "reading the lock rows", connection ->
+                rows(connection, sql, List.of(likePrefix(prefix)), false).stream().map(row -> row.state(false)).toList());
     }
 
     private List<LockRowState> read(String about, String filter, List<String> parameters, int limit) {
