@@ -191,13 +191,13 @@ public final class DefaultLockManager implements LockManager {
             }
 
             @Override
-            public List<LockInfo> list(String prefix, int limit) {
-                return DefaultLockManager.this.list(prefix, null, limit);
+            public List<LockInfo> inspectAll(List<String> rowKeys) {
+                return operators.inspectAll(rowKeys);
             }
 
             @Override
-            public List<LockInfo> listLeases(String prefix, int limit) {
-                return operators.listLeases(prefix, limit);
+            public List<LockInfo> inspectLeases(List<String> rowKeys) {
+                return operators.inspectLeases(rowKeys);
             }
 
             @Override

@@ -39,9 +39,14 @@ final class Operators {
         return repository.list(prefix, afterKey, limit).stream().map(Operators::info).toList();
     }
 
-    /** The rows under a prefix where only live leases count as held; for the lock manager's own use. */
-    List<LockInfo> listLeases(String prefix, int limit) {
-        return repository.listLeases(prefix, limit).stream().map(Operators::info).toList();
+    /** The rows of the named keys that have one; for the lock manager's own use. */
+    List<LockInfo> inspectAll(List<String> keys) {
+        return repository.inspectAll(keys).stream().map(Operators::info).toList();
+    }
+
+    /** As {@link #inspectAll}, where only live leases count as held; for the lock manager's own use. */
+    List<LockInfo> inspectLeases(List<String> keys) {
+        return repository.inspectLeases(keys).stream().map(Operators::info).toList();
     }
 
     Optional<LockInfo> forceRelease(String key, Duration lockDelay) {

@@ -10,6 +10,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -194,9 +195,10 @@ final class ReadSide {
 
     /** @return a free reader slot of the key, tried from a random one on, or null when all 32 are taken */
     private static LockHandle takeAFreeSlot(String key, RowAccess rows) {
-        int first = ThreadLocalRandom.current().nextInt(LockRequest.MAX_READERS);
-        for (int i = 0; i < LockRequest.MAX_READERS; i++) {
-            LockHandle slot = rows.take(LockRequest.readerSlotKey(key, (first + i) % LockRequest.MAX_READERS + 1), Duration.ZERO);
+        List<String> slots = RowKeys.readerSlotKeys(key); // the rows a writer looks at
+        int first = ThreadLocalRandom.current().nextInt(slots.size());
+        for (int i = 0; i < slots.size(); i++) {
+            LockHandle slot = rows.take(slots.get((first + i) % slots.size()), Duration.ZERO);
             if (slot != null) {
                 return slot;
             }

@@ -22,10 +22,11 @@ interface RowAccess {
      */
     boolean createRow(String rowKey);
 
-    List<LockInfo> list(String prefix, int limit);
+    /** @return the rows of the named keys that have one ({@link io.locked.spi.LockRepository#inspectAll}) */
+    List<LockInfo> inspectAll(List<String> rowKeys);
 
-    /** @return the rows as {@link #list} reads them, where only a live lease counts as held ({@link io.locked.spi.LockRepository#listLeases}) */
-    List<LockInfo> listLeases(String prefix, int limit);
+    /** @return the rows as {@link #inspectAll} reads them, where only a live lease counts as held ({@link io.locked.spi.LockRepository#inspectLeases}) */
+    List<LockInfo> inspectLeases(List<String> rowKeys);
 
     /** The request got a hold on a row another request took (a reader joined its JVM's group). */
     void joined();

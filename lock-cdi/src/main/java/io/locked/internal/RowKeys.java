@@ -1,6 +1,8 @@
 package io.locked.internal;
 
 import io.locked.api.LockRequest;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The keys of the rows behind permits and read/write locks, as operators pass them to inspection
@@ -54,6 +56,19 @@ final class RowKeys {
     static String baseKey(String checkedKey) {
         int mark = checkedKey.lastIndexOf(LockRequest.PERMIT_SLOT_MARK);
         return mark < 0 ? checkedKey : checkedKey.substring(0, mark);
+    }
+
+    /**
+     * @param key a read/write lock's key
+     * @return the keys of all its reader slots, 1 to {@link LockRequest#MAX_READERS}: every row a reader
+     *         may take ({@link ReadSide}), which a writer looks at ({@link WriteSide})
+     */
+    static List<String> readerSlotKeys(String key) {
+        List<String> slots = new ArrayList<>(LockRequest.MAX_READERS);
+        for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
+            slots.add(LockRequest.readerSlotKey(key, slot));
+        }
+        return slots;
     }
 
     /**

@@ -159,8 +159,7 @@ final class WriteSide {
     private boolean awaitNoReader(LockRequest request, long deadline, RowAccess rows, LockHandle write,
                                   LocalReadWrite.KeyState state) {
         Backoff backoff = Backoff.standard();
-        String prefix = LockRequest.readerSlotKey(request.key(), 1);
-        String readers = prefix.substring(0, prefix.length() - 1);
+        List<String> readers = RowKeys.readerSlotKeys(request.key());
         Map<String, LockInfo> waitedFor = null;
         boolean look = true;
         while (true) {
@@ -201,12 +200,12 @@ final class WriteSide {
      * which look for row locks and uncommitted rows (on MariaDB and MySQL an isolation change and a probe
      * of the rows' locks, on PostgreSQL the sessions behind them, on the JPA path a try of each row's lock).
      * An optimistic reader's take is committed before its look at the writer row: a take this read misses
-     * sees the writer row held and gives its slot back.
+     * sees the writer row held and gives its slot back. The look names every slot's key rather than their
+     * common prefix, so that each row is found through the key's index, whatever the table's size and the
+     * column's collation.
      */
-    private static List<LockInfo> lookAtTheSlots(LockRequest request, RowAccess rows, String readers) {
-        return request.mode() == LockMode.PESSIMISTIC
-                ? rows.listLeases(readers, LockRequest.MAX_READERS)
-                : rows.list(readers, LockRequest.MAX_READERS);
+    private static List<LockInfo> lookAtTheSlots(LockRequest request, RowAccess rows, List<String> readers) {
+        return request.mode() == LockMode.PESSIMISTIC ? rows.inspectLeases(readers) : rows.inspectAll(readers);
     }
 
     /**

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * One row per lock key. Implementations must be thread-safe.
@@ -239,21 +240,40 @@ public interface LockRepository {
     }
 
     /**
-     * Reads the rows whose keys start with {@code prefix} as {@link #list} does, but where only a live
-     * lease counts as held: a row that a pessimistic hold locks shows as its last committed state. That
-     * spares the statements which look for row locks and for uncommitted row changes. For a caller to
-     * which no pessimistic hold of those rows can matter: a pessimistic writer of a read/write lock holds
-     * the key's shared row alone, so no pessimistic reader is inside, and only the optimistic ones are
-     * left to wait for. The default reads them as {@link #list} does.
+     * Reads the rows of the named keys, each as {@link #inspect} reads one, in one look where the store
+     * can: a read/write lock's writer looks at every reader slot of its key this way. Naming the keys,
+     * rather than a prefix, lets the store find each row through the key's unique index whatever the
+     * column's collation (PostgreSQL cannot use its index for {@code LIKE 'prefix%'} under a collation
+     * other than {@code C}, and would read the whole table). The default inspects one key after another.
      *
-     * @param prefix what the keys start with, not null
-     * @param limit  the most rows to return, 1 to 1000
-     * @return up to {@code limit} rows, in key order, committed
+     * @param keys the keys, not null, 1 to 1000, without duplicates
+     * @return the rows of the keys that have one, in key order
      * @throws io.locked.api.LockStoreUnavailableException if the store cannot be read
      * @throws UnsupportedOperationException if this store cannot be inspected
      */
-    default List<LockRowState> listLeases(String prefix, int limit) {
-        return list(prefix, null, limit);
+    default List<LockRowState> inspectAll(List<String> keys) {
+        List<LockRowState> rows = new ArrayList<>(keys.size());
+        for (String key : new TreeSet<>(keys)) {
+            inspect(key).ifPresent(rows::add);
+        }
+        return rows;
+    }
+
+    /**
+     * Reads the rows of the named keys as {@link #inspectAll} does, but where only a live lease counts as
+     * held: a row that a pessimistic hold locks shows as its last committed state. That spares the
+     * statements which look for row locks and for uncommitted row changes. For a caller to which no
+     * pessimistic hold of those rows can matter: a pessimistic writer of a read/write lock holds the key's
+     * shared row alone, so no pessimistic reader is inside, and only the optimistic ones are left to wait
+     * for. The default reads them as {@link #inspectAll} does.
+     *
+     * @param keys the keys, not null, 1 to 1000, without duplicates
+     * @return the rows of the keys that have one, in key order, committed
+     * @throws io.locked.api.LockStoreUnavailableException if the store cannot be read
+     * @throws UnsupportedOperationException if this store cannot be inspected
+     */
+    default List<LockRowState> inspectLeases(List<String> keys) {
+        return inspectAll(keys);
     }
 
     /**

@@ -85,8 +85,13 @@ public abstract class DelegatingRepository implements LockRepository {
     }
 
     @Override
-    public List<LockRowState> listLeases(String prefix, int limit) {
-        return delegate.listLeases(prefix, limit);
+    public List<LockRowState> inspectAll(List<String> keys) {
+        return delegate.inspectAll(keys);
+    }
+
+    @Override
+    public List<LockRowState> inspectLeases(List<String> keys) {
+        return delegate.inspectLeases(keys);
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -124,6 +125,46 @@ public interface InspectionContract {
                     assertEquals(info.key().equals(keys.get(2)), info.held(), "held is the third only: " + info);
                 }
                 assertEquals(third.token(), seen.get(2).token());
+            }
+        }
+    }
+
+    /**
+     * The store's look at named keys (a read/write writer's at its reader slots): exactly the named keys
+     * that have a row, in key order, each as {@link LockRepository#inspect} shows it, and a neighbour that
+     * shares their prefix left out; where only leases count, a pessimistic hold shows as its row's last
+     * committed state.
+     */
+    @Test
+    default void theNamedKeysAreInspectedInOneLookAndNoOtherKey() {
+        String base = key("named") + ":a_%";
+        String leased = base + "1";
+        String locked = base + "2";
+        String free = base + "3";
+        String missing = base + "4";
+        String neighbour = base + "11";
+        try (LockManager holders = manager(); LockManager other = manager()) {
+            holders.acquire(LockRequest.of(locked).mode(LockMode.PESSIMISTIC)).close(); // its row committed before the hold
+            holders.acquire(LockRequest.of(free).mode(LockMode.OPTIMISTIC)).close();
+            try (LockHandle lease = holders.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC)
+                         .leaseFor(Duration.ofSeconds(30)));
+                 LockHandle near = holders.acquire(LockRequest.of(neighbour).mode(LockMode.OPTIMISTIC));
+                 LockHandle hold = other.acquire(LockRequest.of(locked).mode(LockMode.PESSIMISTIC))) {
+                List<String> named = List.of(missing, free, locked, leased);
+                List<LockRowState> all = inspectedStore().inspectAll(named);
+                assertEquals(List.of(leased, locked, free), all.stream().map(LockRowState::key).toList(),
+                        "the named keys that have a row, in key order, and no other: " + all);
+                assertEquals(LockMode.OPTIMISTIC, all.get(0).mode(), "the lease: " + all.get(0));
+                assertEquals(lease.token(), all.get(0).token());
+                assertEquals(LockMode.PESSIMISTIC, all.get(1).mode(), "the pessimistic hold: " + all.get(1));
+                assertFalse(all.get(2).held(), "the released key: " + all.get(2));
+
+                List<LockRowState> leases = inspectedStore().inspectLeases(named);
+                assertEquals(List.of(leased, locked, free), leases.stream().map(LockRowState::key).toList(),
+                        "only leases count, the same rows: " + leases);
+                assertEquals(LockMode.OPTIMISTIC, leases.get(0).mode(), "the lease: " + leases.get(0));
+                assertFalse(leases.get(1).held(), "the pessimistic hold shows its row as last committed: " + leases.get(1));
+                assertTrue(hold.isValid() && near.isValid(), "the looks ended no hold");
             }
         }
     }

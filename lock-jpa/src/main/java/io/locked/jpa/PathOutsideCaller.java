@@ -93,8 +93,13 @@ abstract class PathOutsideCaller implements LockRepository {
     }
 
     @Override
-    public List<LockRowState> listLeases(String prefix, int limit) {
-        return caller.outside(() -> path.listLeases(prefix, limit));
+    public List<LockRowState> inspectAll(List<String> keys) {
+        return caller.outside(() -> path.inspectAll(keys));
+    }
+
+    @Override
+    public List<LockRowState> inspectLeases(List<String> keys) {
+        return caller.outside(() -> path.inspectLeases(keys));
     }
 
     @Override

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * The lock contract on embedded Apache Derby, which has no native statements: the default
  * ({@code locked.statements=auto}) locks through JPA, on a table the provider generated from
  * {@link LockRow}. Derby bounds lock waits by {@code derby.locks.waitTimeout} (set to a second here).
- * Five tests cannot run on Derby, each for a reason of Derby's own ({@link DerbyLimits}); the
+ * Six tests cannot run on Derby, each for a reason of Derby's own ({@link DerbyLimits}); the
  * other databases run them.
  */
 @ExtendWith(DerbyLockContractTest.DerbyLimits.class)
@@ -48,6 +48,9 @@ class DerbyLockContractTest extends JpaLockContractSuite {
                 "inspectionShowsAPessimisticHolderOfAnotherManagerAndAReleasedKeyAsFree",
                 "Derby's reads wait for row locks, so reading a row held PESSIMISTIC waits out derby.locks.waitTimeout"
                         + " and fails as store unavailable",
+                "theNamedKeysAreInspectedInOneLookAndNoOtherKey",
+                "Derby's reads wait for row locks, so reading named keys, one of them held PESSIMISTIC, waits out"
+                        + " derby.locks.waitTimeout and fails as store unavailable",
                 "aForcedReleaseEndsAPessimisticHoldersSessionAndTheOldHolderLearnsItLostIt",
                 "Derby's reads wait for row locks, so the forced release cannot read a row held PESSIMISTIC (and the"
                         + " JPA path could not end its session anyway)");

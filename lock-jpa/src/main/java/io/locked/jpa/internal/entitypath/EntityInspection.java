@@ -49,10 +49,14 @@ final class EntityInspection {
                 true);
     }
 
-    /** As {@link #list}, but a row that is not leased is free: no row's lock is tried. */
-    List<LockRowState> listLeases(String prefix, int limit) {
-        return states(prefix + "*", "r.key LIKE :prefix ESCAPE '!'",
-                Map.of("prefix", NativeInspection.likePrefix(prefix)), limit, false);
+    /** The rows of the keys that have one, as {@link #inspect} reads one. */
+    List<LockRowState> inspectAll(List<String> keys) {
+        return states(NativeInspection.about(keys), "r.key IN :keys", Map.of("keys", keys), keys.size(), true);
+    }
+
+    /** As {@link #inspectAll}, but a row that is not leased is free: no row's lock is tried. */
+    List<LockRowState> inspectLeases(List<String> keys) {
+        return states(NativeInspection.about(keys), "r.key IN :keys", Map.of("keys", keys), keys.size(), false);
     }
 
     /**

@@ -38,7 +38,7 @@ import java.util.Set;
  * read with {@code FOR UPDATE NOWAIT} alone. Where no transaction row-locks those rows, that read
  * answers: the rows it returns have committed columns, and a missing row means none exists (a row
  * another transaction has just inserted is row-locked by it, and fails the read). So the common look
- * at rows nobody holds pessimistically is one statement. {@link #listLeases} reads committed rows for
+ * at rows nobody holds pessimistically is one statement. {@link #inspectLeases} reads committed rows for
  * a caller to which pessimistic holds do not matter. A forced release ({@link ForcedRelease}) ends the
  * hold read here.
  */
@@ -77,8 +77,9 @@ public final class NativeInspection {
 
     /**
      * A page of rows. The rows of one key's read/write lock or permits (a prefix with the slots' mark)
-     * are first read as one key is: a writer's look at the reader slots, where optimistic readers lock
-     * no row. A wider page is not, since the instant's locks of that read would cover many keys' rows.
+     * are first read as one key is: an operator's look at a key's holders, where optimistic readers and
+     * permit holders lock no row. A wider page is not, since the instant's locks of that read would cover
+     * many keys' rows.
      */
     public List<LockRowState> list(String prefix, String afterKey, int limit) {
         String filter = "l.lock_key LIKE ? ESCAPE '!' AND l.lock_key > ?";
@@ -90,6 +91,48 @@ public final class NativeInspection {
             }
         }
         return read(prefix + "*", filter, parameters, limit);
+    }
+
+    /**
+     * The rows of the named keys that have one, as {@link #inspect} reads one: a writer's look at its
+     * key's reader slots. The keys are named rather than matched by prefix, so that each row is found
+     * through the primary key's index whatever the column's collation and the table's size (PostgreSQL
+     * uses no index for {@code LIKE 'prefix%'} under a collation other than {@code C}). As a single key
+     * is, they are first read with {@code FOR UPDATE NOWAIT} where the database refuses a locked row at
+     * once, which answers alone where no transaction row-locks any of them.
+     */
+    public List<LockRowState> inspectAll(List<String> keys) {
+        String filter = keysFilter(keys);
+        if (refusesLockedRows) {
+            Optional<List<LockRowState>> unlocked = readIfUnlocked(about(keys), filter, keys, keys.size());
+            if (unlocked.isPresent()) {
+                return unlocked.get();
+            }
+        }
+        return read(about(keys), filter, keys, keys.size());
+    }
+
+    /**
+     * As {@link #inspectAll}, one plain read of the committed rows: only a live lease shows as held, since
+     * a pessimistic hold's row lock and row change are not looked for.
+     */
+    public List<LockRowState> inspectLeases(List<String> keys) {
+        String sql = selectCommittedRows + keysFilter(keys) + " ORDER BY l.lock_key LIMIT " + keys.size();
+        return calls.call(about(keys), "reading the lock rows", connection ->
+                rows(connection, sql, keys, false).stream().map(row -> row.state(false)).toList());
+    }
+
+    /** {@code l.lock_key IN (?, ...)}, a parameter per key: one statement text per count of keys. */
+    private static String keysFilter(List<String> keys) {
+        if (keys.isEmpty() || keys.size() > MAX_PAGE) {
+            throw new IllegalArgumentException("Keys to inspect at once must be 1 to " + MAX_PAGE + ", were " + keys.size());
+        }
+        return "l.lock_key IN (" + "?, ".repeat(keys.size() - 1) + "?)";
+    }
+
+    /** @return what a failure to read the keys names: the first key, and how many more */
+    public static String about(List<String> keys) {
+        return keys.size() == 1 ? keys.get(0) : keys.get(0) + " and " + (keys.size() - 1) + " more keys";
     }
 
     /**
@@ -113,16 +156,6 @@ public final class NativeInspection {
                 throw busy;
             }
         });
-    }
-
-    /**
-     * As {@link #list}, one plain read of the committed rows: only a live lease shows as held, since a
-     * pessimistic hold's row lock and row change are not looked for.
-     */
-    public List<LockRowState> listLeases(String prefix, int limit) {
-        String sql = selectCommittedRows + "l.lock_key LIKE ? ESCAPE '!' ORDER BY l.lock_key LIMIT " + limit;
-        return calls.call(prefix + "*", "reading the lock rows", connection ->
-                rows(connection, sql, List.of(likePrefix(prefix)), false).stream().map(row -> row.state(false)).toList());
     }
 
     private List<LockRowState> read(String about, String filter, List<String> parameters, int limit) {

@@ -184,8 +184,13 @@ public final class NativeLockRepository implements LockRepository {
     }
 
     @Override
-    public List<LockRowState> listLeases(String prefix, int limit) {
-        return inspection.listLeases(prefix, limit);
+    public List<LockRowState> inspectAll(List<String> keys) {
+        return inspection.inspectAll(keys);
+    }
+
+    @Override
+    public List<LockRowState> inspectLeases(List<String> keys) {
+        return inspection.inspectLeases(keys);
     }
 
     @Override
