@@ -364,6 +364,8 @@ public final class Benchmark {
         return List.of(
                 randomRow("API pessimistic", "pessimistic", Case.API, apiCycle(locks, LockMode.PESSIMISTIC), rows),
                 randomRow("API optimistic", "optimistic", Case.API, apiCycle(locks, LockMode.OPTIMISTIC), rows),
+                // a writer looks at its key's 32 reader slots: a look that read the table would grow with it
+                randomRow("API optimistic, write", "optimistic", Case.API_READ, writeCycle(locks, LockMode.OPTIMISTIC), rows),
                 randomRow("raw SELECT FOR UPDATE + COMMIT", "pessimistic", Case.RAW, raw::selectForUpdate, rows),
                 randomRow("raw conditional UPDATE + UPDATE", "optimistic", Case.RAW, raw::conditionalUpdate, rows));
     }
