@@ -66,17 +66,11 @@ final class Operators {
 
     List<LockInfo> holders(String key) {
         String checked = LockRequest.of(key).key();
-        List<LockInfo> holders = new ArrayList<>();
-        LockInfo exclusive = inspect(checked);
-        if (exclusive.held()) {
-            holders.add(exclusive);
-        }
-        // the rows of no other key start so: no key may hold the mark
-        list(checked + LockRequest.PERMIT_SLOT_MARK, null, 1 + LockRequest.MAX_READERS + LockRequest.MAX_PERMITS).stream()
-                .filter(row -> row.held() && !RowKeys.isSharedRow(row.key()))
+        // one look at every row a holder of the key can hold, each named: found through the key's index
+        return inspectAll(RowKeys.holderRowKeys(checked)).stream()
+                .filter(LockInfo::held)
                 .sorted(Comparator.comparingInt(row -> RowKeys.order(row.key())))
-                .forEach(holders::add);
-        return holders;
+                .toList();
     }
 
     List<LockInfo> forceReleaseAll(String key) {

@@ -72,6 +72,23 @@ final class RowKeys {
     }
 
     /**
+     * @param key a lock key
+     * @return the keys of every row a holder of the key can hold: its exclusive lock, its read/write
+     *         lock's writer and reader slots, and its permits 1 to {@link LockRequest#MAX_PERMITS}; not the
+     *         shared row, which no holder holds as its own
+     */
+    static List<String> holderRowKeys(String key) {
+        List<String> rows = new ArrayList<>(2 + LockRequest.MAX_READERS + LockRequest.MAX_PERMITS);
+        rows.add(key);
+        rows.add(LockRequest.writerKey(key));
+        rows.addAll(readerSlotKeys(key));
+        for (int permit = 1; permit <= LockRequest.MAX_PERMITS; permit++) {
+            rows.add(LockRequest.permitSlotKey(key, permit));
+        }
+        return rows;
+    }
+
+    /**
      * @param checkedKey a key {@link #checked} accepted
      * @return whether it is a read/write lock's shared row, which no holder holds as its own: its
      *         pessimistic readers' slots hold it together

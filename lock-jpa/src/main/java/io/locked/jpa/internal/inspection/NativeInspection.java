@@ -1,7 +1,6 @@
 package io.locked.jpa.internal.inspection;
 
 import io.locked.api.LockMode;
-import io.locked.api.LockRequest;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
@@ -34,8 +33,8 @@ import java.util.Set;
  *   {@code pg_stat_activity} its session, whose {@code application_name} the lock statement set to
  *   token and holder ({@link HolderSession}).</li>
  * </ul>
- * On MariaDB and MySQL a single key, and the rows of one key's read/write lock or permits, are first
- * read with {@code FOR UPDATE NOWAIT} alone. Where no transaction row-locks those rows, that read
+ * On MariaDB and MySQL a single key, and named keys (a key's holders, a writer's reader slots), are
+ * first read with {@code FOR UPDATE NOWAIT} alone. Where no transaction row-locks those rows, that read
  * answers: the rows it returns have committed columns, and a missing row means none exists (a row
  * another transaction has just inserted is row-locked by it, and fails the read). So the common look
  * at rows nobody holds pessimistically is one statement. {@link #inspectLeases} reads committed rows for
@@ -76,21 +75,12 @@ public final class NativeInspection {
     }
 
     /**
-     * A page of rows. The rows of one key's read/write lock or permits (a prefix with the slots' mark)
-     * are first read as one key is: an operator's look at a key's holders, where optimistic readers and
-     * permit holders lock no row. A wider page is not, since the instant's locks of that read would cover
-     * many keys' rows.
+     * A page of rows under a prefix, for an operator. It is not first read as one key is: the instant's
+     * locks of that read would cover many keys' rows and the gaps between them.
      */
     public List<LockRowState> list(String prefix, String afterKey, int limit) {
         String filter = "l.lock_key LIKE ? ESCAPE '!' AND l.lock_key > ?";
-        List<String> parameters = List.of(likePrefix(prefix), afterKey == null ? "" : afterKey);
-        if (refusesLockedRows && prefix.indexOf(LockRequest.PERMIT_SLOT_MARK) >= 0) {
-            Optional<List<LockRowState>> unlocked = readIfUnlocked(prefix + "*", filter, parameters, limit);
-            if (unlocked.isPresent()) {
-                return unlocked.get();
-            }
-        }
-        return read(prefix + "*", filter, parameters, limit);
+        return read(prefix + "*", filter, List.of(likePrefix(prefix), afterKey == null ? "" : afterKey), limit);
     }
 
     /**
