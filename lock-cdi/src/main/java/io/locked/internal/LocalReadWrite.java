@@ -2,7 +2,6 @@ package io.locked.internal;
 
 import io.locked.api.LockException;
 import io.locked.api.LockInterruptedException;
-import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +28,7 @@ import java.util.function.Function;
  * arriving, or when the last arriving reader gave up. It is never parked while a writer of this JVM
  * only waits for the writer row: a writer of another JVM may hold that row and wait for the slot.
  *
- * <p>An {@code OPTIMISTIC} group that nobody keeps any more stays held a moment ({@link #keepFor}) for
+ * <p>An {@code OPTIMISTIC} group that nobody keeps any more stays held a moment ({@link ReaderSlotKeep}) for
  * this JVM's next reader, which joins it without a statement, or next writer, which parks it if it gets
  * the writer row meanwhile: a thread that reads, then writes, then reads again sends the statements of a
  * write alone. A writer of another JVM waits that moment more at most; a timer ends it.
@@ -37,22 +36,12 @@ import java.util.function.Function;
 final class LocalReadWrite {
     private final ConcurrentHashMap<String, KeyState> keys = new ConcurrentHashMap<>();
     private final TimeSource time;
-    private final Timer timer;
-    /** How long an empty {@code OPTIMISTIC} group stays held for this JVM's next reader or writer; 0: not at all. */
-    private volatile long keepNanos = LockManagerBuilder.DEFAULT_READER_SLOT_KEEP.toNanos();
-    /** Set when the lock manager closes: no group is kept from then on. */
-    private volatile boolean closed;
+    /** The moment an emptied {@code OPTIMISTIC} group stays held for this JVM's next reader or writer. */
+    private final ReaderSlotKeep keep;
 
-    /** Runs a task once, later, off the caller's thread. */
-    @FunctionalInterface
-    interface Timer {
-        /** @return false, nothing scheduled, when the timer no longer runs */
-        boolean once(long nanos, Runnable task);
-    }
-
-    LocalReadWrite(TimeSource time, Timer timer) {
+    LocalReadWrite(TimeSource time, ReaderSlotKeep.Timer timer) {
         this.time = time;
-        this.timer = timer;
+        this.keep = new ReaderSlotKeep(timer);
     }
 
     /**
@@ -222,45 +211,9 @@ final class LocalReadWrite {
             return kept ? null : releasedIfEmpty(group);
         }
 
-        /**
-         * @return whether the empty current group stays held for its moment ({@link #keepFor}), which
-         *         begins when nobody else keeps it, and which a timer ends
-         */
+        /** @return whether the empty current group stays held for its moment ({@link ReaderSlotKeep}) */
         private boolean keptAMoment(ReaderGroup empty) {
-            long keep = owner.keepNanos;
-            if (empty.slot.mode() != LockMode.OPTIMISTIC || owner.closed || keep == 0) {
-                return false;
-            }
-            long now = System.nanoTime(); // the timer's clock
-            if (empty.keep == ReaderGroup.Keep.NOT_BEGUN) {
-                // scheduling takes no lock of this state's; a timer still pending sees the new end and waits on
-                if (!empty.keepTimed && !owner.timer.once(keep, () -> owner.keepEnded(this, empty))) {
-                    owner.closed = true; // the lock manager closes: nothing is kept
-                    return false;
-                }
-                empty.keepTimed = true;
-                empty.keep = ReaderGroup.Keep.RUNNING;
-                empty.keptUntilNanos = now + keep;
-                return true;
-            }
-            return empty.keep == ReaderGroup.Keep.RUNNING && now - empty.keptUntilNanos < 0;
-        }
-
-        /**
-         * The timer of a group's keep fired.
-         *
-         * @return how long the keep still runs (it began again meanwhile: the timer starts again), else 0
-         */
-        private long keepTimerFired(ReaderGroup kept) {
-            long left = kept.keptUntilNanos - System.nanoTime();
-            if (kept.keep == ReaderGroup.Keep.RUNNING && left > 0 && !owner.closed) {
-                return left;
-            }
-            kept.keepTimed = false;
-            if (kept.keep == ReaderGroup.Keep.RUNNING) {
-                kept.keep = ReaderGroup.Keep.OVER; // not kept again before a reader joins it or a write ends
-            }
-            return 0;
+            return owner.keep.keeps(empty, () -> owner.keepEnded(this, empty));
         }
 
         private ReaderGroup releasedIfEmpty(ReaderGroup candidate) {
@@ -349,13 +302,12 @@ final class LocalReadWrite {
     private void keepEnded(KeyState state, ReaderGroup kept) {
         long left;
         synchronized (state) {
-            left = state.keepTimerFired(kept);
+            left = keep.timerFired(kept);
         }
-        if (left > 0 && !timer.once(left, () -> keepEnded(state, kept))) {
-            closed = true; // the lock manager closes: nothing is kept
-            left = 0;
+        if (left > 0 && !keep.schedule(left, () -> keepEnded(state, kept))) {
+            left = 0; // the lock manager closes: nothing is kept
             synchronized (state) {
-                state.keepTimerFired(kept);
+                keep.timerFired(kept);
             }
         }
         if (left <= 0) {
@@ -364,8 +316,8 @@ final class LocalReadWrite {
     }
 
     /** How long an emptied {@code OPTIMISTIC} group stays held for this JVM's next reader or writer. */
-    void keepFor(Duration keep) {
-        this.keepNanos = keep.toNanos();
+    void keepFor(Duration moment) {
+        keep.keepFor(moment);
     }
 
     /**
@@ -373,7 +325,7 @@ final class LocalReadWrite {
      * called under a state's monitor).
      */
     void close() {
-        closed = true;
+        keep.close();
         for (KeyState state : keys.values()) {
             releaseIfUnwanted(state, KeyState::unwantedGroup);
         }

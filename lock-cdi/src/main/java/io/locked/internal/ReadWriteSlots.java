@@ -41,7 +41,7 @@ final class ReadWriteSlots {
 
     private final LocalReadWrite local;
 
-    ReadWriteSlots(TimeSource time, LocalReadWrite.Timer timer) {
+    ReadWriteSlots(TimeSource time, ReaderSlotKeep.Timer timer) {
         this.local = new LocalReadWrite(time, timer);
         this.readers = new ReadSide(time, local);
         this.writers = new WriteSide(time, local);
