@@ -52,6 +52,16 @@ public interface HolderSessions {
     }
 
     /**
+     * Whether a {@code LIKE 'prefix%'} read of the lock table is one range of the key's index whatever
+     * the column's collation: then the rows under a prefix cost one index range, where naming each key
+     * costs a look-up each. PostgreSQL serves such a {@code LIKE} from the index only under the
+     * {@code C} collation; MariaDB, MySQL and H2 under any.
+     */
+    default boolean servesPrefixesFromIndex() {
+        return true;
+    }
+
+    /**
      * Ends the session of one pessimistic hold, the one inspection read, only while that hold is
      * still open: its holder may have released the key since, and its pool lent the same session to
      * other work (a holder of another key, the application's transaction), which must not be ended.

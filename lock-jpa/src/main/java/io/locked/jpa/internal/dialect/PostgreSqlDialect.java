@@ -147,9 +147,8 @@ final class PostgreSqlDialect extends Dialect {
     }
 
     /**
-     * PostgreSQL's lock_timeout for a wait (0 would mean "forever"). A wait of zero does not queue for
-     * the row (its statements skip a locked row or say NOWAIT), so its setting bounds only the server's
-     * own brief lock waits, within what any healthy statement may take.
+     * PostgreSQL's lock_timeout for a wait (0 would mean "forever"). A wait of zero does not queue for the row
+     * (its statements skip a locked row or say NOWAIT): its setting bounds the server's own brief lock waits.
      */
     static String lockWait(long waitMillis) {
         return (waitMillis == 0 ? CallBounds.STATEMENT_ALLOWANCE.toMillis() : waitMillis) + "ms";
@@ -192,10 +191,7 @@ final class PostgreSqlDialect extends Dialect {
         return waitMillis > 0 ? 1 : 2; // the settings, then the row lock's for a wait of zero
     }
 
-    /**
-     * The driver sends the settings, the release and one sync, so that they run as one transaction,
-     * to which the setting is local.
-     */
+    /** The driver sends the settings, the release and one sync: one transaction, to which the setting is local. */
     @Override
     public String releaseSettings() {
         return NO_WAIT_FOR_DISK;
@@ -263,6 +259,11 @@ final class PostgreSqlDialect extends Dialect {
     @Override
     public boolean showsHolderSessions() {
         return true;
+    }
+
+    @Override
+    public boolean servesPrefixesFromIndex() {
+        return false; // only under the C collation, which few databases use (not even C.UTF-8 before 17)
     }
 
     /**

