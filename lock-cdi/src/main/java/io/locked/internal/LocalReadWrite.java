@@ -38,6 +38,8 @@ final class LocalReadWrite {
     private final TimeSource time;
     /** The moment an emptied {@code OPTIMISTIC} group stays held for this JVM's next reader or writer. */
     private final ReaderSlotKeep keep;
+    /** Set when the lock manager closes: no group is kept without a reader from then on. */
+    private volatile boolean closed;
 
     LocalReadWrite(TimeSource time, ReaderSlotKeep.Timer timer) {
         this.time = time;
@@ -113,12 +115,52 @@ final class LocalReadWrite {
             return own;
         }
 
-        /** A new group holds its slot, and admits readers. */
-        void formed(ReaderGroup formed) {
+        /**
+         * A reader formed a group of its own while another reader of this JVM formed the current one (a reader
+         * whose wait is over does not wait for another's forming): it joins the current group instead, and
+         * gives its own slot back, when that group admits readers. Its look at the writer row, taken after its
+         * own slot, is as fresh as any: the current group goes on admitting on it.
+         *
+         * @return the current group to join instead of the formed one, or null when the formed one is to be used
+         */
+        ReaderGroup joinableInsteadOf(ReaderGroup formed) {
+            ReaderGroup current = group;
+            if (current == null || writers > 0 || !current.slot.isValid()) {
+                return null;
+            }
+            current.token = Math.max(current.token, formed.token);
+            if (formed.writerFreeAtNanos - current.writerFreeAtNanos > 0) {
+                current.writerFreeAtNanos = formed.writerFreeAtNanos;
+            }
+            return current;
+        }
+
+        /**
+         * A new group holds its slot, and admits readers. A group is never replaced while it holds its slot
+         * without a reader: nobody could join it or decide its release any more.
+         *
+         * @return the group it replaced, to release now, when that one has no reader (one with readers is
+         *         released by the last of them); else null
+         */
+        ReaderGroup formed(ReaderGroup formed) {
+            ReaderGroup replaced = group;
             live.add(formed);
             users++;
             group = formed;
             changed();
+            return replaced == null ? null : releasedIfEmpty(replaced);
+        }
+
+        /** @return every group without a reader, to release now: the lock manager closes, nothing is kept */
+        List<ReaderGroup> emptyGroups() {
+            List<ReaderGroup> empty = new ArrayList<>(1);
+            for (ReaderGroup candidate : List.copyOf(live)) {
+                ReaderGroup released = releasedIfEmpty(candidate);
+                if (released != null) {
+                    empty.add(released);
+                }
+            }
+            return empty;
         }
 
         /** @return the group, to be released now (its slot is still held), when it had no reader; else null */
@@ -206,7 +248,7 @@ final class LocalReadWrite {
                 return null;
             }
             boolean parkedForTheWriter = writerHolds && group.slot.mode() == LockMode.OPTIMISTIC;
-            boolean kept = group.slot.isValid()
+            boolean kept = !owner.closed && group.slot.isValid()
                     && (parkedForTheWriter || writers == 0 && readersArriving > 0 || keptAMoment(group));
             return kept ? null : releasedIfEmpty(group);
         }
@@ -311,7 +353,8 @@ final class LocalReadWrite {
             }
         }
         if (left <= 0) {
-            releaseIfUnwanted(state, current -> current.group == kept ? current.unwantedGroup() : null);
+            // a group that is no longer current has no reader to come for it
+            releaseIfUnwanted(state, current -> current.group == kept ? current.unwantedGroup() : current.releasedIfEmpty(kept));
         }
     }
 
@@ -325,9 +368,14 @@ final class LocalReadWrite {
      * called under a state's monitor).
      */
     void close() {
+        closed = true;
         keep.close();
         for (KeyState state : keys.values()) {
-            releaseIfUnwanted(state, KeyState::unwantedGroup);
+            List<ReaderGroup> empty;
+            synchronized (state) {
+                empty = state.emptyGroups();
+            }
+            empty.forEach(group -> release(state, group));
         }
     }
 

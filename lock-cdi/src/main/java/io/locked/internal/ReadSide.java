@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import static io.locked.internal.ReadWriteSlots.closeAfterFailure;
 import static io.locked.internal.ReadWriteSlots.lockAnotherRow;
 import static io.locked.internal.ReadWriteSlots.pause;
 import static io.locked.internal.ReadWriteSlots.readHolding;
@@ -86,7 +87,13 @@ final class ReadSide {
             }
             local.release(state, lost);
             if (joined != null) {
-                rows.joined();
+                try {
+                    rows.joined();
+                } catch (RuntimeException | Error reportFailed) {
+                    // the caller never sees the hold: leave the group now, or its slot stays held for good
+                    closeAfterFailure(joined, reportFailed);
+                    throw reportFailed;
+                }
                 return joined;
             }
             boolean writerWaits;
@@ -181,16 +188,26 @@ final class ReadSide {
             }
             throw failed;
         }
+        ReaderGroup.Member read;
+        ReaderGroup unused;
         synchronized (state) {
             state.forming--;
             if (formed == null) {
                 state.changed();
                 return new FormedOrNot(null, writerSeen);
             }
-            // formed and joined at once: a writer of this JVM must never see it without its first reader
-            state.formed(formed);
-            return new FormedOrNot(formed.join(state), false);
+            // joined at once, whichever group: a writer of this JVM must never see a group without its first reader
+            ReaderGroup joinable = state.joinableInsteadOf(formed);
+            if (joinable != null) {
+                read = joinable.join(state);
+                unused = formed;
+            } else {
+                unused = state.formed(formed);
+                read = formed.join(state);
+            }
         }
+        local.release(state, unused);
+        return new FormedOrNot(read, false);
     }
 
     /** @return a free reader slot of the key, tried from a random one on, or null when all 32 are taken */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockHandle;
+import io.locked.api.LockInfo;
 import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
@@ -32,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -106,10 +108,49 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
     }
 
     @AfterEach
-    void closeManagers() {
+    void closeManagers(TestInfo test) throws Exception {
         threads.shutdownNow();
         managers.forEach(LockManager::close);
         managers.clear();
+        if (test.getTestMethod().map(method -> method.getDeclaringClass() == ReadWriteContract.class).orElse(false)) {
+            assertNothingOfAReadWriteLockLeftHeld();
+        }
+    }
+
+    /**
+     * Once a read/write test closed its managers, no row of any read/write key ({@code rw:...}) is held and
+     * no connection is out: a group of readers that nobody releases would keep its slot (and a
+     * {@code PESSIMISTIC} one its connection) for good. Polled: a release in flight on another thread may
+     * still be on its way.
+     */
+    private void assertNothingOfAReadWriteLockLeftHeld() throws Exception {
+        try (LockManager operator = LockManagerBuilder.on(repository()).build()) {
+            try {
+                Await.until(() -> heldRows(operator, "rw:").isEmpty() && connectionsInUse() <= 0,
+                        ReadWriteContract.READ_WRITE_PATIENCE, "the read/write test's rows and connections were all given back");
+            } catch (AssertionError leftHeld) {
+                throw new AssertionError(leftHeld.getMessage() + "; held: " + heldRows(operator, "rw:")
+                        + ", connections in use: " + connectionsInUse(), leftHeld);
+            }
+        }
+    }
+
+    private static List<String> heldRows(LockManager operator, String prefix) {
+        List<String> held = new ArrayList<>();
+        String after = null;
+        while (true) {
+            List<LockInfo> page = operator.list(prefix, after, 500);
+            page.stream().filter(LockInfo::held).map(LockInfo::key).forEach(held::add);
+            if (page.size() < 500) {
+                return held;
+            }
+            after = page.get(page.size() - 1).key();
+        }
+    }
+
+    /** @return how many connections the store under test has out of its pool, or -1 where it cannot tell */
+    protected int connectionsInUse() {
+        return -1;
     }
 
     /** @return a manager on the given store and client clock, closed after the test */

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -297,6 +298,57 @@ public interface ReadWriteContract {
         } finally {
             stop.set(true);
             readers.shutdownNow();
+        }
+    }
+
+    /**
+     * Readers of one JVM arriving together without waiting ({@code tryAcquire}, {@code maxWait = 0}) each form
+     * a group of their own while another is forming one: every group they formed is released once they all
+     * left, none is kept for good, and a writer of another JVM gets in. Closing the manager leaves nothing
+     * held either.
+     */
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void readersArrivingTogetherWithoutWaitingLeaveNoSlotHeld(LockMode mode) throws Exception {
+        assumeTrue(runs(mode), whyNot(mode));
+        String key = "rw:together:" + UUID.randomUUID();
+        int readerThreads = 8;
+        int rounds = 50;
+        CyclicBarrier together = new CyclicBarrier(readerThreads);
+        ExecutorService pool = Executors.newFixedThreadPool(readerThreads);
+        try (LockManager other = readWriteManager()) {
+            LockManager jvm = readWriteManager();
+            try {
+                List<Future<Integer>> readers = new ArrayList<>();
+                for (int t = 0; t < readerThreads; t++) {
+                    readers.add(pool.submit(() -> {
+                        int reads = 0;
+                        for (int round = 0; round < rounds; round++) {
+                            together.await(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                            Optional<LockHandle> read = jvm.tryAcquire(access(key, mode, LockType.READ));
+                            if (read.isPresent()) {
+                                reads++;
+                                read.get().close();
+                            }
+                        }
+                        return reads;
+                    }));
+                }
+                int reads = 0;
+                for (Future<Integer> reader : readers) {
+                    reads += reader.get(120, TimeUnit.SECONDS);
+                }
+                assertTrue(reads > 0, "no reader ever read");
+                awaitNoHolder(other, key, "every slot this JVM's readers took was released once they left");
+                try (LockHandle write = other.acquire(access(key, mode, LockType.WRITE))) {
+                    assertTrue(write.isValid(), "a writer of another JVM got in");
+                }
+            } finally {
+                jvm.close();
+            }
+            assertEquals(List.of(), other.holders(key), "nothing held once the readers' manager closed");
+        } finally {
+            pool.shutdownNow();
         }
     }
 

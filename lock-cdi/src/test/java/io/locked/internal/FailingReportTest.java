@@ -11,8 +11,11 @@ import io.locked.api.LockRequest;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -52,6 +55,40 @@ class FailingReportTest {
                 Optional<LockHandle> elsewhere = other.tryAcquire(request);
                 assertTrue(elsewhere.isPresent(), "the row is still held");
                 elsewhere.get().close();
+            }
+        }
+    }
+    /**
+     * The same for a read that joins its JVM's group of readers without a statement: the meter that throws
+     * there leaves that reader out of the group, so the last reader's release frees the slot.
+     */
+    @Test
+    void aMeterThatThrowsWhenAReadJoinsItsGroupLeavesThatReaderOut() throws Exception {
+        InMemoryLockRepository store = new InMemoryLockRepository();
+        AtomicInteger acquisitions = new AtomicInteger();
+        LockMeter throwingAtTheJoin = new LockMeter() {
+            @Override
+            public void acquired(long waitedNanos) {
+                if (acquisitions.incrementAndGet() == 2) {
+                    throw new IllegalStateException("meter registry broken");
+                }
+            }
+        };
+        try (DefaultLockManager locks = new DefaultLockManager(store, TimeSource.system(java.time.Clock.systemUTC()), 1,
+                Duration.ofSeconds(30), (name, lockMode, kind) -> throwingAtTheJoin)) {
+            locks.keepReaderSlotsFor(Duration.ZERO);
+            LockRequest read = LockRequest.of("reported").read().mode(LockMode.OPTIMISTIC).waitFor(Duration.ZERO);
+            LockHandle first = locks.acquire(read);
+            CompletionException failure = assertThrows(CompletionException.class,
+                    () -> CompletableFuture.supplyAsync(() -> locks.acquire(read)).join());
+            assertEquals("meter registry broken", failure.getCause().getMessage());
+            assertEquals(2, acquisitions.get(), "the second read joined the first one's group");
+            first.close();
+            try (LockManager other = new DefaultLockManager(store, TimeSource.system(java.time.Clock.systemUTC()), 1,
+                    Duration.ofSeconds(30), LockMetrics.NONE)) {
+                Optional<LockHandle> write = other.tryAcquire(LockRequest.of("reported").write().mode(LockMode.OPTIMISTIC));
+                assertTrue(write.isPresent(), "the group's slot is still held for the reader the meter failed");
+                write.get().close();
             }
         }
     }

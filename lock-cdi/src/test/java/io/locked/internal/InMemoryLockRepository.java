@@ -1,11 +1,14 @@
 package io.locked.internal;
 
+import io.locked.api.LockMode;
 import io.locked.spi.Lease;
+import io.locked.spi.LockRowState;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -185,6 +188,19 @@ final class InMemoryLockRepository implements LockRepository {
         row.version++;
         row.expiresAtNanos = row.acquiredAtNanos + holdAtLeast.toNanos();
         return true;
+    }
+
+    /** Held PESSIMISTIC while its row lock is taken, OPTIMISTIC while its lease is live; read/write locks look at rows so. */
+    @Override
+    public synchronized Optional<LockRowState> inspect(String key) {
+        Row row = rows.get(key);
+        if (row == null) {
+            return Optional.empty();
+        }
+        LockMode mode = row.rowLock.availablePermits() == 0 ? LockMode.PESSIMISTIC
+                : row.leaseLive() ? LockMode.OPTIMISTIC : null;
+        return Optional.of(new LockRowState(key, mode, null, row.token, null, null,
+                mode == LockMode.OPTIMISTIC ? row.owner : null, null));
     }
 
     // by owner and token, as the SPI asks: a renewal whose reply was lost moved the version on

@@ -121,6 +121,11 @@ abstract class JpaLockContractSuite extends LockContractTest {
     }
 
     @Override
+    protected int connectionsInUse() {
+        return store.borrowedConnections();
+    }
+
+    @Override
     protected boolean rowExists(String key) {
         return store.rowExists(key);
     }
