@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.IntStream;
 
 /**
  * The lock algorithm: reentrancy first (no database trip for a key this thread's scope holds),
@@ -148,6 +149,23 @@ public final class DefaultLockManager implements LockManager {
         return operators.forceReleaseAll(key);
     }
 
+    /**
+     * @return whether this thread is inside a hold that the request would enter again, without a statement:
+     *         asked only once the manager closes (an acquisition that must go to the store after all is
+     *         refused there)
+     */
+    private boolean reentersItsOwnHold(LockRequest request) {
+        ThreadScope scope = scopes.get();
+        String key = request.key();
+        return switch (LockKind.of(request)) {
+            case EXCLUSIVE -> scope.find(key) != null;
+            case PERMIT -> IntStream.rangeClosed(1, request.permits())
+                    .anyMatch(slot -> scope.find(LockRequest.permitSlotKey(key, slot)) != null);
+            case READ -> scope.find(LockRequest.writerKey(key)) != null || readWriteSlots.readsNow(key);
+            case WRITE -> scope.find(LockRequest.writerKey(key)) != null;
+        };
+    }
+
     private static Optional<LockHandle> view(Acquisition acquisition) {
         return acquisition == null ? Optional.empty() : Optional.of(new CurrentLock(acquisition));
     }
@@ -156,7 +174,8 @@ public final class DefaultLockManager implements LockManager {
         if (request == null) {
             throw new IllegalArgumentException("Lock request must not be null");
         }
-        if (closed) {
+        if (closed && !reentersItsOwnHold(request)) {
+            // the drain lets holders finish, re-entries of their own keys included: those take no lock
             throw new LockManagerClosedException("This LockManager is closed; cannot acquire '" + request.key() + "'");
         }
         Optional<String> refusal = repository.refusal(request.mode(), request.type());

@@ -306,6 +306,17 @@ final class LocalReadWrite {
         }
     }
 
+    /** @return whether this thread reads the key in one of its groups of this JVM */
+    boolean readsNow(String key) {
+        KeyState state = keys.get(key);
+        if (state == null) {
+            return false;
+        }
+        synchronized (state) {
+            return state.readBy(Thread.currentThread()) != null;
+        }
+    }
+
     /** @return the key's state, held for the caller until {@link #released} */
     KeyState enter(String key) {
         return keys.compute(key, (k, existing) -> {

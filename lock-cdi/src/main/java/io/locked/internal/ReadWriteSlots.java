@@ -57,6 +57,11 @@ final class ReadWriteSlots {
         local.close();
     }
 
+    /** @return whether this thread reads the key in a group of this JVM, with a hold it has not closed nor handed over */
+    boolean readsNow(String key) {
+        return local.readsNow(key);
+    }
+
     /**
      * @return the read, or null when none came within the wait; under this thread's write of the key,
      *         a nested hold of that write (a downgrade)

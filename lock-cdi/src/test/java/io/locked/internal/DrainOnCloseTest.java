@@ -12,8 +12,11 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Closing a manager with a drain: it stops granting locks at once, lets the locks still held be
@@ -57,6 +60,50 @@ class DrainOnCloseTest {
         CompletableFuture.runAsync(locks::close).get(10, TimeUnit.SECONDS);
         assertTrue(store.holds("stuck"), "close does not release a lock its holder still has");
         kept.close();
+    }
+
+    /**
+     * The drain lets holders finish, and finishing may enter their own key again (a {@code @Locked} method
+     * calling another on the same key): a re-entry takes no lock, so the closing manager grants it, in each
+     * form a thread can re-enter; a new acquisition of another thread is refused meanwhile.
+     */
+    @ParameterizedTest
+    @MethodSource("reentries")
+    void aHolderEntersItsOwnKeyAgainWhileTheManagerDrains(String form, LockRequest outer, LockRequest inner) throws Exception {
+        LockManager locks = LockManagerBuilder.on(store).drainOnClose(Duration.ofMinutes(1)).build();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch closing = new CountDownLatch(1);
+        CompletableFuture<Boolean> job = CompletableFuture.supplyAsync(() -> {
+            try (LockHandle outerHold = locks.acquire(outer)) {
+                held.countDown();
+                closing.await();
+                try (LockHandle innerHold = locks.acquire(inner)) {
+                    return innerHold.isValid() && innerHold.token() == outerHold.token();
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertTrue(held.await(10, TimeUnit.SECONDS));
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(locks::close);
+        awaitRefusal(locks);
+        closing.countDown();
+        assertTrue(job.get(10, TimeUnit.SECONDS), form + ": the holder entered its own key again while the manager drained");
+        closed.get(10, TimeUnit.SECONDS);
+    }
+
+    static Stream<Arguments> reentries() {
+        LockRequest read = LockRequest.of("reentered").mode(LockMode.OPTIMISTIC).read();
+        LockRequest write = LockRequest.of("reentered").mode(LockMode.OPTIMISTIC).write();
+        LockRequest permit = LockRequest.of("reentered").permits(3);
+        return Stream.of(
+                Arguments.of("exclusive, pessimistic", LockRequest.of("reentered"), LockRequest.of("reentered")),
+                Arguments.of("exclusive, optimistic", LockRequest.of("reentered").mode(LockMode.OPTIMISTIC),
+                        LockRequest.of("reentered").mode(LockMode.OPTIMISTIC)),
+                Arguments.of("a read inside a read", read, read),
+                Arguments.of("a write inside a write", write, write),
+                Arguments.of("a read inside a write", write, read),
+                Arguments.of("a permit inside a permit", permit, permit));
     }
 
     // the manager refuses new locks from the moment close begins
