@@ -1,6 +1,7 @@
 package io.locked.internal;
 
 import static io.locked.internal.ReadWriteSlots.closeAfterFailure;
+import static io.locked.internal.ReadWriteSlots.giveBack;
 import static io.locked.internal.ReadWriteSlots.lockAnotherRow;
 import static io.locked.internal.ReadWriteSlots.pause;
 import static io.locked.internal.ReadWriteSlots.readHolding;
@@ -177,7 +178,7 @@ final class ReadSide {
                     formed = new ReaderGroup(slot.handOver(), token, time.nanoTime());
                 } else {
                     // a writer holds the key or waits for it: give the slot back, wait until its row is free
-                    slot.close();
+                    giveBack(slot);
                     writerSeen = shared != PessimisticHold.AnotherRow.ABSENT;
                 }
             }

@@ -1,6 +1,7 @@
 package io.locked.internal;
 
 import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.spi.PessimisticHold;
@@ -114,6 +115,19 @@ final class ReadWriteSlots {
      */
     static PessimisticHold.AnotherRow lockAnotherRow(LockHandle held, String rowKey, boolean shared) {
         return ((AcquisitionView) held).acquisition.lockAnotherRow(rowKey, shared);
+    }
+
+    /**
+     * Gives back a row taken for a request and never handed out to its caller: the other side was seen, or
+     * the wait ran out. A loss found on the way is nobody's to hear of (the caller gets "not acquired"),
+     * and was logged by the row's hold; a store failure goes to the caller.
+     */
+    static void giveBack(LockHandle neverHandedOut) {
+        try {
+            neverHandedOut.close();
+        } catch (LockLostException notTheCallers) {
+            // the row's lease ran out before it was given back: the caller never held it
+        }
     }
 
     static void closeAfterFailure(LockHandle held, Throwable failure) {

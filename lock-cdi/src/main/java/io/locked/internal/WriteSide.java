@@ -1,6 +1,7 @@
 package io.locked.internal;
 
 import static io.locked.internal.ReadWriteSlots.closeAfterFailure;
+import static io.locked.internal.ReadWriteSlots.giveBack;
 import static io.locked.internal.ReadWriteSlots.lockAnotherRow;
 import static io.locked.internal.ReadWriteSlots.pause;
 import static io.locked.internal.ReadWriteSlots.readHolding;
@@ -119,7 +120,7 @@ final class WriteSide {
             if (found == PessimisticHold.AnotherRow.LOCKED) {
                 return write;
             }
-            write.close();
+            giveBack(write);
             if (!rows.createRow(shared) && deadline - time.nanoTime() <= 0) {
                 return null; // another transaction kept the missing row's place all the wait
             }
@@ -142,7 +143,7 @@ final class WriteSide {
             throw interrupted;
         }
         if (!waited) {
-            write.close();
+            giveBack(write);
         }
         return waited;
     }

@@ -9,10 +9,12 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A lock store in memory for the core's unit tests: row locks that wait like a database's, leases
@@ -28,6 +30,7 @@ final class InMemoryLockRepository implements LockRepository {
     private final AtomicInteger storeCalls = new AtomicInteger();
     private final AtomicInteger handOvers = new AtomicInteger();
     private volatile boolean renewalsCut;
+    private final Map<String, Duration> slowInspections = new ConcurrentHashMap<>();
 
     private static final class Row {
         final Semaphore rowLock = new Semaphore(1, true);
@@ -192,7 +195,15 @@ final class InMemoryLockRepository implements LockRepository {
 
     /** Held PESSIMISTIC while its row lock is taken, OPTIMISTIC while its lease is live; read/write locks look at rows so. */
     @Override
-    public synchronized Optional<LockRowState> inspect(String key) {
+    public Optional<LockRowState> inspect(String key) {
+        Duration slow = slowInspections.get(key);
+        if (slow != null) {
+            LockSupport.parkNanos(slow.toNanos()); // a slow statement, as a loaded database answers it
+        }
+        return inspectNow(key);
+    }
+
+    private synchronized Optional<LockRowState> inspectNow(String key) {
         Row row = rows.get(key);
         if (row == null) {
             return Optional.empty();
@@ -215,6 +226,11 @@ final class InMemoryLockRepository implements LockRepository {
 
     void cutRenewals() {
         renewalsCut = true;
+    }
+
+    /** Every later inspection of the key takes that long before it reads the row. */
+    void slowInspectionsOf(String key, Duration slow) {
+        slowInspections.put(key, slow);
     }
 
     /** @return the most calls that were waiting or working in the store at once */
