@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * ({@link LockRepository#renewalBatchSize()}), so that a JVM holding thousands of leases sends a
  * few statements per renewal period instead of one per lease.
  *
- * <p>A due renewal waits for others of the same stored lease length to join it, at most a
+ * <p>A due renewal waits for others of the same lease lengths (stored and counted) to join it, at most a
  * {@value #GATHER_PART}th of its lease, or until the batch is full. Leases taken at different
  * moments then share a batch: with ticks every third of the lease (on a grid of that twelfth, see
  * {@link LeaseWatchdog#watch}), a renewal goes out at most 5/12 of the lease after the last one,
@@ -45,8 +45,17 @@ final class LeaseRenewals {
     private final TimeSource time;
     private final ScheduledExecutorService scheduler;
     private final Executor calls;
-    /** Renewals gathered for their batch, by stored lease length; guarded by this. */
-    private final Map<Duration, Gathering> gathering = new HashMap<>();
+    /** Renewals gathered for their batch, by stored lease length and holder's lease length; guarded by this. */
+    private final Map<BatchOf, Gathering> gathering = new HashMap<>();
+
+    /**
+     * What leases must share to share a batch: the length the store is asked for, which is the batch's one
+     * parameter, and the holder's own lease length, which decides how long a renewal may wait for its batch.
+     * A lease with a lock-delay is stored longer than its holder counts it: gathered by stored length alone,
+     * it would wait a part of another lease, past its own.
+     */
+    private record BatchOf(Duration storedLease, Duration leaseLength) {
+    }
 
     private static final class Gathering {
         final List<RenewableLease> due = new ArrayList<>();
@@ -90,41 +99,41 @@ final class LeaseRenewals {
             startAlone(lease);
             return;
         }
-        Duration length = lease.storedLease();
+        BatchOf kind = new BatchOf(lease.storedLease(), lease.leaseLength());
         List<RenewableLease> batch = null;
         synchronized (this) {
-            Gathering batchOf = gathering.computeIfAbsent(length, any -> new Gathering());
+            Gathering batchOf = gathering.computeIfAbsent(kind, any -> new Gathering());
             batchOf.due.add(lease);
             if (batchOf.due.size() >= batchSize) {
-                batch = close(length);
+                batch = close(kind);
             } else if (batchOf.flush == null) {
-                long waitNanos = Math.max(1, lease.leaseLength().toNanos() / GATHER_PART);
+                long waitNanos = Math.max(1, kind.leaseLength().toNanos() / GATHER_PART);
                 try {
-                    batchOf.flush = scheduler.schedule(() -> flush(length, batchOf), waitNanos, TimeUnit.NANOSECONDS);
+                    batchOf.flush = scheduler.schedule(() -> flush(kind, batchOf), waitNanos, TimeUnit.NANOSECONDS);
                 } catch (RejectedExecutionException closed) {
-                    batch = close(length);
+                    batch = close(kind);
                 }
             }
         }
         if (batch != null) {
-            start(batch, length);
+            start(batch, kind.storedLease());
         }
     }
 
-    private void flush(Duration length, Gathering batchOf) {
+    private void flush(BatchOf kind, Gathering batchOf) {
         List<RenewableLease> batch;
         synchronized (this) {
             // a batch that filled up has gone out already; a newer one keeps its own time
-            batch = gathering.get(length) == batchOf ? close(length) : null;
+            batch = gathering.get(kind) == batchOf ? close(kind) : null;
         }
         if (batch != null) {
-            start(batch, length);
+            start(batch, kind.storedLease());
         }
     }
 
     /** Ends the gathering of a batch; guarded by this. */
-    private List<RenewableLease> close(Duration length) {
-        Gathering batchOf = gathering.remove(length);
+    private List<RenewableLease> close(BatchOf kind) {
+        Gathering batchOf = gathering.remove(kind);
         if (batchOf == null) {
             return null;
         }

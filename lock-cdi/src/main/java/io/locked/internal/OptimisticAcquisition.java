@@ -183,7 +183,7 @@ final class OptimisticAcquisition extends Acquisition implements RenewableLease 
             return;
         }
         if (reason != null) {
-            throw lostAtRelease(last, reason);
+            throw lostAtRelease(last, reason, keepTaken);
         }
         if (!(keepTaken ? repository.releaseLease(last, holdAtLeast()) : repository.releaseLease(last))) {
             synchronized (this) {
@@ -198,13 +198,20 @@ final class OptimisticAcquisition extends Acquisition implements RenewableLease 
 
     /**
      * The loss is already known, so that is what the holder is told. The release only frees the row
-     * early where the lease may still stand in the database; a store that cannot be reached does not
-     * change the answer (the lease runs out there on its own), and its failure rides along.
+     * early where the lease may still stand in the database, and leaves the minimum hold there as any
+     * release does: a lease lost on this JVM's own count (its renewals unconfirmed) may still be this
+     * holder's in the database, and the job it ran must not run again within its period. A store that
+     * cannot be reached does not change the answer (the lease runs out there on its own), and its failure
+     * rides along.
      */
-    private LockLostException lostAtRelease(Lease last, String reason) {
+    private LockLostException lostAtRelease(Lease last, String reason, boolean keepTaken) {
         LockLostException lostException = new LockLostException(key, token, reason);
         try {
-            repository.releaseLease(last);
+            if (keepTaken) {
+                repository.releaseLease(last, holdAtLeast());
+            } else {
+                repository.releaseLease(last);
+            }
         } catch (RuntimeException releaseFailure) {
             lostException.addSuppressed(releaseFailure);
         }

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /** A held lease as {@link LeaseRenewals} sees it: what to renew, and where its answer goes. */
 interface RenewableLease {
 
-    /** @return the lease length asked of the store; leases of one length share a batch */
+    /** @return the lease length asked of the store; leases of one length, counted and stored, share a batch */
     Duration storedLease();
 
     /** @return the holder's lease length: a due renewal waits for its batch a small part of it */

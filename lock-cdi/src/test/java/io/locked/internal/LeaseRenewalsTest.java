@@ -65,6 +65,27 @@ class LeaseRenewalsTest {
                 Set.copyOf(store.durations));
     }
 
+    /**
+     * A lease with a lock-delay is stored longer than its holder counts it: a 1 s lease with an 11 s delay is
+     * stored as 12 s, like a 12 s lease without one. Gathered with the 12 s lease, its renewal would wait a
+     * twelfth of 12 s, past its own 1 s: it waits for a batch of its own holder's length instead.
+     */
+    @Test
+    void leasesOfOneStoredLengthButOtherHoldersLengthsWaitEachTheirOwnPart() {
+        BatchingStore store = new BatchingStore(100);
+        LeaseRenewals renewals = new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run);
+        Duration stored = Duration.ofSeconds(12);
+        FakeLease plain = new FakeLease(new Lease("plain", "owner-plain", 1, 1), stored, stored);
+        FakeLease delayed = new FakeLease(new Lease("delayed", "owner-delayed", 2, 1), Duration.ofSeconds(1), stored);
+        renewals.due(plain);
+        renewals.due(delayed);
+        assertEquals(List.of(stored.toNanos() / LeaseRenewals.GATHER_PART, Duration.ofSeconds(1).toNanos() / LeaseRenewals.GATHER_PART),
+                timer.delays, "each waits a part of its holder's own lease");
+        timer.runWaiting();
+        assertEquals(Set.of(List.of(plain.lease), List.of(delayed.lease)), Set.copyOf(store.batches), "in batches of their own");
+        assertEquals(List.of(List.of(stored), List.of(stored)), store.durations, "both renewed to their stored length");
+    }
+
     @Test
     void aLeaseFoundLostInItsBatchIsLostAloneAndTheOthersAreRenewed() {
         BatchingStore store = new BatchingStore(100);
@@ -242,6 +263,7 @@ class LeaseRenewalsTest {
         final String key;
         final Lease lease;
         private final Duration length;
+        private final Duration stored;
         private final AtomicBoolean underway = new AtomicBoolean();
         final List<Lease> renewals = new ArrayList<>();
         final List<RuntimeException> failures = new ArrayList<>();
@@ -250,14 +272,19 @@ class LeaseRenewalsTest {
         int aloneRenewals;
 
         FakeLease(Lease lease, Duration length) {
+            this(lease, length, length);
+        }
+
+        FakeLease(Lease lease, Duration length, Duration stored) {
             this.key = lease.key();
             this.lease = lease;
             this.length = length;
+            this.stored = stored;
         }
 
         @Override
         public Duration storedLease() {
-            return length;
+            return stored;
         }
 
         @Override
