@@ -25,14 +25,14 @@ import java.util.Objects;
  * @param holdAtLeast how long after the acquisition the key stays taken, even when the holder released
  *              it sooner, judged on the database's clock: a job run under it runs at most once per that
  *              period, whichever instance's trigger fires. Zero (the default) frees the key at release.
- *              Zero or positive, at most {@link #MAX_LEASE}
+ *              Zero or positive, at most {@link #MAX_LEASE}; zero for {@link LockType#READ}
  * @param lockDelay how long the key stays taken after an optimistic holder stopped renewing its lease
  *              without releasing it (its JVM died, paused or lost the database), past the end of that
  *              lease: a new holder waits that much longer, which protects what cannot check fencing
  *              tokens from a holder that may still be at work. A release frees the key at once. The
  *              store keeps the lease plus the delay; the holder counts on its lease only. Optimistic
  *              mode only (a pessimistic holder's session death leaves no trace). Zero (the default) or
- *              positive, at most {@link #MAX_LEASE}
+ *              positive, at most {@link #MAX_LEASE}; zero for {@link LockType#READ}
  * @param permits how many holders of the key may run at once: 0 (the default) for the key's
  *              exclusive lock; 1 to {@link #MAX_PERMITS} for one of that many permits. A key's permits
  *              are counted apart from its exclusive lock: an exclusive holder of {@code "k"} neither
@@ -45,7 +45,9 @@ import java.util.Objects;
  *              key is apart from its exclusive lock and its permits. Its rows are a writer row
  *              ({@link #writerKey(String)}) and up to {@link #MAX_READERS} reader slots
  *              ({@link #readerSlotKey(String, int)}), and for {@code PESSIMISTIC} readers a shared row
- *              ({@link #sharedRowKey(String)}); the readers of one lock manager share a slot
+ *              ({@link #sharedRowKey(String)}); the readers of one lock manager share a slot: a reader that
+ *              joins its JVM's group holds the group's slot, in the mode and with the lease its first reader
+ *              asked for (its handle's {@link LockHandle#mode()} tells which), and shows the group's token
  */
 public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
                           Duration holdAtLeast, Duration lockDelay, int permits, LockType type) {
@@ -153,6 +155,12 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
             throw new IllegalArgumentException("Lock key must be at most " + (MAX_KEY_LENGTH - slotSuffixLength(permits))
                     + " characters with " + permits + " permits (each permit's slot key adds its number), was "
                     + key.length());
+        }
+        if (type == LockType.READ && (!holdAtLeast.isZero() || !lockDelay.isZero())) {
+            throw new IllegalArgumentException("Lock " + (holdAtLeast.isZero() ? "lockDelay" : "holdAtLeast")
+                    + " needs type EXCLUSIVE or WRITE for key '" + key + "', was READ: a reader joins its JVM's group of"
+                    + " readers, whose slot the group's first reader took, so it would keep that slot, not the reader's own"
+                    + " hold, or nothing at all");
         }
         if (!lockDelay.isZero() && mode == LockMode.PESSIMISTIC) {
             throw new IllegalArgumentException("Lock lockDelay needs OPTIMISTIC mode for key '" + key

@@ -37,6 +37,17 @@ class LockRequestTest {
                 .holdAtLeast(Duration.ofMinutes(1)).lockDelay(), "the withers keep each other's values");
     }
 
+    /** A reader joins its JVM's group, whose slot another reader took: a hold or delay of its own cannot apply. */
+    @Test
+    void noMinimumHoldNorLockDelayOnARead() {
+        assertMessage(() -> LockRequest.of("report").read().holdAtLeast(Duration.ofMinutes(1)),
+                "Lock holdAtLeast needs type EXCLUSIVE or WRITE for key 'report', was READ");
+        assertMessage(() -> LockRequest.of("report").mode(LockMode.OPTIMISTIC).lockDelay(Duration.ofSeconds(5)).read(),
+                "Lock lockDelay needs type EXCLUSIVE or WRITE for key 'report', was READ");
+        assertEquals(Duration.ofMinutes(1), LockRequest.of("report").write().holdAtLeast(Duration.ofMinutes(1)).holdAtLeast(),
+                "a write may hold the key");
+    }
+
     @Test
     void negativeWait() {
         assertMessage(() -> LockRequest.of("order:1").waitFor(Duration.ofSeconds(-1)), "was PT-1S");

@@ -105,6 +105,17 @@ public final class LockedDefinitions {
             errors.add("Invalid @Locked." + Member.LOCK_DELAY.annotationName() + " on " + where + ": needs mode OPTIMISTIC; a pessimistic holder whose"
                     + " session dies leaves no trace in the row to delay the next holder by");
         }
+        if (type == LockType.READ) {
+            for (Member member : List.of(Member.HOLD_AT_LEAST, Member.LOCK_DELAY)) {
+                Duration set = member == Member.HOLD_AT_LEAST ? holdAtLeast : lockDelay;
+                if (set != null && !set.isZero()) {
+                    errors.add("Invalid @Locked." + member.annotationName() + " on " + where + ": needs type EXCLUSIVE or WRITE,"
+                            + " was READ; a reader joins its JVM's group of readers, whose slot the group's first reader took,"
+                            + " so it would keep that slot, not the reader's own hold; remove " + member.annotationName()
+                            + " or lock the job EXCLUSIVE");
+                }
+            }
+        }
         if (permits != null && permits > 0 && type != null && type != LockType.EXCLUSIVE) {
             errors.add("Invalid @Locked." + Member.PERMITS.annotationName() + " on " + where + ": permits need type EXCLUSIVE,"
                     + " was " + type + "; a read/write lock's readers already share the key");

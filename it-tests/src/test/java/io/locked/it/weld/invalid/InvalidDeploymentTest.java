@@ -105,6 +105,14 @@ class InvalidDeploymentTest {
     }
 
     @Test
+    void aMinimumHoldOrLockDelayOnARead() {
+        String bean = HoldOnReadBean.class.getName();
+        refused(HoldOnReadBean.class,
+                "Invalid @Locked.holdAtLeast on " + bean + "#report(): needs type EXCLUSIVE or WRITE, was READ",
+                "Invalid @Locked.lockDelay on " + bean + "#audit(): needs type EXCLUSIVE or WRITE, was READ");
+    }
+
+    @Test
     void permitsOnAReadWriteLock() {
         refused(PermitsWithReadBean.class, "Invalid @Locked.permits on " + PermitsWithReadBean.class.getName() + "#read()",
                 "permits need type EXCLUSIVE, was READ");
