@@ -89,6 +89,16 @@ abstract class Acquisition {
     abstract boolean isValid();
 
     /**
+     * Asks the store, where the hold can be lost without this JVM's knowing (a pessimistic hold's session),
+     * whether it is still held; marks it lost if not.
+     *
+     * @return whether it is still held
+     */
+    boolean confirmHeld() {
+        return isValid();
+    }
+
+    /**
      * Locks one more row in the hold's transaction, without waiting, until the release
      * ({@link PessimisticHold#lockAnotherRow}).
      *

@@ -17,6 +17,8 @@ final class PessimisticAcquisition extends Acquisition {
     private volatile boolean valid = true;
     private volatile String lostReason;
     private volatile ScheduledFuture<?> sessionChecks;
+    /** How long a check of the session may take: that of the watchdog's checks. */
+    private volatile Duration checkTimeout = Duration.ofSeconds(5);
 
     PessimisticAcquisition(String key, String owner, String holder, PessimisticHold hold, ThreadScope scope,
                            KeyTurns.Turn turn, LockMeter meter, TimeSource time) {
@@ -36,7 +38,20 @@ final class PessimisticAcquisition extends Acquisition {
 
     void checkSessionsWith(LeaseWatchdog watchdog, Duration every) {
         Duration timeout = every.dividedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : every.dividedBy(2);
+        checkTimeout = timeout;
         sessionChecks = watchdog.every(every, () -> checkSession(timeout));
+    }
+
+    /**
+     * Asks the session while the row is held; once released, the release's commit has answered: a hold
+     * whose release found its transaction gone counts as lost, as it does for its holder.
+     */
+    @Override
+    boolean confirmHeld() {
+        if (valid) {
+            checkSession(checkTimeout);
+        }
+        return lostReason == null;
     }
 
     @Override
@@ -44,7 +59,7 @@ final class PessimisticAcquisition extends Acquisition {
         return hold.lockAnotherRow(rowKey, shared);
     }
 
-    private void checkSession(Duration timeout) {
+    private synchronized void checkSession(Duration timeout) {
         if (valid && !hold.isAlive(timeout)) {
             lostReason = "its database session ended while it was held (checked by the watchdog)";
             valid = false;
@@ -67,8 +82,10 @@ final class PessimisticAcquisition extends Acquisition {
         valid = false;
         boolean released = holdsPastRelease() ? hold.release(holdAtLeast()) : hold.release();
         if (!wasValid || !released) {
-            throw new LockLostException(key, token, lostReason != null ? lostReason
-                    : "its transaction had already ended (connection lost)");
+            if (lostReason == null) {
+                lostReason = "its transaction had already ended (connection lost)";
+            }
+            throw new LockLostException(key, token, lostReason);
         }
     }
 }

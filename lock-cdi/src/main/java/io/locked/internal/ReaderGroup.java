@@ -39,8 +39,12 @@ final class ReaderGroup {
     /** Its readers inside: with none, the slot is parked or being released. */
     int members;
 
+    /** Tells a reader that leaves while others stay whether a {@code PESSIMISTIC} slot's session is still there. */
+    private final SessionConfirmation sessions;
+
     ReaderGroup(LockHandle slot, long token, long writerFreeAtNanos) {
         this.slot = slot;
+        this.sessions = new SessionConfirmation(((AcquisitionView) slot).acquisition);
         this.token = token;
         this.writerFreeAtNanos = writerFreeAtNanos;
     }
@@ -124,8 +128,10 @@ final class ReaderGroup {
         }
 
         /**
-         * The last reader out releases the slot unless it is parked, and learns of its loss from that
-         * release; another reader learns of it from the slot's hold, which the watchdog keeps up to date.
+         * The last reader out releases the slot unless it is kept, and learns of its loss from that
+         * release; another reader learns of it from the slot's hold, which the watchdog keeps up to date,
+         * and for a {@code PESSIMISTIC} slot from a check of its session that began after this reader began
+         * to leave: a session that ended frees the row lock at once, without a word to this JVM.
          */
         @Override
         public void close() {
@@ -148,7 +154,7 @@ final class ReaderGroup {
                 } finally {
                     state.owner.ended(state);
                 }
-            } else if (!slotValid) {
+            } else if (!slotValid || !group.sessions.confirm()) {
                 throw new LockLostException(key(), token(), "the reader slot this JVM's readers of the key share"
                         + " was lost (its lease ran out or was taken over, or its session ended)");
             }

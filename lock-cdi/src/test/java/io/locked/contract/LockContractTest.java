@@ -80,6 +80,11 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
     protected abstract AutoCloseable lockRowFromOutside(String key) throws Exception;
 
     @Override
+    public void endSessionsInTransactionFromOutside() throws Exception {
+        endSessionsInTransaction();
+    }
+
+    @Override
     public LockRepository inspectedStore() {
         return repository();
     }

@@ -55,6 +55,12 @@ public interface ReadWriteContract {
         return true;
     }
 
+    /**
+     * Ends, from outside, every database session of the store's user that has a transaction open, as an
+     * idle-in-transaction timeout, a failover or a firewall reset would ({@link LockContractTest}).
+     */
+    void endSessionsInTransactionFromOutside() throws Exception;
+
     private LockManager readWriteManager() {
         return LockManagerBuilder.on(readWriteStore()).build();
     }
@@ -410,6 +416,35 @@ public interface ReadWriteContract {
                 assertTrue(after.isValid(), "a reader after the loss holds a slot of its own");
                 assertEquals(1, operator.holders(key).size());
             }
+        } finally {
+            secondThread.shutdownNow();
+        }
+    }
+
+    /**
+     * A {@code PESSIMISTIC} group's database session that ends (killed, failed over, timed out) frees its row
+     * locks at once, and a writer of another JVM may enter: every reader of the group learns of it at its
+     * release at the latest, as an exclusive holder learns it from its commit, the first to leave as much as
+     * the last. The watchdog's session check is an hour away here, so only the release can tell.
+     */
+    @Test
+    default void pessimisticReadersLearnAtTheirReleaseThatTheirGroupsSessionEnded() throws Exception {
+        LockMode mode = LockMode.PESSIMISTIC;
+        assumeTrue(runs(mode), whyNot(mode));
+        String key = "rw:session-ended:" + UUID.randomUUID();
+        ExecutorService secondThread = Executors.newSingleThreadExecutor();
+        try (LockManager jvm = LockManagerBuilder.on(readWriteStore()).sessionCheckEvery(Duration.ofHours(1)).build();
+             LockManager other = readWriteManager()) {
+            LockHandle first = jvm.acquire(access(key, mode, LockType.READ));
+            LockHandle second = secondThread.submit(() -> jvm.acquire(access(key, mode, LockType.READ)))
+                    .get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS);
+            assertEquals(first.key(), second.key(), "two readers of one JVM in one slot");
+            endSessionsInTransactionFromOutside();
+            try (LockHandle write = other.acquire(access(key, mode, LockType.WRITE))) {
+                assertTrue(write.isValid(), "a writer of another JVM entered once the readers' session was gone");
+            }
+            assertThrows(LockLostException.class, first::close, "the first reader to leave is told");
+            assertThrows(LockLostException.class, second::close, "so is the last");
         } finally {
             secondThread.shutdownNow();
         }
