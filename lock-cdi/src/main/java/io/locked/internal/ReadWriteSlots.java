@@ -32,9 +32,11 @@ import java.util.function.Supplier;
  * {@link ReadSide} and {@link WriteSide} hold each side's part.
  *
  * <p>Tokens: a writer's is its row's, so each writer's is above the one before. A reader's is the
- * token of the writer row when its group's slot was taken, the last writer's: every writer after it
- * draws above it, on the same row, whatever the clock does. A reader's token thus tells which writes
- * it may have seen, and fenced writes belong to writers.
+ * writer row's committed token when its group's slot was taken (or the token of a writer of this JVM
+ * that wrote while the group was parked): never above the last writer's, and below every later writer's,
+ * which each draws above the row's token. It is not always the last writer's: with clock tokens a writer's
+ * token is rolled back, leaving the row's last committed one, and a cleanup of the idle writer row leaves
+ * 0. So a reader's token orders it before the writes after it, and fenced writes belong to writers.
  */
 final class ReadWriteSlots {
     private final ReadSide readers;

@@ -22,7 +22,8 @@ final class ReaderGroup {
     final LockHandle slot;
     /**
      * What a reader joining it shows: the writer row's token when the slot was taken, or the token of a
-     * writer of this JVM that wrote while the group was parked; the last writer's either way.
+     * writer of this JVM that wrote while the group was parked; never above the last writer's, below every
+     * later one's ({@link ReadWriteSlots}).
      */
     long token;
     /** When the writer row was last seen free, on {@link TimeSource#nanoTime()}. */

@@ -308,6 +308,45 @@ public interface ReadWriteContract {
     }
 
     /**
+     * What a reader's token means: never above the last writer's, and below the token of every writer that
+     * enters after the read, on every store and configuration, also once a cleanup deleted the key's idle
+     * writer row (the reader then shows 0). It is not always the last writer's: with clock tokens the writer
+     * row keeps the last committed token, below the one a writer used and rolled back; after a cleanup it is 0.
+     */
+    @ParameterizedTest
+    @EnumSource(LockMode.class)
+    default void aReadersTokenIsNeverAboveTheLastWritersAndBelowEveryLaterWritersEvenAfterACleanup(LockMode mode)
+            throws Exception {
+        assumeTrue(runs(mode), whyNot(mode));
+        String key = "rw:reader-token:" + UUID.randomUUID();
+        try (LockManager writers = readWriteManager(); LockManager readers = readWriteManager()) {
+            long written;
+            try (LockHandle write = writers.acquire(access(key, mode, LockType.WRITE))) {
+                written = write.token();
+            }
+            long read;
+            try (LockHandle reading = readers.acquire(access(key, mode, LockType.READ))) {
+                read = reading.token();
+            }
+            assertTrue(read <= written, "a reader's token " + read + " above the last writer's " + written);
+            awaitNoHolder(writers, key, "the reader's slot released");
+            // idle for a microsecond: the writer row, free since the write, goes
+            readWriteStore().deleteIdleRows(Duration.ofNanos(1000));
+            long readAfterCleanup;
+            try (LockHandle reading = readers.acquire(access(key, mode, LockType.READ))) {
+                readAfterCleanup = reading.token();
+            }
+            assertTrue(readAfterCleanup <= written, "a reader's token " + readAfterCleanup + " above the last writer's "
+                    + written + " after a cleanup");
+            try (LockHandle write = writers.acquire(access(key, mode, LockType.WRITE))) {
+                assertTrue(write.token() > Math.max(read, readAfterCleanup) && write.token() > written,
+                        "a later writer's token " + write.token() + " not above the readers' (" + read + ", "
+                                + readAfterCleanup + ") and the last writer's " + written);
+            }
+        }
+    }
+
+    /**
      * Readers of one JVM arriving together without waiting ({@code tryAcquire}, {@code maxWait = 0}) each form
      * a group of their own while another is forming one: every group they formed is released once they all
      * left, none is kept for good, and a writer of another JVM gets in. Closing the manager leaves nothing
