@@ -60,6 +60,16 @@ abstract class Acquisition {
     }
 
     /**
+     * A re-entry asks for a minimum hold too: the longest of the entries' holds applies, counted from this
+     * acquisition, as the outermost entry's does.
+     */
+    synchronized void holdAtLeastNoLessThan(Duration hold) {
+        if (hold.compareTo(holdAtLeast) > 0) {
+            holdAtLeast = hold;
+        }
+    }
+
+    /**
      * Whether the release must keep the key taken: the minimum hold may not have passed yet. Counted
      * on this JVM from when the store answered the acquisition, which is after the database set the
      * row's acquisition time: when this says it has passed, it has on the database's clock too. When it

@@ -247,6 +247,8 @@ public final class DefaultLockManager implements LockManager {
         if (outer != null) {
             Handle nested = outer.enterAgain();
             if (nested != null) {
+                // the key stays taken for the longest minimum hold of its entries, counted from the acquisition
+                outer.holdAtLeastNoLessThan(request.holdAtLeast());
                 return nested;
             }
             // being released, or lost: never revived; this acquisition goes to the database afresh
