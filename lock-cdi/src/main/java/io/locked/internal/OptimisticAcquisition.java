@@ -17,9 +17,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>No lock is held across a store call: a renewal that hangs never delays the holder's release.
  * Renewal and release may then reach the store in either order, which is safe because the store
- * guards both by owner and token, not by the row's version: a renewal that lands after the release
- * finds the row no longer this owner's and changes nothing, and a renewal whose reply was lost
- * (applied, but seen by us as a failure) does not make the next one fail.
+ * guards both by owner and token, not by the row's version, and a renewal never shortens a row's
+ * lease: a renewal that lands after a plain release finds the row no longer this owner's and changes
+ * nothing; one that lands after a release that left a minimum hold finds the row still this owner's,
+ * and keeps the hold's later end (it may lengthen it to a lease from then, never cut it); and a renewal
+ * whose reply was lost (applied, but seen by us as a failure) does not make the next one fail.
  */
 final class OptimisticAcquisition extends Acquisition implements RenewableLease {
     private final LockRepository repository;
