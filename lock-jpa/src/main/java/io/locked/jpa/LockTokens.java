@@ -27,7 +27,8 @@ public enum LockTokens {
      * use by a second at most. A clock reading that lands above the committed token but at or below
      * one already used (a step back into the last second of the key's use) is not caught, and can
      * repeat a token. Releases commit anyway on MySQL's native path (its statements read their clock
-     * before the row lock), on a Galera node, and on a JTA unit's JPA path. Choose it where the
+     * before the row lock), on the native path of a MariaDB started with {@code --sysdate-is-now} (for
+     * the same reason: found at start-up and logged), on a Galera node, and on a JTA unit's JPA path. Choose it where the
      * database's clock is disciplined (NTP slewing, not stepping), for keys locked pessimistically
      * only, whose cycles are frequent enough for their commits' flushes to matter.
      */

@@ -42,15 +42,18 @@ final class NativePessimisticLocks {
     private final Duration connectionWait;
     private final ConnectionBudget budget;
     private final TokenWrites tokenWrites;
+    private final KnownTokenClock tokenClock;
     /** The statement that leaves a minimum hold at release, after the settings the database sends with it. */
     private final SettingsThenUpdate holdRow;
 
     /**
      * @param connectionWait how long an acquisition may wait for a connection, whatever its own wait
      * @param tokenWrites    whether a release commits its token or rolls it back
+     * @param tokenClock     whether the server reads the token clock before the row lock after all
      */
     NativePessimisticLocks(LockConnections connections, Dialect database, KnownGaleraNode galera,
-                           PoolShortage shortage, KeyRows keyRows, Duration connectionWait, TokenWrites tokenWrites) {
+                           PoolShortage shortage, KeyRows keyRows, Duration connectionWait, TokenWrites tokenWrites,
+                           KnownTokenClock tokenClock) {
         this.connections = connections;
         this.database = database;
         this.galera = galera;
@@ -59,6 +62,7 @@ final class NativePessimisticLocks {
         this.connectionWait = connectionWait;
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.tokenWrites = tokenWrites;
+        this.tokenClock = tokenClock;
         this.holdRow = SettingsThenUpdate.of(database.holdRowSettings(), database.holdRow);
     }
 
@@ -72,6 +76,7 @@ final class NativePessimisticLocks {
                 throw new IllegalStateException("Cannot lock '" + key + "' PESSIMISTIC: " + reason);
             });
         }
+        boolean clockAtStatementStart = tokenClock.atStatementStart(key, bounds);
         if (!budget.take(key, bounds.borrowNanos())) {
             throw shortage.budgetSpent(key, bounds.borrowWait(), budget);
         }
@@ -95,9 +100,13 @@ final class NativePessimisticLocks {
                 return null;
             }
             transaction.boundStatements(CallBounds.brief());
+            if (clockAtStatementStart) {
+                drawnAtLock = drawnAtLock.redrawnAfterLock(database, transaction.connection(), key);
+            }
             // on a Galera node a rollback may not say that a replicated write ended the transaction
-            // first, where a commit fails: every release commits there
-            TokenWrites writes = galera == null ? tokenWrites : TokenWrites.written();
+            // first, where a commit fails: every release commits there; and where the lock statement
+            // reads its clock before the row lock, only commits keep a later token above a used one
+            TokenWrites writes = galera == null && !clockAtStatementStart ? tokenWrites : TokenWrites.written();
             DrawnToken drawn = drawnAtLock.clockBehind() && writes.clockTokens()
                     ? drawnAtLock.raisedTo(writes.behindClock(key, drawnAtLock.token()), transaction.connection(), key)
                     : drawnAtLock;
@@ -244,6 +253,25 @@ final class NativePessimisticLocks {
      *                      is then the row's plus one, and must be committed
      */
     private record DrawnToken(long token, boolean free, String node, boolean createdUnseen, boolean clockBehind) {
+        /**
+         * The token raised to the clock read by a statement after the lock ({@link Dialect#tokenAfterRowLock}),
+         * in the lock's transaction, where the lock statement read its clock at its start.
+         */
+        DrawnToken redrawnAfterLock(Dialect database, Connection connection, String key) throws SQLException {
+            try (PreparedStatement redraw = connection.prepareStatement(database.tokenAfterRowLock())) {
+                redraw.setString(1, key);
+                // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
+                redraw.execute();
+                try (ResultSet row = redraw.getResultSet()) {
+                    if (row == null || !row.next()) {
+                        throw new SQLException("The row of '" + key + "' did not answer the token's second draw");
+                    }
+                    long redrawn = row.getLong(1);
+                    return new DrawnToken(redrawn, free, node, createdUnseen, redrawn > row.getLong(2));
+                }
+            }
+        }
+
         /** The token raised to {@code raised} in the locked row, in the lock's transaction. */
         DrawnToken raisedTo(long raised, Connection connection, String key) throws SQLException {
             try (PreparedStatement raise = connection.prepareStatement(RAISE_TOKEN)) {
