@@ -28,7 +28,9 @@ public enum LockTokens {
      * one already used (a step back into the last second of the key's use) is not caught, and can
      * repeat a token. Releases commit anyway on MySQL's native path (its statements read their clock
      * before the row lock), on the native path of a MariaDB started with {@code --sysdate-is-now} (for
-     * the same reason: found at start-up and logged), on a Galera node, and on a JTA unit's JPA path. Choose it where the
+     * the same reason: found at start-up and logged), on H2's native path (a forced release there could
+     * end the next work of a hold's session that its rollback lent on), on a Galera node, and on a JTA
+     * unit's JPA path. Choose it where the
      * database's clock is disciplined (NTP slewing, not stepping), for keys locked pessimistically
      * only, whose cycles are frequent enough for their commits' flushes to matter.
      */

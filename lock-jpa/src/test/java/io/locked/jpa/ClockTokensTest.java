@@ -71,10 +71,11 @@ class ClockTokensTest {
 
     /**
      * Whether the store keeps clock tokens: not on MySQL's native path, whose statements read their
-     * clock before the row lock (its releases commit as with written tokens).
+     * clock before the row lock, nor on H2's, whose forced release reads a hold and ends its session
+     * in two statements (their releases commit as with written tokens).
      */
     private static boolean keepsClockTokens(TestDatabase database, LockStatements path) {
-        return !(database == TestDatabase.MYSQL8 && path == LockStatements.NATIVE);
+        return !((database == TestDatabase.MYSQL8 || database == TestDatabase.H2) && path == LockStatements.NATIVE);
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -86,7 +87,7 @@ class ClockTokensTest {
         assertIncreasing(tokens);
         long committed = committedToken(database, key);
         if (!keepsClockTokens(database, path)) {
-            assertEquals(tokens.get(tokens.size() - 1), committed, "MySQL's native path commits each token");
+            assertEquals(tokens.get(tokens.size() - 1), committed, database + "'s native path commits each token");
             return;
         }
         // the key's first release in this JVM commits its token; the next ones, within a second, roll back
