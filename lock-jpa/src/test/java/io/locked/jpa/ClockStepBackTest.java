@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,19 +25,23 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A database clock that steps back, on a private MariaDB whose clock the test steps (libfaketime):
- * no token falls to or below one already used.
+ * no token falls to or below one already used, whichever lock store of the table draws next.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClockStepBackTest {
@@ -66,6 +71,41 @@ class ClockStepBackTest {
     private Store store(String name, LockStatements path, LockTokens tokens) {
         return stores.computeIfAbsent(name + "/" + path + "/" + tokens, ignored -> TestDatabase.MARIADB.openAt(
                 server.url(), server.user(), server.password(), 3, settings -> settings.statements(path).tokens(tokens)));
+    }
+
+    static Stream<Arguments> pathsOfTheWrittenTokenStore() {
+        return Stream.of(LockStatements.NATIVE, LockStatements.JPA).map(Arguments::of);
+    }
+
+    /**
+     * A JVM on clock tokens cycles a key, so that tokens above the row's committed one were used and
+     * rolled back; then the clock steps back past the committed token, and a JVM on written tokens
+     * (the default) locks the key: its token must pass every token the first JVM used.
+     */
+    @ParameterizedTest(name = "written tokens through {0}")
+    @MethodSource("pathsOfTheWrittenTokenStore")
+    void aWrittenTokenStoreDrawsAboveTokensAClockTokenStoreRolledBackBeforeTheClockSteppedBack(LockStatements path)
+            throws Exception {
+        LockRepository clock = store("clock", LockStatements.NATIVE, LockTokens.CLOCK).repository();
+        LockRepository written = store("written", path, LockTokens.WRITTEN).repository();
+        String key = "mixed-tokens:" + UUID.randomUUID();
+        List<Long> used = new ArrayList<>();
+        // until a release rolled its token back: a key's first release in a store commits
+        while (used.isEmpty() || used.get(used.size() - 1) <= committedToken(key)) {
+            assertTrue(used.size() < 100, "no release of clock tokens rolled back: " + used);
+            used.add(cycle(clock, key));
+        }
+        long lastUsed = used.get(used.size() - 1);
+        long committed = committedToken(key);
+        // back past the committed token by the two seconds, whatever the cycles took
+        server.stepClock(STEP_BACK.plusNanos((lastUsed - committed) * 1000).negated());
+        assertTrue(serverClockMicros() < committed, "the scene needs the clock behind the committed token");
+
+        long next = cycle(written, key);
+
+        assertTrue(next > lastUsed, "a written-token store drew " + next + " after the clock stepped back, not above "
+                + lastUsed + ", which a clock-token store used (committed: " + committed + ")");
+        assertEquals(next, committedToken(key), "written tokens commit");
     }
 
     /**

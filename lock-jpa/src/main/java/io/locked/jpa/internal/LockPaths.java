@@ -202,7 +202,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         if (tokens == LockTokens.CLOCK && !keepsClockTokens) {
             LOG.info(() -> LockTokens.KEY + "=clock: " + whyNot + ", so pessimistic releases commit their tokens as"
                     + " with written tokens");
-            return TokenWrites.written();
+            return TokenWrites.of(LockTokens.WRITTEN);
         }
         return TokenWrites.of(tokens);
     }
