@@ -13,7 +13,10 @@ public enum LockTokens {
      * The release commits the token: one durable write, so one log flush (fsync) per pessimistic
      * cycle where the database flushes every commit. Released holds' tokens increase per key whatever
      * the clock does; a hold whose session ended before its release (a crash, a failover) never
-     * committed its token, and the next one rests on the clock.
+     * committed its token, and the next one rests on the clock. Where the clock read after a token is
+     * below it (a step back), the token is raised as for {@link #CLOCK}, since lock stores of either
+     * setting may share a table: a store on written tokens then passes the tokens that stores on clock
+     * tokens used and rolled back (except on MySQL's native path, which does not read the clock again).
      */
     WRITTEN,
     /**
@@ -27,8 +30,10 @@ public enum LockTokens {
      * use by a second at most. A clock reading that lands above the committed token but at or below
      * one already used (a step back into the last second of the key's use) is not caught, and can
      * repeat a token. Releases commit anyway on MySQL's native path (its statements read their clock
-     * before the row lock), on a Galera node, and on a JTA unit's JPA path. Choose it where the
-     * database's clock is disciplined (NTP slewing, not stepping), for keys locked pessimistically
+     * before the row lock), on the native path of a MariaDB started with {@code --sysdate-is-now} (for
+     * the same reason: found at start-up and logged), on H2's native path (a forced release there could
+     * end the next work of a hold's session that its rollback lent on), on a Galera node, and on a JTA
+     * unit's JPA path. Choose it where the database's clock is disciplined (NTP slewing, not stepping), for keys locked pessimistically
      * only, whose cycles are frequent enough for their commits' flushes to matter.
      */
     CLOCK;

@@ -103,8 +103,12 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         };
         if (statements == LockStatements.NATIVE) {
             Dialect dialect = standbyWait == null ? Dialect.of(family) : Dialect.of(family).withStandbyWait(standbyWait);
-            TokenWrites tokenWrites = tokenWrites(tokens, dialect.readsTokenClockAfterRowLock(),
-                    dialect + "'s native statements read their token clock before the row lock");
+            String whyNot = !dialect.readsTokenClockAfterRowLock()
+                    ? dialect + "'s native statements read their token clock before the row lock"
+                    : dialect + "'s forced release reads a hold and ends its session in two statements, between"
+                            + " which a hold released by a rollback could lend its session to other work";
+            TokenWrites tokenWrites = tokenWrites(tokens, dialect.readsTokenClockAfterRowLock()
+                    && dialect.readsAndEndsHoldsInOneStep(), whyNot);
             return new LockPaths(connections, family, statements,
                     new NativeLockRepository(connections, dialect, galeraSingleWriter, connectionWait, tokenWrites),
                     Optional.empty());
@@ -198,7 +202,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         if (tokens == LockTokens.CLOCK && !keepsClockTokens) {
             LOG.info(() -> LockTokens.KEY + "=clock: " + whyNot + ", so pessimistic releases commit their tokens as"
                     + " with written tokens");
-            return TokenWrites.written();
+            return TokenWrites.of(LockTokens.WRITTEN);
         }
         return TokenWrites.of(tokens);
     }

@@ -206,6 +206,10 @@ public enum TestDatabase {
      */
     public EntityManagerFactory entityManagerFactory(HikariDataSource dataSource, String unit, TestProvider provider) {
         convertEarlierLockTable(dataSource);
+        return unitOn(dataSource, unit, provider);
+    }
+
+    private EntityManagerFactory unitOn(HikariDataSource dataSource, String unit, TestProvider provider) {
         Map<String, Object> properties = new HashMap<>(provider.properties(this));
         properties.put("jakarta.persistence.nonJtaDataSource", dataSource);
         if (!hasSchemaScript() && !lockTableGenerated) {
@@ -300,8 +304,37 @@ public enum TestDatabase {
     public Store open(int maxConnections, Map<String, String> driverProperties,
                       UnaryOperator<JpaLockRepository.Builder> settings, TestProvider provider) {
         requireReachable();
-        HikariDataSource pool = pool(maxConnections, driverProperties);
-        EntityManagerFactory factory = entityManagerFactory(pool, provider.unit(this), provider);
+        return open(pool(maxConnections, driverProperties), settings, provider);
+    }
+
+    /**
+     * A store of this family on a server of the test's own (a private server with options or a clock
+     * of its own), with Hibernate; its checks of open transactions still look at the shared server.
+     *
+     * @param url            the private server's JDBC URL
+     * @param maxConnections pool size
+     * @param settings       settings of the repository beyond its unit
+     * @return the store, to be closed by the caller
+     */
+    public Store openAt(String url, String user, String password, int maxConnections,
+                        UnaryOperator<JpaLockRepository.Builder> settings) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(maxConnections);
+        config.setPoolName("locked-private-" + name().toLowerCase());
+        config.setConnectionTimeout(10_000);
+        HikariDataSource pool = new HikariDataSource(config);
+        // a new server has no lock table of an earlier script to convert
+        return open(pool, unitOn(pool, TestProvider.HIBERNATE.unit(this), TestProvider.HIBERNATE), settings);
+    }
+
+    private Store open(HikariDataSource pool, UnaryOperator<JpaLockRepository.Builder> settings, TestProvider provider) {
+        return open(pool, entityManagerFactory(pool, provider.unit(this), provider), settings);
+    }
+
+    private Store open(HikariDataSource pool, EntityManagerFactory factory, UnaryOperator<JpaLockRepository.Builder> settings) {
         JpaLockRepository repository = settings.apply(JpaLockRepository.builder(factory)).build();
         if (hasSchemaScript()) {
             repository.createTableIfMissing();

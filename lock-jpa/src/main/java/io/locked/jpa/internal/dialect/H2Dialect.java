@@ -140,6 +140,12 @@ final class H2Dialect extends Dialect {
         return written(connection, key, token, holder, session) && endUnreached(connection, key, token, session);
     }
 
+    /** The uncommitted read is a statement of its own, and embedded H2 lends a session on without a round trip. */
+    @Override
+    public boolean readsAndEndsHoldsInOneStep() {
+        return false;
+    }
+
     private static boolean written(Connection connection, String key, long token, String holder, long session)
             throws SQLException {
         return LockTransaction.readAt(connection, Connection.TRANSACTION_READ_UNCOMMITTED, c -> {

@@ -75,4 +75,17 @@ public interface HolderSessions {
      * @return false if the hold had ended, and nothing was ended
      */
     boolean endHold(Connection connection, String key, long token, String holder, long session) throws SQLException;
+
+    /**
+     * Whether {@link #endHold} reads the hold and ends its session in one step of the server's, so that
+     * no new work of that session reaches the server between the two: a hold its holder rolled back
+     * in between costs at worst its idle session. Where the uncommitted read is a statement of its own
+     * (H2, MySQL), a hold that ended by a rollback after it, whose pooled session went at once to other
+     * work (a holder of another key), would have that work ended: the native path there does not keep
+     * clock tokens, whose releases roll back ({@link io.locked.jpa.LockTokens#CLOCK}), and Locked's own
+     * holds end by a commit or with their session.
+     */
+    default boolean readsAndEndsHoldsInOneStep() {
+        return true;
+    }
 }

@@ -12,8 +12,10 @@ import java.util.Locale;
  * MariaDB 10.6+ (Galera included, {@link GaleraNode}), through mysql-connector-j or the MariaDB
  * driver. Its statements use MariaDB syntax ({@code SET STATEMENT ... FOR}, {@code INSERT ...
  * RETURNING}), which bounds each statement's lock wait and zone. Tokens are drawn from
- * {@code SYSDATE(6)}: a server started with {@code --sysdate-is-now} would read it at the
- * statement's start again.
+ * {@code SYSDATE(6)}, which a server started with {@code --sysdate-is-now} reads at the statement's
+ * start, before any row-lock wait: the lock store finds that out at start-up
+ * ({@link #tokenClockAtStatementStart()}) and reads the clock again after the row lock
+ * ({@link #tokenAfterRowLock()}).
  */
 final class MariaDbDialect extends MySqlFamilyDialect {
     /**
@@ -67,9 +69,25 @@ final class MariaDbDialect extends MySqlFamilyDialect {
             + " AND collation_name <> 'utf8mb4_nopad_bin')"
             + " OR (table_name = '" + LockRow.TABLE + "' AND column_name = 'holder' AND character_set_name <> 'utf8mb4'))";
 
+    /**
+     * With {@code --sysdate-is-now} SYSDATE is NOW, the statement's start. The sleep runs first, as
+     * the derived table's rows are read before the outer row is computed: 10 ms between the two
+     * readings unless both are the statement's start.
+     */
+    private static final String SYSDATE_AT_STATEMENT_START = "SELECT SYSDATE(6) = NOW(6)"
+            + " FROM (SELECT SLEEP(0.01) AS slept) s WHERE slept = 0";
+    /**
+     * key: the locked row's token raised to the clock at this statement's start, which is after the
+     * grant. An upsert, the one MariaDB 10.11 statement with RETURNING that updates a row, finds the
+     * row the lock statement has locked (and created, if it was missing).
+     */
+    private static final String TOKEN_AFTER_ROW_LOCK = "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token)"
+            + " VALUES (?, 0, 0) ON DUPLICATE KEY UPDATE token = GREATEST(token, %1$s) RETURNING token, %1$s AS "
+            + TOKEN_CLOCK;
     private final InlinedStatement take;
     private final InlinedStatement lockRow;
     private final String handOver;
+    private final String tokenAfterRowLock = TOKEN_AFTER_ROW_LOCK.formatted(micros("UTC_TIMESTAMP(6)"));
 
     MariaDbDialect() {
         // UTC_TIMESTAMP is the statement's start; SYSDATE is read when called, after the row-lock
@@ -130,6 +148,16 @@ final class MariaDbDialect extends MySqlFamilyDialect {
     @Override
     public String handOverLease() {
         return handOver;
+    }
+
+    @Override
+    public String tokenClockAtStatementStart() {
+        return SYSDATE_AT_STATEMENT_START;
+    }
+
+    @Override
+    public String tokenAfterRowLock() {
+        return tokenAfterRowLock;
     }
 
     @Override

@@ -163,6 +163,11 @@ final class MySqlDialect extends MySqlFamilyDialect {
     }
 
     @Override
+    public boolean readsAndEndsHoldsInOneStep() {
+        return false;
+    }
+
+    @Override
     public FenceStatements fence(boolean throughEntityManager) {
         return UPSERT_THEN_READ;
     }

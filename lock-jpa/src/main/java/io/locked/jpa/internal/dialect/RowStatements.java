@@ -51,6 +51,27 @@ public interface RowStatements {
         return true;
     }
 
+    /**
+     * A query whose one row is true where this server reads the token clock at the statement's start
+     * after all, before any row-lock wait (MariaDB started with {@code --sysdate-is-now}, where
+     * {@code SYSDATE()} is {@code NOW()}); null where the dialect's token clock is read when computed
+     * on every server. Asked once per lock store ({@code KnownTokenClock}).
+     */
+    default String tokenClockAtStatementStart() {
+        return null;
+    }
+
+    /**
+     * Where {@link #tokenClockAtStatementStart()} found the clock read at the statement's start: a statement
+     * for the pessimistic acquisition's transaction, after its lock statement, that raises the locked
+     * row's token to the clock read now, after the grant, so that it passes every token a holder
+     * granted during the wait drew and lost in a rollback. Parameter: key; returns the token and the
+     * clock ({@link #TOKEN_CLOCK}).
+     */
+    default String tokenAfterRowLock() {
+        throw new IllegalStateException(this + " reads its token clock when it computes it");
+    }
+
     /** Whether {@link #takeLease} answers "no row" only for a key that has no row. */
     default boolean takeTellsMissingRow() {
         return true;

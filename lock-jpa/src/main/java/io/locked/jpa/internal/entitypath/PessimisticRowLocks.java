@@ -87,9 +87,11 @@ final class PessimisticRowLocks {
             }
             long token = DatabaseClock.nextToken(row.getToken(), now);
             // the clock was read once, before the token: it is behind where the token is the row's plus one
-            boolean clockBehind = token > DatabaseClock.micros(now);
+            long clock = DatabaseClock.micros(now);
+            boolean clockBehind = token > clock;
             if (clockBehind) {
-                token = tokenWrites.behindClock(key, token);
+                // every store checks, whatever its own setting: stores of both settings may share the table
+                token = tokenWrites.behindClock(key, token, clock);
             }
             ROWS.lockedBy(row, token, now, holder);
             manager.flush();

@@ -96,7 +96,7 @@ public final class ForcedRelease {
                 transaction.commit();
                 return held;
             }
-            long token = freeWithNextToken(connection, key, lockDelay);
+            long token = freeWithNextToken(connection, key, lockDelay, endedToken(hold));
             if (fenced) {
                 FenceDetection.of(connection).raise(new JdbcFenceTransaction(connection), key, token);
             }
@@ -179,15 +179,18 @@ public final class ForcedRelease {
     }
 
     /**
-     * Frees the locked row and draws its next token, as an acquisition would; returns the token. With
-     * a lock-delay the row keeps a lease of no acquisition's until the delay has passed.
+     * Frees the locked row and draws its next token, as an acquisition would, and above the ended
+     * hold's: a pessimistic hold's token was rolled back with its session, and after a clock step back
+     * the row's token plus one and the clock may both be at or below it. Returns the token. With a
+     * lock-delay the row keeps a lease of no acquisition's until the delay has passed.
      */
-    private long freeWithNextToken(Connection connection, String key, Duration lockDelay) throws SQLException {
+    private long freeWithNextToken(Connection connection, String key, Duration lockDelay, long endedToken)
+            throws SQLException {
         boolean delayed = !lockDelay.isZero();
         String free = "UPDATE " + LockRow.TABLE + " SET "
                 + (delayed ? "owner = ?, holder = ?, acquired_at = " + database.now + ", expires_at = " + database.nowPlus("?")
                         : "owner = NULL, expires_at = NULL")
-                + ", version = version + 1, token = GREATEST(token + 1, " + database.tokenMicros + ") WHERE lock_key = ?";
+                + ", version = version + 1, token = GREATEST(token + 1, " + database.tokenMicros + ", ?) WHERE lock_key = ?";
         free = database.drawingTokenInUtc(free);
         try (PreparedStatement update = connection.prepareStatement(free)) {
             int next = 1;
@@ -196,6 +199,7 @@ public final class ForcedRelease {
                 update.setString(next++, LOCK_DELAY_HOLDER);
                 update.setLong(next++, lockDelay.toNanos() / 1000);
             }
+            update.setLong(next++, endedToken + 1);
             update.setString(next, key);
             update.executeUpdate();
         }

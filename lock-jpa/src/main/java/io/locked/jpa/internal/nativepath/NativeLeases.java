@@ -28,6 +28,7 @@ final class NativeLeases {
     private final StoreCalls store;
     private final KeyRows keyRows;
     private final Duration connectionWait;
+    private final KnownTokenClock tokenClock;
     /** The plain release, after the settings the database sends with it. */
     private final SettingsThenUpdate release;
     /** The release that leaves a minimum hold: its commit waits for the disk, and the standbys where asked. */
@@ -35,13 +36,18 @@ final class NativeLeases {
     /** A renewal, after the settings that make its commit wait for the standbys where asked. */
     private final SettingsThenUpdate renew;
 
-    /** @param connectionWait how long a take may wait for a connection, whatever its own wait */
-    NativeLeases(Dialect database, KnownGaleraNode galera, StoreCalls store, KeyRows keyRows, Duration connectionWait) {
+    /**
+     * @param connectionWait how long a take may wait for a connection, whatever its own wait
+     * @param tokenClock     whether the server reads the token clock before the row lock after all
+     */
+    NativeLeases(Dialect database, KnownGaleraNode galera, StoreCalls store, KeyRows keyRows, Duration connectionWait,
+                 KnownTokenClock tokenClock) {
         this.database = database;
         this.galera = galera;
         this.store = store;
         this.keyRows = keyRows;
         this.connectionWait = connectionWait;
+        this.tokenClock = tokenClock;
         this.release = SettingsThenUpdate.of(database.releaseSettings(), database.releaseLease);
         this.hold = SettingsThenUpdate.of(database.durableWriteSettings(), database.holdLease);
         this.renew = SettingsThenUpdate.of(database.durableWriteSettings(), database.renewLease);
@@ -77,9 +83,12 @@ final class NativeLeases {
 
     private Take tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {
         boolean galera = this.galera.forLockCall(key, bounds) != null;
+        // a take that queued for a pessimistic holder's row lock would draw its token from a clock read
+        // before that holder's grant: where the server reads it so, the take does not queue (busy at once)
+        boolean queues = !tokenClock.atStatementStart(key, bounds);
         try {
             return store.callTake(key, bounds, connection -> {
-                long waitMillis = bounds.remainingWaitMillis();
+                long waitMillis = queues ? bounds.remainingWaitMillis() : 0;
                 if (database.answersByInsertId()) {
                     return takeByInsertId(connection, key, owner, holder, lease);
                 }

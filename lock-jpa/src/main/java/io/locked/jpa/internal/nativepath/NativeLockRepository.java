@@ -79,12 +79,14 @@ public final class NativeLockRepository implements LockRepository {
             // a database that is down fails the first lock clearly, which asks again
         }
         database.checkLockTable(connections);
+        KnownTokenClock tokenClock = new KnownTokenClock(connections, database);
+        tokenClock.askAtStartUp();
         PoolShortage shortage = new PoolShortage(connections);
         this.keyRows = new KeyRows(database);
         this.store = new StoreCalls(connections, shortage);
         this.pessimisticLocks = new NativePessimisticLocks(connections, database, galera, shortage, keyRows,
-                connectionWait, tokenWrites);
-        this.leases = new NativeLeases(database, galera, store, keyRows, connectionWait);
+                connectionWait, tokenWrites, tokenClock);
+        this.leases = new NativeLeases(database, galera, store, keyRows, connectionWait, tokenClock);
         this.renewals = new RenewalBatches(database, store, leases);
         this.inspection = new NativeInspection(connections, database);
         this.forcedRelease = new ForcedRelease(connections, database, inspection);

@@ -42,15 +42,18 @@ final class NativePessimisticLocks {
     private final Duration connectionWait;
     private final ConnectionBudget budget;
     private final TokenWrites tokenWrites;
+    private final KnownTokenClock tokenClock;
     /** The statement that leaves a minimum hold at release, after the settings the database sends with it. */
     private final SettingsThenUpdate holdRow;
 
     /**
      * @param connectionWait how long an acquisition may wait for a connection, whatever its own wait
      * @param tokenWrites    whether a release commits its token or rolls it back
+     * @param tokenClock     whether the server reads the token clock before the row lock after all
      */
     NativePessimisticLocks(LockConnections connections, Dialect database, KnownGaleraNode galera,
-                           PoolShortage shortage, KeyRows keyRows, Duration connectionWait, TokenWrites tokenWrites) {
+                           PoolShortage shortage, KeyRows keyRows, Duration connectionWait, TokenWrites tokenWrites,
+                           KnownTokenClock tokenClock) {
         this.connections = connections;
         this.database = database;
         this.galera = galera;
@@ -59,6 +62,7 @@ final class NativePessimisticLocks {
         this.connectionWait = connectionWait;
         this.budget = ConnectionBudget.forPool(connections.maximumSize());
         this.tokenWrites = tokenWrites;
+        this.tokenClock = tokenClock;
         this.holdRow = SettingsThenUpdate.of(database.holdRowSettings(), database.holdRow);
     }
 
@@ -72,6 +76,7 @@ final class NativePessimisticLocks {
                 throw new IllegalStateException("Cannot lock '" + key + "' PESSIMISTIC: " + reason);
             });
         }
+        boolean clockAtStatementStart = tokenClock.atStatementStart(key, bounds);
         if (!budget.take(key, bounds.borrowNanos())) {
             throw shortage.budgetSpent(key, bounds.borrowWait(), budget);
         }
@@ -95,11 +100,18 @@ final class NativePessimisticLocks {
                 return null;
             }
             transaction.boundStatements(CallBounds.brief());
+            if (clockAtStatementStart) {
+                drawnAtLock = drawnAtLock.redrawnAfterLock(database, transaction.connection(), key);
+            }
             // on a Galera node a rollback may not say that a replicated write ended the transaction
-            // first, where a commit fails: every release commits there
-            TokenWrites writes = galera == null ? tokenWrites : TokenWrites.written();
-            DrawnToken drawn = drawnAtLock.clockBehind() && writes.clockTokens()
-                    ? drawnAtLock.raisedTo(writes.behindClock(key, drawnAtLock.token()), transaction.connection(), key)
+            // first, where a commit fails: every release commits there; and where the lock statement
+            // reads its clock before the row lock, only commits keep a later token above a used one
+            TokenWrites writes = galera == null && !clockAtStatementStart ? tokenWrites
+                    : tokenWrites.committingEveryRelease();
+            // every store checks, whatever its own setting: stores of both settings may share the table
+            DrawnToken drawn = drawnAtLock.clockBehind()
+                    ? drawnAtLock.raisedTo(writes.behindClock(key, drawnAtLock.token(), drawnAtLock.clock()),
+                            transaction.connection(), key, RAISE_TOKEN)
                     : drawnAtLock;
             Runnable onEnd = () -> { };
             if (galera != null) {
@@ -206,10 +218,9 @@ final class NativePessimisticLocks {
                     }
                     try (ResultSet drawn = lock.getGeneratedKeys()) {
                         if (!drawn.next()) {
-                            return new DrawnToken(0, false, null, false, false); // no token drawn: a live lease holds the key
+                            return DrawnToken.BUSY; // no token drawn: a live lease holds the key
                         }
-                        // MySQL: no clock tokens there (readsTokenClockAfterRowLock), so none is behind
-                        return new DrawnToken(drawn.getLong(1), true, null, false, false);
+                        return DrawnToken.withoutClock(drawn.getLong(1));
                     }
                 }
                 // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
@@ -230,28 +241,7 @@ final class NativePessimisticLocks {
         if (!row.next()) {
             return null;
         }
-        long token = row.getLong(1);
-        // only clock tokens ask whether the clock was behind (on Galera every release commits anyway)
-        boolean clockBehind = tokenWrites.clockTokens() && !galera && token > row.getLong(RowStatements.TOKEN_CLOCK);
-        return new DrawnToken(token, row.getInt(2) == 1, galera ? row.getString(4) : null,
-                database.createsRowUnseen() && row.getBoolean(3), clockBehind);
-    }
-
-    /**
-     * @param node          the Galera node holding the row lock, null on other servers
-     * @param createdUnseen whether the statement created the row, which others cannot see until it commits
-     * @param clockBehind   whether the clock read after the token was drawn was below it: the token
-     *                      is then the row's plus one, and must be committed
-     */
-    private record DrawnToken(long token, boolean free, String node, boolean createdUnseen, boolean clockBehind) {
-        /** The token raised to {@code raised} in the locked row, in the lock's transaction. */
-        DrawnToken raisedTo(long raised, Connection connection, String key) throws SQLException {
-            try (PreparedStatement raise = connection.prepareStatement(RAISE_TOKEN)) {
-                raise.setLong(1, raised);
-                raise.setString(2, key);
-                raise.executeUpdate();
-            }
-            return new DrawnToken(raised, free, node, createdUnseen, true);
-        }
+        return new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(4) : null,
+                database.createsRowUnseen() && row.getBoolean(3), row.getLong(RowStatements.TOKEN_CLOCK));
     }
 }

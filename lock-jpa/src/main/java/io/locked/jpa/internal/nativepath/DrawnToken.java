@@ -1,0 +1,70 @@
+package io.locked.jpa.internal.nativepath;
+
+import io.locked.jpa.internal.dialect.Dialect;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
+/**
+ * What a pessimistic lock statement drew: the token, whether the key was free, and the token clock
+ * read after the token was drawn. A clock below the token means the clock is behind the row's
+ * committed token (the token is then the row's plus one): the token is raised past what stores on
+ * clock tokens may have rolled back, and committed ({@link io.locked.jpa.internal.transaction.TokenWrites}).
+ *
+ * @param node          the Galera node holding the row lock, null on other servers
+ * @param createdUnseen whether the statement created the row, which others cannot see until it commits
+ * @param clock         the token clock in microseconds, read after the token was drawn
+ */
+record DrawnToken(long token, boolean free, String node, boolean createdUnseen, long clock) {
+    /** A live lease holds the key: no token drawn. */
+    static final DrawnToken BUSY = withoutClock(0);
+
+    /**
+     * A token whose statement does not read the clock again (MySQL answers by its insert id): never
+     * seen behind the clock. MySQL's native path commits every token.
+     */
+    static DrawnToken withoutClock(long token) {
+        return new DrawnToken(token, token != 0, null, false, Long.MAX_VALUE);
+    }
+
+    boolean clockBehind() {
+        return token > clock;
+    }
+
+    /**
+     * The token raised to the clock read by a statement after the lock ({@link Dialect#tokenAfterRowLock}),
+     * in the lock's transaction, where the lock statement read its clock at its start.
+     */
+    DrawnToken redrawnAfterLock(Dialect database, Connection connection, String key) throws SQLException {
+        try (PreparedStatement redraw = connection.prepareStatement(database.tokenAfterRowLock())) {
+            redraw.setString(1, key);
+            // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
+            redraw.execute();
+            try (ResultSet row = redraw.getResultSet()) {
+                if (row == null || !row.next()) {
+                    throw new SQLException("The row of '" + key + "' did not answer the token's second draw");
+                }
+                return new DrawnToken(row.getLong(1), free, node, createdUnseen, row.getLong(2));
+            }
+        }
+    }
+
+    /**
+     * The token raised to {@code raised} in the locked row, in the lock's transaction; unchanged, without
+     * a statement, where the raise is the token itself.
+     *
+     * @param raise token, key: an update of the row this transaction has locked
+     */
+    DrawnToken raisedTo(long raised, Connection connection, String key, String raise) throws SQLException {
+        if (raised == token) {
+            return this;
+        }
+        try (PreparedStatement update = connection.prepareStatement(raise)) {
+            update.setLong(1, raised);
+            update.setString(2, key);
+            update.executeUpdate();
+        }
+        return new DrawnToken(raised, free, node, createdUnseen, clock);
+    }
+}
