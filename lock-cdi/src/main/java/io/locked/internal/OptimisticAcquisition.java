@@ -135,7 +135,11 @@ final class OptimisticAcquisition extends Acquisition implements RenewableLease 
             return;
         }
         if (renewed == null) {
-            markLost("a renewal found it expired or taken over");
+            long countedLiveNanos = validUntilNanos - time.nanoTime();
+            markLost(countedLiveNanos <= 0 ? "a renewal found it expired or taken over"
+                    : "a renewal found it expired or taken over while this JVM counted it live for "
+                    + Duration.ofNanos(countedLiveNanos).toMillis() + " ms more: an operator's forced release, or"
+                    + " the database clock stepped forward");
         } else if (!lost) {
             lease = renewed;
             validUntilNanos = sentAtNanos + leaseLength.toNanos();

@@ -130,6 +130,7 @@ class ClockStepForwardTest {
                 + " lease ended");
         LockLostException lost = assertThrows(LockLostException.class, first::close);
         assertTrue(lost.getMessage().contains(key), lost.getMessage());
+        assertTrue(lost.getMessage().contains("stepped forward"), "the loss names the likely cause: " + lost.getMessage());
         assertTrue(second.isValid(), "the second holder lost the key");
         second.close();
         long secondLeft = System.nanoTime();
