@@ -100,12 +100,13 @@ abstract class Acquisition {
 
     /**
      * Asks the store, where the hold can be lost without this JVM's knowing (a pessimistic hold's session),
-     * whether it is still held; marks it lost if not.
+     * whether it is still held, or was until its release; marks it lost if not. Elsewhere it answers what
+     * this JVM knows: a loss found so far, not a release (after which {@link #isValid()} is false too).
      *
-     * @return whether it is still held
+     * @return whether it is still held, or was until its release
      */
     boolean confirmHeld() {
-        return isValid();
+        return !lossKnown();
     }
 
     /**

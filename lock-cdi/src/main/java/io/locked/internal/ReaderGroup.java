@@ -155,7 +155,7 @@ final class ReaderGroup {
                 } finally {
                     state.owner.ended(state);
                 }
-            } else if (!slotValid || !group.sessions.confirm()) {
+            } else if (!slotValid || group.slot.mode() == LockMode.PESSIMISTIC && !group.sessions.confirm()) {
                 throw new LockLostException(key(), token(), "the reader slot this JVM's readers of the key share"
                         + " was lost (its lease ran out or was taken over, or its session ended)");
             }
