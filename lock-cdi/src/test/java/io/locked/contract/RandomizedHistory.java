@@ -67,7 +67,7 @@ public final class RandomizedHistory {
     private volatile String longestOverWait = "";
     /** Whether the store checks a hold and ends its session in separate round trips (MySQL 8). */
     private boolean endsSessionsAfterASeparateCheck;
-    private int minimumHoldEvery = 32;
+    private int minimumHoldEvery = 48;
     private Operator operator;
 
     /**
@@ -131,7 +131,7 @@ public final class RandomizedHistory {
     }
 
     /**
-     * How often a worker's operation asks for a minimum hold: one in {@code every} (32 unless set); a negative
+     * How often a worker's operation asks for a minimum hold: one in {@code every} (48 unless set); a negative
      * control asks more often, to be sure to meet a broken hold.
      *
      * @param every one in how many operations
@@ -226,7 +226,7 @@ public final class RandomizedHistory {
                 workers.add(new Thread(() -> runWorker(process + "/rw", () -> worker.runUntil(deadline, MAX_OPERATIONS_PER_THREAD)),
                         "random-" + process + "-rw"));
             }
-            LongLeases jobs = new LongLeases(locks, prefix + "job:" + process + ":", this);
+            LongLeases jobs = new LongLeases(locks, process + "j", prefix + "job:" + process + ":", seed * 31 + seeds++, this, m == 0);
             workers.add(new Thread(() -> runWorker(process + "/jobs", () -> jobs.holdUntil(deadline)), "random-" + process + "-jobs"));
         }
         workers.add(new Thread(() -> operator.forceReleasesUntil(deadline), "random-operator"));
@@ -333,13 +333,17 @@ public final class RandomizedHistory {
         }
         String summary = String.format("%d sections on %d keys in %d ms, %d not acquired, %d losses told"
                         + " (%d signalled overlaps), forced releases: %d ended, %d of free keys, %d refused;"
-                        + " %d minimum holds (%d binding); %d read/write sections, at most %d readers at once;"
+                        + " %d minimum holds (%d binding, %d with a lock-delay, %d told their lease ran out);"
+                        + " %d read/write sections, at most %d readers at once;"
                         + " the longest answer came %d ms past its wait (%s)",
                 sections, keys.size(), took.toMillis(), notAcquired.get(), told, signalled,
                 forced.stream().filter(f -> f.ended() != null).count(),
                 forced.stream().filter(f -> f.outcome().equals("free")).count(),
                 forced.stream().filter(f -> f.outcome().startsWith("refused")).count(),
-                holds.size(), holds.stream().filter(MinimumHold::binding).count(), readWriteSections, mostReaders,
+                holds.size(), holds.stream().filter(MinimumHold::binding).count(),
+                holds.stream().filter(hold -> hold.delayNanos() > 0).count(),
+                holds.stream().filter(hold -> hold.lossReason() != null && hold.lossReason().contains(MinimumHold.COUNT_RAN_OUT)).count(),
+                readWriteSections, mostReaders,
                 TimeUnit.NANOSECONDS.toMillis(longestOverWaitNanos.get()), longestOverWait);
         return new Outcome(seed, silent, List.copyOf(problems), summary, history(forced));
     }

@@ -31,6 +31,8 @@ final class TimedAcquisitions {
      * and one is often in flight when the holder releases; a loss of it is a short lease's.
      */
     private static final Duration HELD_LEASE = Duration.ofMillis(250);
+    /** The shortest work under a minimum hold: past {@link #HELD_LEASE}. */
+    private static final int HELD_WORK_MILLIS = 300;
     private static final List<Duration> WAITS = List.of(Duration.ZERO, Duration.ofMillis(150), Duration.ofMillis(1500));
     private final RandomizedHistory run;
     private final Random random;
@@ -43,20 +45,37 @@ final class TimedAcquisitions {
     }
 
     /**
-     * A hold of a few hundred milliseconds, with work shorter than it; an optimistic one on a short lease, and
-     * every other one of those with a lock-delay too (a lease lost on its holder's count is then still the
-     * holder's in the store, and its release must leave the hold).
+     * A hold of a few hundred milliseconds with work shorter than it, by a third of them each: pessimistic,
+     * optimistic on a short lease, and optimistic on a short lease with a lock-delay (a lease lost on its
+     * holder's count is then still the holder's in the store, and its release must leave the hold). The work
+     * outlasts the short lease, so that renewals are due while it runs and one may be in flight at the
+     * release, and a renewal that waits past the lease makes a loss; it ends a while before the hold does, so
+     * that others are kept waiting by the hold alone.
      */
     void minimumHold(String name, String key) {
-        LockMode mode = random.nextBoolean() ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
-        Duration hold = Duration.ofMillis(300 + random.nextInt(500));
-        long workMillis = hold.toMillis() * (3 + random.nextInt(6)) / 10;
+        minimumHold(name, key, random.nextInt(3));
+    }
+
+    /**
+     * A job that must run at most once per period on a key shared with the workers, as a scheduled job with
+     * {@code holdAtLeast} does, on a short lease with a lock-delay: {@link LongLeases} runs it again and again
+     * beside its jobs' leases, whose renewals it may share a batch with.
+     */
+    void scheduledJob(String name, String key) {
+        minimumHold(name, key, 2);
+    }
+
+    /** @param kind 0 pessimistic, 1 optimistic, 2 optimistic with a lock-delay */
+    private void minimumHold(String name, String key, int kind) {
+        LockMode mode = kind == 0 ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
+        Duration hold = Duration.ofMillis(HELD_WORK_MILLIS + 100 + random.nextInt(500));
+        long workMillis = HELD_WORK_MILLIS + random.nextInt((int) hold.toMillis() - HELD_WORK_MILLIS - 100 + 1);
         LockRequest request = LockRequest.of(key).mode(mode).waitFor(WAITS.get(random.nextInt(WAITS.size())))
                 .holdAtLeast(hold);
         Duration delay = Duration.ZERO;
         if (mode == LockMode.OPTIMISTIC) {
             request = request.leaseFor(HELD_LEASE);
-            if (random.nextBoolean()) {
+            if (kind == 2) {
                 delay = JOB_LEASE.minus(HELD_LEASE);
                 request = request.lockDelay(delay);
             }

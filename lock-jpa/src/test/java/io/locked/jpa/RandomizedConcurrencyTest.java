@@ -56,8 +56,8 @@ class RandomizedConcurrencyTest {
     private static final int KEYS = 3;
     // the threads, a hand-over's receiver each, and the renewals and session checks beside them
     private static final int POOL_SIZE = 10;
-    /** Far longer than any hold of the run lasts: a drain that waits it out has a holder that never left. */
-    private static final Duration DRAIN = Duration.ofSeconds(20);
+    /** Far longer than the drain's holders take to enter again and leave: one that waits it out has a holder that never left. */
+    private static final Duration DRAIN = Duration.ofSeconds(5);
     private static final Duration LOAD = Duration.ofSeconds(Long.getLong("locked.random.seconds", 4));
     private static final Duration SESSION_CHECKS = Duration.ofSeconds(1);
     private static final int RUNS = Integer.getInteger("locked.random.runs", 1);
