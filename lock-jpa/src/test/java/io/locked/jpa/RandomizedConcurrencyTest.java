@@ -101,7 +101,7 @@ class RandomizedConcurrencyTest {
     /** The minimum hold's check: a store that frees a key at every release, its hold dropped, is caught. */
     @Test
     void theSameRunOnAStoreThatDropsMinimumHoldsIsCaught() throws Exception {
-        RandomizedHistory.Outcome outcome = negativeControl(DropsMinimumHolds::new, history -> history.minimumHoldsEvery(3));
+        RandomizedHistory.Outcome outcome = negativeControl(DropsMinimumHolds::new, history -> history.minimumHoldsEvery(2));
         assertTrue(outcome.problems().stream().anyMatch(problem -> problem.contains("minimum hold:")),
                 "a store that drops minimum holds went unnoticed: " + outcome.describe());
     }
