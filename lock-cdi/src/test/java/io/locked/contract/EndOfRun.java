@@ -4,16 +4,20 @@ import io.locked.api.LockException;
 import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
 import io.locked.api.LockManager;
+import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * What a randomized run checks of its keys once its workers stopped, through a manager of no worker (the
- * operator's): nothing of them is held, and each is free with a token above every one recorded.
+ * What a randomized run does and checks once its workers stopped, through a manager of no worker (the
+ * operator's): nothing of its keys is held; each manager closes while threads of its own hold locks they enter
+ * again ({@link DrainWithReentries}); nothing is held then either, and each key is free with a token above every
+ * one recorded.
  */
 final class EndOfRun {
     /**
@@ -30,6 +34,30 @@ final class EndOfRun {
     }
 
     /**
+     * @param managers  the workers' managers, each built with a drain; closed when this returns
+     * @param exclusive the sections of each exclusive key of the run
+     * @param readWrite the read/write keys of the run
+     */
+    void closeAndCheck(List<LockManager> managers, Map<String, List<CriticalSection>> exclusive, ReadWriteKeys readWrite)
+            throws InterruptedException {
+        Set<String> leftHeld = stillHeld(readWrite.keys(), "after the workers stopped, their managers open");
+        // a key left held keeps the drain's holders out: they would only wait for it
+        DrainWithReentries drain = new DrainWithReentries(run, leftHeld.isEmpty() ? readWrite : ReadWriteKeys.NONE);
+        List<String> keys = List.copyOf(exclusive.keySet());
+        for (int m = 0; m < managers.size(); m++) {
+            LockMode readWriteMode = readWrite.isEmpty() ? LockMode.OPTIMISTIC : readWrite.modes().get(m % readWrite.modes().size());
+            drain.closeWhileHeld("m" + m, managers.get(m), keys, readWriteMode);
+        }
+        List<String> everyKey = new ArrayList<>(keys);
+        readWrite.keys().stream().filter(key -> !leftHeld.contains(key)).forEach(everyKey::add);
+        stillHeld(everyKey, "after the managers closed");
+        freeWithHigherTokens(exclusive);
+        if (leftHeld.isEmpty()) {
+            readWrite.writeAfterTheRun(operator).forEach(run::problem);
+        }
+    }
+
+    /**
      * Nothing of these keys is held ({@link LockManager#holders}): every release reached the store, and no group
      * of readers was forgotten, its slot (and a {@code PESSIMISTIC} one's connection) kept for as long as its
      * manager lives, or longer. Polled within {@link #RELEASE_PATIENCE}.
@@ -38,7 +66,7 @@ final class EndOfRun {
      * @param when when this is checked, for the problem's text
      * @return the keys still held, each a problem of the run
      */
-    Set<String> stillHeld(List<String> keys, String when) throws InterruptedException {
+    private Set<String> stillHeld(List<String> keys, String when) throws InterruptedException {
         long deadline = System.nanoTime() + RELEASE_PATIENCE.toNanos();
         List<LockInfo> held = holders(keys);
         while (!held.isEmpty() && System.nanoTime() - deadline < 0) {
@@ -58,7 +86,7 @@ final class EndOfRun {
     }
 
     /** Every exclusive key is free, and its next token is higher than any recorded. */
-    void freeWithHigherTokens(Map<String, List<CriticalSection>> exclusive) {
+    private void freeWithHigherTokens(Map<String, List<CriticalSection>> exclusive) {
         exclusive.forEach((key, sections) -> {
             long highest = sections.stream().mapToLong(CriticalSection::token).max().orElse(0);
             try (LockHandle after = operator.acquire(LockRequest.of(key).waitFor(Duration.ofSeconds(10)))) {

@@ -1,7 +1,9 @@
 package io.locked.contract;
 
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +39,43 @@ final class LossExplanations {
         this.endsSessionsAfterASeparateCheck = endsSessionsAfterASeparateCheck;
     }
 
+    /**
+     * @param judged      every section of every key of the run
+     * @param lossReasons what each holder ({@code key#token}) was told when it lost its lock
+     * @param holds       the run's minimum holds
+     * @return every loss a holder was told of that nothing explains, and every hold a forced release reports it
+     *         ended whose holder was never told (unless that holder had released before: its minimum hold, left
+     *         in the row, has no holder to tell)
+     */
+    List<String> unexplained(Map<String, List<CriticalSection>> judged, Map<String, String> lossReasons,
+                             List<MinimumHold> holds) {
+        List<String> problems = new ArrayList<>();
+        Set<String> toldHolds = new HashSet<>();
+        judged.forEach((key, history) -> {
+            for (CriticalSection section : history) {
+                String hold = key + "#" + section.token();
+                if (section.lossSignalled()) {
+                    toldHolds.add(hold);
+                    if (!explain(key, section)) {
+                        problems.add("told of a loss that no forced release and no short lease explains: " + section
+                                + " on '" + key + "': " + lossReasons.getOrDefault(hold, "invalid when it left"));
+                    }
+                }
+            }
+        });
+        for (ForcedRelease release : forced) {
+            if (release.endedToken() && !toldHolds.contains(release.key() + "#" + release.ended().token())
+                    && holds.stream().noneMatch(hold -> release.ended(hold.key(), hold.token())
+                            && hold.closedNanos() - release.endNanos() <= 0)) {
+                problems.add("forceRelease('" + release.key() + "') reported ending " + release.ended()
+                        + ", but no holder of that token was told it lost the lock");
+            }
+        }
+        return problems;
+    }
+
     /** @return whether the loss of this section of this key, which its holder was told of, is explained */
-    boolean explain(String key, CriticalSection lost) {
+    private boolean explain(String key, CriticalSection lost) {
         String hold = key + "#" + lost.token();
         return forced.stream().anyMatch(release -> release.ended(key, lost.token()))
                 || shortLeases.contains(hold)

@@ -242,24 +242,9 @@ public final class RandomizedHistory {
             }
         }
         receivers.shutdownNow();
-        EndOfRun end = new EndOfRun(this, operatorManager);
-        Set<String> leftHeld = end.stillHeld(readWrite.keys(), "after the workers stopped, their managers open");
-        // a key left held keeps the drain's holders out: they would only wait for it
-        DrainWithReentries drain = new DrainWithReentries(this, leftHeld.isEmpty() ? readWrite : ReadWriteKeys.NONE);
-        for (int m = 0; m < managers.size(); m++) {
-            LockMode readWriteMode = readWrite.isEmpty() ? LockMode.OPTIMISTIC
-                    : readWrite.modes().get(m % readWrite.modes().size());
-            drain.closeWhileHeld("m" + m, managers.get(m), keys, readWriteMode);
-        }
-        List<String> everyKey = new ArrayList<>(keys);
-        readWrite.keys().stream().filter(key -> !leftHeld.contains(key)).forEach(everyKey::add);
-        end.stillHeld(everyKey, "after the managers closed");
         Map<String, List<CriticalSection>> exclusive = new LinkedHashMap<>();
         histories.forEach((key, recorder) -> exclusive.put(key, recorder.sections()));
-        end.freeWithHigherTokens(exclusive);
-        if (leftHeld.isEmpty()) {
-            readWrite.writeAfterTheRun(operatorManager).forEach(this::problem);
-        }
+        new EndOfRun(this, operatorManager).closeAndCheck(managers, exclusive, readWrite);
         return outcome(Duration.ofNanos(System.nanoTime() - started));
     }
 
@@ -284,7 +269,6 @@ public final class RandomizedHistory {
         int sections = 0;
         int told = 0;
         int signalled = 0;
-        Set<String> toldHolds = ConcurrentHashMap.newKeySet();
         Map<String, List<CriticalSection>> judged = new LinkedHashMap<>();
         for (Map.Entry<String, HistoryRecorder> key : histories.entrySet()) {
             List<CriticalSection> history = key.getValue().sections();
@@ -307,25 +291,7 @@ public final class RandomizedHistory {
             readWriteSections += key.getValue().size();
             judged.put(key.getKey(), key.getValue());
         }
-        judged.forEach((key, history) -> {
-            for (CriticalSection section : history) {
-                String hold = key + "#" + section.token();
-                if (section.lossSignalled()) {
-                    toldHolds.add(hold);
-                    if (!explanations.explain(key, section)) {
-                        problem("told of a loss that no forced release and no short lease explains: " + section
-                                + " on '" + key + "': " + lossReasons.getOrDefault(hold, "invalid when it left"));
-                    }
-                }
-            }
-        });
-        for (ForcedRelease release : forced) {
-            if (release.endedToken() && !toldHolds.contains(release.key() + "#" + release.ended().token())
-                    && !releasedBefore(release)) {
-                problem("forceRelease('" + release.key() + "') reported ending " + release.ended()
-                        + ", but no holder of that token was told it lost the lock");
-            }
-        }
+        explanations.unexplained(judged, lossReasons, holds).forEach(this::problem);
         MinimumHoldChecker.violations(holds, key -> histories.get(key).sections(), forced)
                 .forEach(violation -> problem("minimum hold: " + violation));
         if (sections == 0) {
@@ -346,15 +312,6 @@ public final class RandomizedHistory {
                 readWriteSections, mostReaders,
                 TimeUnit.NANOSECONDS.toMillis(longestOverWaitNanos.get()), longestOverWait);
         return new Outcome(seed, silent, List.copyOf(problems), summary, history(forced));
-    }
-
-    /**
-     * A minimum hold left in the row after its holder's release has no holder to tell: a forced release that
-     * returned after that release may have ended the hold alone.
-     */
-    private boolean releasedBefore(ForcedRelease release) {
-        return holds.stream().anyMatch(hold -> hold.key().equals(release.key()) && hold.token() == release.ended().token()
-                && hold.closedNanos() - release.endNanos() <= 0);
     }
 
     private String history(List<ForcedRelease> forced) {
