@@ -135,7 +135,10 @@ final class ReadWriteWorker {
         try {
             held.close();
         } catch (LockLostException lost) {
-            run.checkNamesKey(lost, request.key());
+            // a read/write handle's key is the row it holds (LockHandle.key()): its loss may name that row
+            if (!held.key().equals(lost.key()) || !lost.getMessage().contains(held.key())) {
+                run.checkNamesKey(lost, request.key());
+            }
             run.told(request.key(), held.token(), lost.getMessage());
             told = true;
         } catch (LockException failed) {
