@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * One thread of a {@link RandomizedHistory}: until its deadline, it takes one of the keys in a mode,
  * with a wait and a lease drawn from its own seeded {@link Random}, and leaves the lock one of four
  * ways: plainly, after a reentrant entry, through {@code callLocked}, or by handing the handle to
- * another thread that closes it. Every critical section goes to the history with whether the holder
+ * another thread that closes it; now and then it asks for a minimum hold or a lock-delay instead
+ * ({@link TimedAcquisitions}). Every critical section goes to the history with whether the holder
  * was told of a loss; anything the API must not do goes to the run's problems.
  */
 final class RandomWorker {
@@ -31,6 +32,9 @@ final class RandomWorker {
     private final Random random;
     private final RandomizedHistory run;
     private final ExecutorService receivers;
+    /** How often an operation of a worker uses a lock-delay: one in this many. */
+    private static final int LOCK_DELAY_EVERY = 16;
+    private final TimedAcquisitions timed;
     private Future<?> handedOver;
 
     RandomWorker(String name, LockManager locks, long seed, RandomizedHistory run, ExecutorService receivers) {
@@ -39,6 +43,7 @@ final class RandomWorker {
         this.random = new Random(seed);
         this.run = run;
         this.receivers = receivers;
+        this.timed = new TimedAcquisitions(run, random, this::acquire);
     }
 
     void runUntil(long deadlineNanos, int maxOperations) throws Exception {
@@ -50,11 +55,22 @@ final class RandomWorker {
 
     private void once(int operation) throws Exception {
         String key = run.keys().get(random.nextInt(run.keys().size()));
+        if (random.nextInt(run.minimumHoldEvery()) == 0) {
+            timed.minimumHold(name + "#" + operation, key);
+            return;
+        }
+        if (random.nextInt(LOCK_DELAY_EVERY) == 0) {
+            timed.lockDelay(name + "#" + operation, key);
+            return;
+        }
         LockMode mode = random.nextBoolean() ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
         Duration wait = WAITS.get(random.nextInt(WAITS.size()));
-        // now and then a lease short enough that the watchdog must renew it while held
+        // now and then a lease short enough that the watchdog must renew it while held; and now and then one
+        // as long as the lease plus lock-delay of others, to be handed over between the two kinds
         boolean shortLease = mode == LockMode.OPTIMISTIC && random.nextInt(8) == 0;
-        Duration lease = shortLease ? Duration.ofMillis(400 + random.nextInt(400)) : LockRequest.DEFAULT_LEASE;
+        boolean jobLease = !shortLease && random.nextInt(4) == 0;
+        Duration lease = shortLease ? Duration.ofMillis(400 + random.nextInt(400))
+                : jobLease ? TimedAcquisitions.JOB_LEASE : LockRequest.DEFAULT_LEASE;
         long holdMillis = shortLease ? lease.toMillis() * 6 / 5 : random.nextInt(12);
         LockRequest request = LockRequest.of(key).mode(mode).waitFor(wait).leaseFor(lease);
         String holder = name + "#" + operation + (mode == LockMode.PESSIMISTIC ? "P" : "O");
@@ -80,7 +96,7 @@ final class RandomWorker {
             run.problem("acquiring " + request + " threw " + failed);
             return Optional.empty();
         } finally {
-            run.waited(request.maxWait(), System.nanoTime() - start);
+            run.waited(request, System.nanoTime() - start);
         }
     }
 
@@ -123,7 +139,7 @@ final class RandomWorker {
         try {
             locks.callLocked(request, () -> {
                 section[0] = System.nanoTime();
-                run.waited(request.maxWait(), section[0] - start);
+                run.waited(request, section[0] - start);
                 LockHandle current = locks.current(request.key()).orElseThrow();
                 section[2] = current.token();
                 work(holdMillis);
@@ -133,7 +149,7 @@ final class RandomWorker {
             });
         } catch (LockNotAcquiredException notAcquired) {
             run.checkNamesKey(notAcquired, request.key());
-            run.waited(request.maxWait(), System.nanoTime() - start);
+            run.waited(request, System.nanoTime() - start);
             if (section[0] != 0) {
                 run.problem(holder + ": callLocked ran its action, then said not acquired: " + notAcquired);
             }
@@ -208,7 +224,7 @@ final class RandomWorker {
     }
 
     /** The holder's work inside the critical section. */
-    private static void work(long millis) {
+    static void work(long millis) {
         try {
             if (millis == 0) {
                 Thread.yield();

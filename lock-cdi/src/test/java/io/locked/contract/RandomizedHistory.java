@@ -1,9 +1,8 @@
 package io.locked.contract;
 
 import io.locked.api.LockException;
-import io.locked.api.LockHandle;
-import io.locked.api.LockInfo;
 import io.locked.api.LockManager;
+import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import java.io.IOException;
@@ -13,11 +12,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -28,18 +25,22 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Collectors;
 
 /**
  * A randomized concurrency run: managers that stand for JVMs (each on a store of its own), several
  * threads each ({@link RandomWorker}: both modes, waits of zero, short and longer, short leases,
- * reentrant entries, {@code callLocked}, hand-overs to another thread), and an operator's manager that
- * forces the release of a random key now and then, all on a few keys. The recorded history must
- * show, per key, no overlap and no token out of order that no holder involved was told of
- * ({@link HistoryChecker}); every loss a holder was told of must be explained by a forced release of
- * that very hold or by a short lease, and every hold a forced release reports ended must have been
- * told; every {@code LockException} names its key; nothing hangs; and afterwards each key is free,
- * with a higher token than any recorded.
+ * reentrant entries, {@code callLocked}, hand-overs to another thread, minimum holds and lock-delays,
+ * {@link TimedAcquisitions}), a read/write worker each ({@link ReadWriteWorker}: crowds of readers
+ * arriving together, reads, writes) with long jobs beside them ({@link LongLeases}), and an operator's
+ * manager that forces the release of a random exclusive key now and then ({@link Operator}). The
+ * recorded history must show, per key, no overlap and no token out of order that no holder involved
+ * was told of ({@link HistoryChecker}, {@link ReadWriteHistoryChecker}); no section entering within a
+ * minimum hold ({@link MinimumHoldChecker}); every loss a holder was told of must be explained
+ * ({@link LossExplanations}), and every hold a forced release reports ended must have been told, or
+ * released before; every {@code LockException} names its key; nothing hangs. At the end each manager
+ * is closed while threads of its own hold locks and then enter them again ({@link DrainWithReentries});
+ * nothing of the run's keys is left held, before the managers close and after; each key is free, with
+ * a higher token than any recorded.
  *
  * <p>Each worker draws its operations from its own {@link Random}, seeded from the run's seed, which
  * every failure names: {@code -Dlocked.random.seed=N} replays the same operations (the interleaving
@@ -50,40 +51,24 @@ public final class RandomizedHistory {
     public static final String SEED_PROPERTY = "locked.random.seed";
     private static final Duration PATIENCE = Duration.ofSeconds(60);
     private static final int MAX_OPERATIONS_PER_THREAD = 400;
+    private static final int READ_WRITE_KEYS = 2;
     private final long seed;
+    private final String prefix = "random:" + UUID.randomUUID() + ":";
     private final List<String> keys;
     private final Map<String, HistoryRecorder> histories = new LinkedHashMap<>();
+    private ReadWriteKeys readWrite = ReadWriteKeys.NONE;
     private final Set<String> shortLeases = ConcurrentHashMap.newKeySet();
-    private final List<ForcedRelease> forced = new CopyOnWriteArrayList<>();
+    private final List<MinimumHold> holds = new CopyOnWriteArrayList<>();
     private final List<String> problems = new CopyOnWriteArrayList<>();
     private final Map<String, String> lossReasons = new ConcurrentHashMap<>();
     private final AtomicInteger notAcquired = new AtomicInteger();
     private final AtomicLong longestOverWaitNanos = new AtomicLong();
-    /** The forced releases that explained a loss of {@link #endedNextWorkOfAReleasedSession}. */
-    private final Set<ForcedRelease> explainedLosses = new HashSet<>();
+    /** What the acquisition that answered most past its wait asked for. */
+    private volatile String longestOverWait = "";
     /** Whether the store checks a hold and ends its session in separate round trips (MySQL 8). */
     private boolean endsSessionsAfterASeparateCheck;
-
-    /**
-     * One forced release by the operator.
-     *
-     * @param key         the key
-     * @param startNanos  when the call began
-     * @param endNanos    when it returned
-     * @param ended       the hold it reports it ended, or null
-     * @param outcome     what it answered
-     */
-    record ForcedRelease(String key, long startNanos, long endNanos, LockInfo ended, String outcome) {
-        /** @return whether it ended a hold it could name by its token */
-        boolean endedToken() {
-            return ended != null && ended.token() != null;
-        }
-
-        /** @return whether it ended a session without knowing which hold that was */
-        boolean endedUnnamed() {
-            return ended != null && ended.token() == null;
-        }
-    }
+    private int minimumHoldEvery = 48;
+    private Operator operator;
 
     /**
      * What a run found.
@@ -109,11 +94,10 @@ public final class RandomizedHistory {
 
     /**
      * @param seed     the seed of the workers' random operations
-     * @param keyCount how many keys the workers share, a few for contention
+     * @param keyCount how many exclusive keys the workers share, a few for contention (two at least)
      */
     public RandomizedHistory(long seed, int keyCount) {
         this.seed = seed;
-        String prefix = "random:" + UUID.randomUUID() + ":";
         List<String> names = new ArrayList<>();
         for (int i = 0; i < keyCount; i++) {
             names.add(prefix + i);
@@ -126,12 +110,35 @@ public final class RandomizedHistory {
      * For a store that checks a pessimistic hold and ends its session in two round trips (MySQL 8,
      * docs/operations.md): a hold that releases itself between them lends its pooled session to
      * new work, which the forced release ends. That loss is told, and the forced release answers
-     * "free"; the run accepts it only in exactly that shape ({@link #endedNextWorkOfAReleasedSession}).
+     * "free"; the run accepts it only in exactly that shape ({@link LossExplanations}).
      *
      * @return this run
      */
     public RandomizedHistory endsSessionsAfterASeparateCheck() {
         endsSessionsAfterASeparateCheck = true;
+        return this;
+    }
+
+    /**
+     * Adds read/write locks on keys of their own: a worker per manager, in the modes given.
+     *
+     * @param modes the modes the store gives read/write locks in ({@code LockRepository.refusal(mode, READ)} empty)
+     * @return this run
+     */
+    public RandomizedHistory readWriteIn(Set<LockMode> modes) {
+        readWrite = new ReadWriteKeys(prefix + "rw:", modes.isEmpty() ? 0 : READ_WRITE_KEYS, modes);
+        return this;
+    }
+
+    /**
+     * How often a worker's operation asks for a minimum hold: one in {@code every} (48 unless set); a negative
+     * control asks more often, to be sure to meet a broken hold.
+     *
+     * @param every one in how many operations
+     * @return this run
+     */
+    public RandomizedHistory minimumHoldsEvery(int every) {
+        minimumHoldEvery = every;
         return this;
     }
 
@@ -145,6 +152,10 @@ public final class RandomizedHistory {
         return keys;
     }
 
+    int minimumHoldEvery() {
+        return minimumHoldEvery;
+    }
+
     void record(String key, CriticalSection section, boolean shortLease) {
         histories.get(key).record(section);
         if (shortLease) {
@@ -152,13 +163,20 @@ public final class RandomizedHistory {
         }
     }
 
+    void held(MinimumHold hold) {
+        holds.add(hold);
+    }
+
     void told(String key, long token, String reason) {
         lossReasons.put(key + "#" + token, reason);
     }
 
     /** An acquisition's answer came this long after it began; the summary shows the most past its wait. */
-    void waited(Duration maxWait, long tookNanos) {
-        longestOverWaitNanos.accumulateAndGet(tookNanos - maxWait.toNanos(), Math::max);
+    void waited(LockRequest request, long tookNanos) {
+        long over = tookNanos - request.maxWait().toNanos();
+        if (longestOverWaitNanos.accumulateAndGet(over, Math::max) == over) {
+            longestOverWait = request.type() + " " + request.mode() + " wait " + request.maxWait().toMillis() + " ms";
+        }
     }
 
     /** @param what something the lock must not do, stamped with the time it was seen, to place it in the history */
@@ -177,29 +195,41 @@ public final class RandomizedHistory {
     }
 
     /**
-     * Runs the workers for about {@code load}, then checks the history.
+     * Runs the workers for about {@code load}, closes their managers with a drain, then checks the history.
      *
-     * @param managers            one per simulated JVM, each on a store of its own
-     * @param threadsPerManager   worker threads per manager
-     * @param operator            the operator's manager, which forces releases and checks the keys after
-     * @param load                how long the workers start new operations
+     * @param managers          one per simulated JVM, each on a store of its own and built with a drain
+     *                          ({@code drainOnClose}); closed when this returns
+     * @param threadsPerManager worker threads per manager
+     * @param operatorManager   the operator's manager, which forces releases and checks the keys after
+     * @param load              how long the workers start new operations
      * @return what the run found
      */
-    public Outcome run(List<LockManager> managers, int threadsPerManager, LockManager operator, Duration load)
+    public Outcome run(List<LockManager> managers, int threadsPerManager, LockManager operatorManager, Duration load)
             throws InterruptedException {
         long started = System.nanoTime();
         long deadline = started + load.toNanos();
+        operator = new Operator(operatorManager, keys, seed, this);
         ExecutorService receivers = Executors.newCachedThreadPool(daemon("receiver"));
         List<Thread> workers = new ArrayList<>();
+        int seeds = 0;
         for (int m = 0; m < managers.size(); m++) {
+            String process = "m" + m;
+            LockManager locks = managers.get(m);
             for (int t = 0; t < threadsPerManager; t++) {
-                String name = "m" + m + "t" + t;
-                RandomWorker worker = new RandomWorker(name, managers.get(m), seed * 31 + workers.size(), this, receivers);
-                workers.add(new Thread(() -> runWorker(worker, name, deadline), "random-" + name));
+                String name = process + "t" + t;
+                RandomWorker worker = new RandomWorker(name, locks, seed * 31 + seeds++, this, receivers);
+                workers.add(new Thread(() -> runWorker(name, () -> worker.runUntil(deadline, MAX_OPERATIONS_PER_THREAD)),
+                        "random-" + name));
             }
+            if (!readWrite.isEmpty()) {
+                ReadWriteWorker worker = new ReadWriteWorker(process, locks, seed * 31 + seeds++, this, readWrite);
+                workers.add(new Thread(() -> runWorker(process + "/rw", () -> worker.runUntil(deadline, MAX_OPERATIONS_PER_THREAD)),
+                        "random-" + process + "-rw"));
+            }
+            LongLeases jobs = new LongLeases(locks, process + "j", prefix + "job:" + process + ":", seed * 31 + seeds++, this, m == 0);
+            workers.add(new Thread(() -> runWorker(process + "/jobs", () -> jobs.holdUntil(deadline)), "random-" + process + "-jobs"));
         }
-        Thread operatorThread = new Thread(() -> forceReleases(operator, deadline), "random-operator");
-        workers.add(operatorThread);
+        workers.add(new Thread(() -> operator.forceReleasesUntil(deadline), "random-operator"));
         workers.forEach(thread -> {
             thread.setDaemon(true);
             thread.start();
@@ -212,67 +242,34 @@ public final class RandomizedHistory {
             }
         }
         receivers.shutdownNow();
-        checkHoldsAreFreeAfter(operator);
+        Map<String, List<CriticalSection>> exclusive = new LinkedHashMap<>();
+        histories.forEach((key, recorder) -> exclusive.put(key, recorder.sections()));
+        new EndOfRun(this, operatorManager).closeAndCheck(managers, exclusive, readWrite);
         return outcome(Duration.ofNanos(System.nanoTime() - started));
     }
 
-    private void runWorker(RandomWorker worker, String name, long deadline) {
+    /** A worker's body, whose failure is a problem of the run. */
+    private interface Body {
+        void run() throws Exception;
+    }
+
+    private void runWorker(String name, Body body) {
         try {
-            worker.runUntil(deadline, MAX_OPERATIONS_PER_THREAD);
+            body.run();
         } catch (Exception | AssertionError failed) {
             problem(name + " failed: " + failed);
         }
     }
 
-    private void forceReleases(LockManager operator, long deadline) {
-        Random random = new Random(seed);
-        while (System.nanoTime() - deadline < 0) {
-            try {
-                Thread.sleep(100 + random.nextInt(250)); // the operator's pace, not a wait for a condition
-            } catch (InterruptedException interrupted) {
-                return;
-            }
-            String key = keys.get(random.nextInt(keys.size()));
-            long start = System.nanoTime();
-            try {
-                Optional<LockInfo> ended = operator.forceRelease(key);
-                forced.add(new ForcedRelease(key, start, System.nanoTime(), ended.orElse(null),
-                        ended.isPresent() ? "ended" : "free"));
-            } catch (IllegalStateException refused) {
-                // the JPA path cannot end a pessimistic holder's session; the native one refuses a row
-                // that a transaction other than a published holder's locks at that instant
-                forced.add(new ForcedRelease(key, start, System.nanoTime(), null, "refused: " + refused.getMessage()));
-                if (!refused.getMessage().contains(key)) {
-                    problem("forceRelease('" + key + "') refused without naming the key: " + refused);
-                }
-            } catch (LockException failed) {
-                problem("forceRelease('" + key + "') threw " + failed);
-            }
-        }
-    }
-
-    /** Every key is free once the run is over, and its next token is higher than any recorded. */
-    private void checkHoldsAreFreeAfter(LockManager operator) {
-        for (String key : keys) {
-            long highest = histories.get(key).sections().stream().mapToLong(CriticalSection::token).max().orElse(0);
-            try (LockHandle after = operator.acquire(LockRequest.of(key).waitFor(Duration.ofSeconds(10)))) {
-                if (after.token() <= highest) {
-                    problem("'" + key + "' after the run: token " + after.token() + ", not above " + highest);
-                }
-            } catch (LockException failed) {
-                problem("'" + key + "' is not free after the run: " + failed);
-            }
-        }
-    }
-
     private Outcome outcome(Duration took) {
+        List<ForcedRelease> forced = operator.releases();
+        LossExplanations explanations = new LossExplanations(forced, key -> histories.get(key).sections(), shortLeases,
+                endsSessionsAfterASeparateCheck);
         List<String> silent = new ArrayList<>();
         int sections = 0;
         int told = 0;
         int signalled = 0;
-        Set<String> forcedHolds = forced.stream().filter(ForcedRelease::endedToken)
-                .map(f -> f.key() + "#" + f.ended().token()).collect(Collectors.toSet());
-        Set<String> toldHolds = ConcurrentHashMap.newKeySet();
+        Map<String, List<CriticalSection>> judged = new LinkedHashMap<>();
         for (Map.Entry<String, HistoryRecorder> key : histories.entrySet()) {
             List<CriticalSection> history = key.getValue().sections();
             HistoryChecker.Verdict verdict = HistoryChecker.check(history);
@@ -280,93 +277,54 @@ public final class RandomizedHistory {
             sections += history.size();
             told += verdict.lossesSignalled();
             signalled += verdict.signalled().size();
-            for (CriticalSection section : history) {
-                String hold = key.getKey() + "#" + section.token();
-                if (section.lossSignalled()) {
-                    toldHolds.add(hold);
-                    if (!forcedHolds.contains(hold) && !shortLeases.contains(hold)
-                            && !endedUnnamedSessionDuring(key.getKey(), section)
-                            && !endedNextWorkOfAReleasedSession(key.getKey(), section)) {
-                        problem("told of a loss that no forced release and no short lease explains: " + section
-                                + " on '" + key.getKey() + "': " + lossReasons.getOrDefault(hold, "invalid when it left"));
-                    }
-                }
-            }
+            judged.put(key.getKey(), history);
         }
-        for (ForcedRelease release : forced) {
-            if (release.endedToken() && !toldHolds.contains(release.key() + "#" + release.ended().token())) {
-                problem("forceRelease('" + release.key() + "') reported ending " + release.ended()
-                        + ", but no holder of that token was told it lost the lock");
-            }
+        int readWriteSections = 0;
+        int mostReaders = 0;
+        for (String key : readWrite.keys()) {
+            ReadWriteHistoryChecker.Verdict verdict = ReadWriteHistoryChecker.check(readWrite.accesses(key));
+            silent.addAll(verdict.silent().stream().map(v -> key + ": " + v).toList());
+            signalled += verdict.signalled().size();
+            mostReaders = Math.max(mostReaders, verdict.mostReadersAtOnce());
         }
+        for (Map.Entry<String, List<CriticalSection>> key : readWrite.sections().entrySet()) {
+            readWriteSections += key.getValue().size();
+            judged.put(key.getKey(), key.getValue());
+        }
+        explanations.unexplained(judged, lossReasons, holds).forEach(this::problem);
+        MinimumHoldChecker.violations(holds, key -> histories.get(key).sections(), forced)
+                .forEach(violation -> problem("minimum hold: " + violation));
         if (sections == 0) {
             problem("no critical section at all: the run checked nothing");
         }
         String summary = String.format("%d sections on %d keys in %d ms, %d not acquired, %d losses told"
                         + " (%d signalled overlaps), forced releases: %d ended, %d of free keys, %d refused;"
-                        + " the longest answer came %d ms past its wait",
+                        + " %d minimum holds (%d binding, %d with a lock-delay, %d told their lease ran out);"
+                        + " %d read/write sections, at most %d readers at once;"
+                        + " the longest answer came %d ms past its wait (%s)",
                 sections, keys.size(), took.toMillis(), notAcquired.get(), told, signalled,
                 forced.stream().filter(f -> f.ended() != null).count(),
                 forced.stream().filter(f -> f.outcome().equals("free")).count(),
                 forced.stream().filter(f -> f.outcome().startsWith("refused")).count(),
-                TimeUnit.NANOSECONDS.toMillis(longestOverWaitNanos.get()));
-        return new Outcome(seed, silent, List.copyOf(problems), summary, history());
+                holds.size(), holds.stream().filter(MinimumHold::binding).count(),
+                holds.stream().filter(hold -> hold.delayNanos() > 0).count(),
+                holds.stream().filter(hold -> hold.lossReason() != null && hold.lossReason().contains(MinimumHold.COUNT_RAN_OUT)).count(),
+                readWriteSections, mostReaders,
+                TimeUnit.NANOSECONDS.toMillis(longestOverWaitNanos.get()), longestOverWait);
+        return new Outcome(seed, silent, List.copyOf(problems), summary, history(forced));
     }
 
-    /** PostgreSQL ends the session that row-locks a key even before its holder published its token. */
-    private boolean endedUnnamedSessionDuring(String key, CriticalSection section) {
-        return forced.stream().anyMatch(release -> release.endedUnnamed() && release.key().equals(key)
-                && release.startNanos() <= section.exitNanos() && release.endNanos() >= section.enterNanos());
-    }
-
-    /**
-     * The shape of {@link #endsSessionsAfterASeparateCheck()}: a forced release of another key
-     * answered "free" because that key's pessimistic holder, of the lost holder's manager (its pool),
-     * released itself during the forced release; the lost pessimistic section began after that
-     * release, and its lock statement reached the server before the forced release's end. Its
-     * entry may come a moment after that end, the lock statement's reply being on its way.
-     */
-    private boolean endedNextWorkOfAReleasedSession(String key, CriticalSection lost) {
-        if (!endsSessionsAfterASeparateCheck || !pessimistic(lost)) {
-            return false;
-        }
-        long replySlack = TimeUnit.SECONDS.toNanos(1);
-        // one KILL ends one session: each forced release explains one loss at most
-        Optional<ForcedRelease> explaining = forced.stream()
-                .filter(release -> release.ended() == null && release.outcome().equals("free") && !release.key().equals(key))
-                .filter(release -> !explainedLosses.contains(release))
-                .filter(release -> histories.get(release.key()).sections().stream().anyMatch(released ->
-                        pessimistic(released) && !released.lossSignalled()
-                                && manager(released).equals(manager(lost))
-                                && released.exitNanos() >= release.startNanos() - replySlack
-                                && released.exitNanos() <= release.endNanos()
-                                && lost.enterNanos() >= released.exitNanos()
-                                && lost.enterNanos() <= release.endNanos() + replySlack))
-                .findFirst();
-        explaining.ifPresent(explainedLosses::add);
-        return explaining.isPresent();
-    }
-
-    private static boolean pessimistic(CriticalSection section) {
-        return section.holder().endsWith("P");
-    }
-
-    /** @return the manager of a worker's section: "m0" of "m0t1#5P" */
-    private static String manager(CriticalSection section) {
-        return section.holder().substring(0, section.holder().indexOf('t'));
-    }
-
-    private String history() {
+    private String history(List<ForcedRelease> forced) {
         StringBuilder text = new StringBuilder();
         histories.forEach((key, recorder) -> {
             text.append("key ").append(key).append('\n');
             recorder.sections().stream().sorted(Comparator.comparingLong(CriticalSection::enterNanos))
                     .forEach(section -> text.append("  ").append(section.toLine()).append('\n'));
         });
+        text.append(readWrite.history());
+        holds.forEach(hold -> text.append("hold ").append(hold.key()).append(' ').append(hold).append('\n'));
         lossReasons.forEach((hold, reason) -> text.append("told ").append(hold).append(": ").append(reason).append('\n'));
-        forced.forEach(release -> text.append("forced ").append(release.key()).append(' ').append(release.startNanos())
-                .append(' ').append(release.endNanos()).append(' ').append(release.outcome()).append(' ')
-                .append(release.ended() == null ? "" : release.ended()).append('\n'));
+        forced.forEach(release -> text.append(release.toLine()).append('\n'));
         return text.toString();
     }
 

@@ -2,10 +2,14 @@ package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.api.LockType;
 import io.locked.contract.DelegatingRepository;
 import io.locked.contract.RandomizedHistory;
 import io.locked.jpa.testing.Store;
@@ -18,9 +22,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -30,12 +36,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The randomized concurrency run ({@link RandomizedHistory}) on H2, MariaDB, PostgreSQL and MySQL 8,
- * on the native path and the JPA path: three managers, each on a pool of its own as three JVMs would
- * be, with three threads each, and an operator's manager on a fourth pool, on three keys, for a few
- * seconds ({@code -Dlocked.random.seconds=N} for longer). Each run prints its seed and summary; a
- * failed one names its seed ({@code -Dlocked.random.seed=N} replays its operations) and writes its
- * history under {@code target/}. Afterwards every pool has all its connections back. The negative
- * control runs the same workload on a store that grants without locking, which must be caught.
+ * on the native path (with written tokens and with clock tokens) and the JPA path: three managers, each
+ * on a pool of its own as three JVMs would be and each with a drain on close, with three threads each on
+ * three exclusive keys and a read/write worker on two read/write keys (in each mode the store gives them
+ * in), and an operator's manager on a fourth pool, for a few seconds ({@code -Dlocked.random.seconds=N}
+ * for longer). Each run prints its seed and summary; a failed one names its seed
+ * ({@code -Dlocked.random.seed=N} replays its operations) and writes its history under {@code target/}.
+ * Afterwards every pool has all its connections back. The negative controls run the same workload on a
+ * store that grants without locking, one that drops minimum holds, and one that keeps reader slots it
+ * was asked to release: each must be caught.
  *
  * <p>To try many seeds: {@code -Dlocked.random.runs=N} runs each database and path N times, each
  * with a seed of its own, and {@code -Dlocked.random.databases=H2,MYSQL8} keeps only those databases.
@@ -46,27 +55,33 @@ class RandomizedConcurrencyTest {
     private static final int THREADS_PER_MANAGER = 3;
     private static final int KEYS = 3;
     // the threads, a hand-over's receiver each, and the renewals and session checks beside them
-    private static final int POOL_SIZE = 8;
+    private static final int POOL_SIZE = 10;
+    /** Far longer than the drain's holders take to enter again and leave: one that waits it out has a holder that never left. */
+    private static final Duration DRAIN = Duration.ofSeconds(5);
     private static final Duration LOAD = Duration.ofSeconds(Long.getLong("locked.random.seconds", 4));
     private static final Duration SESSION_CHECKS = Duration.ofSeconds(1);
     private static final int RUNS = Integer.getInteger("locked.random.runs", 1);
     private static final String DATABASES = System.getProperty("locked.random.databases", "H2,MARIADB,POSTGRESQL,MYSQL8");
 
+    /** Each database's native path also with clock tokens, whose releases mostly roll their token back. */
     static Stream<Arguments> databasesAndPaths() {
         return Stream.of(TestDatabase.H2, TestDatabase.MARIADB, TestDatabase.POSTGRESQL, TestDatabase.MYSQL8)
                 .filter(database -> List.of(DATABASES.split(",")).contains(database.name()))
-                .flatMap(database -> Stream.of(LockStatements.NATIVE, LockStatements.JPA)
-                        .map(path -> Arguments.of(database, path)));
+                .flatMap(database -> Stream.of(
+                        Arguments.of(database, LockStatements.NATIVE, LockTokens.WRITTEN),
+                        Arguments.of(database, LockStatements.NATIVE, LockTokens.CLOCK),
+                        Arguments.of(database, LockStatements.JPA, LockTokens.WRITTEN)));
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("databasesAndPaths")
-    void randomOperationsOfThreeManagersKeepEveryPromiseTheHistoryShows(TestDatabase database, LockStatements path)
-            throws Exception {
-        String label = database + "-" + path;
+    void randomOperationsOfThreeManagersKeepEveryPromiseTheHistoryShows(TestDatabase database, LockStatements path,
+                                                                        LockTokens tokens) throws Exception {
+        String label = database + "-" + path + (tokens == LockTokens.CLOCK ? "-CLOCK" : "");
         List<String> failed = new ArrayList<>();
         for (int i = 0; i < RUNS; i++) {
-            RandomizedHistory.Outcome outcome = run(label, database, path, UnaryOperator.identity(), LOAD);
+            RandomizedHistory.Outcome outcome = run(label, database, path, settings -> settings.tokens(tokens),
+                    UnaryOperator.identity(), history -> history, LOAD);
             if (!outcome.kept()) {
                 Path history = RandomizedHistory.writeHistory(outcome, label);
                 failed.add(label + ", " + outcome.describe() + "\nthe history: " + history.toAbsolutePath());
@@ -79,27 +94,53 @@ class RandomizedConcurrencyTest {
 
     @Test
     void theSameRunOnAStoreThatGrantsWithoutLockingIsCaught() throws Exception {
-        RandomizedHistory.Outcome outcome = run("the negative control on H2", TestDatabase.H2, LockStatements.NATIVE,
-                GrantsWithoutLocking::new, Duration.ofMillis(1500));
+        RandomizedHistory.Outcome outcome = negativeControl(GrantsWithoutLocking::new, history -> history);
         assertFalse(outcome.silent().isEmpty(), "a lock that does not lock went unnoticed: " + outcome.describe());
     }
 
+    /** The minimum hold's check: a store that frees a key at every release, its hold dropped, is caught. */
+    @Test
+    void theSameRunOnAStoreThatDropsMinimumHoldsIsCaught() throws Exception {
+        RandomizedHistory.Outcome outcome = negativeControl(DropsMinimumHolds::new, history -> history.minimumHoldsEvery(2));
+        assertTrue(outcome.problems().stream().anyMatch(problem -> problem.contains("minimum hold:")),
+                "a store that drops minimum holds went unnoticed: " + outcome.describe());
+    }
+
+    /** The end's check: a store that keeps the reader slots it is asked to release is caught. */
+    @Test
+    void theSameRunOnAStoreThatKeepsReaderSlotsIsCaught() throws Exception {
+        RandomizedHistory.Outcome outcome = negativeControl(KeepsReaderSlots::new, history -> history);
+        assertTrue(outcome.problems().stream().anyMatch(problem -> problem.contains("still held")),
+                "reader slots left held went unnoticed: " + outcome.describe());
+    }
+
+    private static RandomizedHistory.Outcome negativeControl(UnaryOperator<LockRepository> workersStore,
+                                                             UnaryOperator<RandomizedHistory> history) throws Exception {
+        return run("the negative control on H2", TestDatabase.H2, LockStatements.NATIVE, UnaryOperator.identity(),
+                workersStore, history, Duration.ofMillis(1500));
+    }
+
     private static RandomizedHistory.Outcome run(String label, TestDatabase database, LockStatements path,
-                                                 UnaryOperator<LockRepository> workersStore, Duration load)
+                                                 UnaryOperator<JpaLockRepository.Builder> settings,
+                                                 UnaryOperator<LockRepository> workersStore,
+                                                 UnaryOperator<RandomizedHistory> adjusted, Duration load)
             throws Exception {
         long seed = RandomizedHistory.seed();
         List<Store> stores = new ArrayList<>();
         List<LockManager> managers = new ArrayList<>();
         try {
             for (int m = 0; m <= MANAGERS; m++) {
-                stores.add(database.open(POOL_SIZE, Map.of(), settings -> settings.statements(path)));
+                stores.add(database.open(POOL_SIZE, Map.of(), builder -> settings.apply(builder.statements(path))));
             }
             for (int m = 0; m < MANAGERS; m++) {
                 managers.add(manager(workersStore.apply(stores.get(m).repository())));
             }
             LockManager operator = manager(stores.get(MANAGERS).repository());
             managers.add(operator);
-            RandomizedHistory history = new RandomizedHistory(seed, KEYS);
+            LockRepository workers = stores.get(0).repository();
+            Set<LockMode> readWriteModes = Stream.of(LockMode.values())
+                    .filter(mode -> workers.refusal(mode, LockType.READ).isEmpty()).collect(Collectors.toSet());
+            RandomizedHistory history = adjusted.apply(new RandomizedHistory(seed, KEYS).readWriteIn(readWriteModes));
             if (database == TestDatabase.MYSQL8 && path == LockStatements.NATIVE) {
                 history.endsSessionsAfterASeparateCheck();
             }
@@ -118,7 +159,7 @@ class RandomizedConcurrencyTest {
     }
 
     private static LockManager manager(LockRepository store) {
-        return LockManagerBuilder.on(store).sessionCheckEvery(SESSION_CHECKS).build();
+        return LockManagerBuilder.on(store).sessionCheckEvery(SESSION_CHECKS).drainOnClose(DRAIN).build();
     }
 
     /** A release in flight on another thread may still hold its connection for a moment. */
@@ -128,6 +169,30 @@ class RandomizedConcurrencyTest {
             Thread.onSpinWait();
         }
         return store.borrowedConnections();
+    }
+
+    /** A broken store: every optimistic release frees its key at once, whatever hold was asked for. */
+    private static final class DropsMinimumHolds extends DelegatingRepository {
+        DropsMinimumHolds(LockRepository delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public boolean releaseLease(Lease lease, Duration holdAtLeast) {
+            return delegate.releaseLease(lease);
+        }
+    }
+
+    /** A broken store: the release of a reader slot's lease answers "released" and leaves the slot held. */
+    private static final class KeepsReaderSlots extends DelegatingRepository {
+        KeepsReaderSlots(LockRepository delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public boolean releaseLease(Lease lease) {
+            return lease.key().contains(LockRequest.PERMIT_SLOT_MARK + "r") || delegate.releaseLease(lease);
+        }
     }
 
     /** A broken store: every acquisition locks a row of its own, so nobody ever waits for anybody. */

@@ -1,0 +1,34 @@
+package io.locked.contract;
+
+import io.locked.api.LockInfo;
+
+/**
+ * One forced release by a randomized run's operator.
+ *
+ * @param key        the key
+ * @param startNanos when the call began
+ * @param endNanos   when it returned
+ * @param ended      the hold it reports it ended, or null
+ * @param outcome    what it answered: {@code ended}, {@code free} or {@code refused: ...}
+ */
+record ForcedRelease(String key, long startNanos, long endNanos, LockInfo ended, String outcome) {
+    /** @return whether it ended a hold it could name by its token */
+    boolean endedToken() {
+        return ended != null && ended.token() != null;
+    }
+
+    /** @return whether it ended the hold of this token of this key */
+    boolean ended(String endedKey, long token) {
+        return endedToken() && key.equals(endedKey) && ended.token() == token;
+    }
+
+    /** @return whether it ended a session without knowing which hold that was */
+    boolean endedUnnamed() {
+        return ended != null && ended.token() == null;
+    }
+
+    /** @return one line of the history */
+    String toLine() {
+        return "forced " + key + ' ' + startNanos + ' ' + endNanos + ' ' + outcome + ' ' + (ended == null ? "" : ended);
+    }
+}

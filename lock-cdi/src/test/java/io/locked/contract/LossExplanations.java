@@ -1,0 +1,129 @@
+package io.locked.contract;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What may explain a loss a holder of a randomized run was told of: a forced release of that very hold,
+ * a lease short enough for a slow moment of the machine to outrun it, or a forced release that ended the
+ * holder's session in one of the shapes the stores document. Anything else is a loss the lock made up.
+ */
+final class LossExplanations {
+    private static final Pattern MANAGER = Pattern.compile("^m\\d+");
+    private final List<ForcedRelease> forced;
+    private final Function<String, List<CriticalSection>> exclusiveHistory;
+    private final Set<String> shortLeases;
+    private final boolean endsSessionsAfterASeparateCheck;
+    /** The forced releases that explained a loss of {@link #endedNextWorkOfAReleasedSession}: one each. */
+    private final Set<ForcedRelease> explainedLosses = new HashSet<>();
+
+    /**
+     * @param forced                          the operator's forced releases
+     * @param exclusiveHistory                the sections of an exclusive key of the run
+     * @param shortLeases                     {@code key#token} of the holds whose own lease was short
+     * @param endsSessionsAfterASeparateCheck see {@link RandomizedHistory#endsSessionsAfterASeparateCheck()}
+     */
+    LossExplanations(List<ForcedRelease> forced, Function<String, List<CriticalSection>> exclusiveHistory,
+                     Set<String> shortLeases, boolean endsSessionsAfterASeparateCheck) {
+        this.forced = forced;
+        this.exclusiveHistory = exclusiveHistory;
+        this.shortLeases = shortLeases;
+        this.endsSessionsAfterASeparateCheck = endsSessionsAfterASeparateCheck;
+    }
+
+    /**
+     * @param judged      every section of every key of the run
+     * @param lossReasons what each holder ({@code key#token}) was told when it lost its lock
+     * @param holds       the run's minimum holds
+     * @return every loss a holder was told of that nothing explains, and every hold a forced release reports it
+     *         ended whose holder was never told (unless that holder had released before: its minimum hold, left
+     *         in the row, has no holder to tell)
+     */
+    List<String> unexplained(Map<String, List<CriticalSection>> judged, Map<String, String> lossReasons,
+                             List<MinimumHold> holds) {
+        List<String> problems = new ArrayList<>();
+        Set<String> toldHolds = new HashSet<>();
+        judged.forEach((key, history) -> {
+            for (CriticalSection section : history) {
+                String hold = key + "#" + section.token();
+                if (section.lossSignalled()) {
+                    toldHolds.add(hold);
+                    if (!explain(key, section)) {
+                        problems.add("told of a loss that no forced release and no short lease explains: " + section
+                                + " on '" + key + "': " + lossReasons.getOrDefault(hold, "invalid when it left"));
+                    }
+                }
+            }
+        });
+        for (ForcedRelease release : forced) {
+            if (release.endedToken() && !toldHolds.contains(release.key() + "#" + release.ended().token())
+                    && holds.stream().noneMatch(hold -> release.ended(hold.key(), hold.token())
+                            && hold.closedNanos() - release.endNanos() <= 0)) {
+                problems.add("forceRelease('" + release.key() + "') reported ending " + release.ended()
+                        + ", but no holder of that token was told it lost the lock");
+            }
+        }
+        return problems;
+    }
+
+    /** @return whether the loss of this section of this key, which its holder was told of, is explained */
+    private boolean explain(String key, CriticalSection lost) {
+        String hold = key + "#" + lost.token();
+        return forced.stream().anyMatch(release -> release.ended(key, lost.token()))
+                || shortLeases.contains(hold)
+                || endedUnnamedSessionDuring(key, lost)
+                || endedNextWorkOfAReleasedSession(key, lost);
+    }
+
+    /** PostgreSQL ends the session that row-locks a key even before its holder published its token. */
+    private boolean endedUnnamedSessionDuring(String key, CriticalSection section) {
+        return forced.stream().anyMatch(release -> release.endedUnnamed() && release.key().equals(key)
+                && release.startNanos() <= section.exitNanos() && release.endNanos() >= section.enterNanos());
+    }
+
+    /**
+     * The shape of {@link RandomizedHistory#endsSessionsAfterASeparateCheck()}: a forced release of another
+     * key answered "free" because that key's pessimistic holder, of the lost holder's manager (its pool),
+     * released itself during the forced release; the lost pessimistic section (of an exclusive key or a
+     * read/write key) began after that release, and its lock statement reached the server before the forced
+     * release's end. Its entry may come a moment after that end, the lock statement's reply being on its way.
+     */
+    private synchronized boolean endedNextWorkOfAReleasedSession(String key, CriticalSection lost) {
+        if (!endsSessionsAfterASeparateCheck || !pessimistic(lost)) {
+            return false;
+        }
+        long replySlack = TimeUnit.SECONDS.toNanos(1);
+        // one KILL ends one session: each forced release explains one loss at most
+        Optional<ForcedRelease> explaining = forced.stream()
+                .filter(release -> release.ended() == null && release.outcome().equals("free") && !release.key().equals(key))
+                .filter(release -> !explainedLosses.contains(release))
+                .filter(release -> exclusiveHistory.apply(release.key()).stream().anyMatch(released ->
+                        pessimistic(released) && !released.lossSignalled()
+                                && manager(released).equals(manager(lost))
+                                && released.exitNanos() >= release.startNanos() - replySlack
+                                && released.exitNanos() <= release.endNanos()
+                                && lost.enterNanos() >= released.exitNanos()
+                                && lost.enterNanos() <= release.endNanos() + replySlack))
+                .findFirst();
+        explaining.ifPresent(explainedLosses::add);
+        return explaining.isPresent();
+    }
+
+    private static boolean pessimistic(CriticalSection section) {
+        return section.holder().endsWith("P");
+    }
+
+    /** @return the manager of a worker's section: "m0" of "m0t1#5P" or of "m0/c2#7P" */
+    static String manager(CriticalSection section) {
+        Matcher manager = MANAGER.matcher(section.holder());
+        return manager.find() ? manager.group() : section.holder();
+    }
+}
