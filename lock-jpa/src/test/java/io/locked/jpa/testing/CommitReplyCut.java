@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class CommitReplyCut extends PlainDataSource {
     private final TestDatabase database;
     private final AtomicReference<StatementHook.Action> armed = new AtomicReference<>();
+    private volatile boolean interrupted;
 
     public CommitReplyCut(TestDatabase database) {
         this.database = database;
@@ -22,6 +23,16 @@ public final class CommitReplyCut extends PlainDataSource {
 
     /** Cuts off the reply of the next commit: the action runs after that commit ran, and ends its session. */
     public void nextCommit(StatementHook.Action endingTheSession) {
+        interrupted = false;
+        armed.set(endingTheSession);
+    }
+
+    /**
+     * As {@link #nextCommit}, but the commit's caller gets what MySQL answers a statement its session's
+     * {@code KILL} interrupted while it ran: error 1317, SQL state 70100, whether or not the commit landed.
+     */
+    public void nextCommitInterrupted(StatementHook.Action endingTheSession) {
+        interrupted = true;
         armed.set(endingTheSession);
     }
 
@@ -46,7 +57,8 @@ public final class CommitReplyCut extends PlainDataSource {
                 StatementHook.Action now = armed.get();
                 if (now != null && armed.compareAndSet(now, null)) {
                     now.run();
-                    throw connectionsAnswer(connection);
+                    throw interrupted ? new SQLException("Query execution was interrupted", "70100", 1317)
+                            : connectionsAnswer(connection);
                 }
             }
             return result;

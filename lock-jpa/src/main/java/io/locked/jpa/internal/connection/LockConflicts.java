@@ -64,6 +64,15 @@ public final class LockConflicts {
     }
 
     /**
+     * A statement its session's end interrupted while the server ran it: MariaDB's and MySQL's error 1317
+     * (SQL state 70100), which a {@code KILL} that meets a running {@code COMMIT} gives, whether or not the
+     * commit landed.
+     */
+    public static boolean isInterruptedByItsSessionsEnd(Throwable failure) {
+        return anySqlException(failure, sql -> "70100".equals(sql.getSQLState()) || sql.getErrorCode() == 1317);
+    }
+
+    /**
      * The server ended the connection's session, and says so: PostgreSQL's 57P01, H2's 90121. A
      * statement that meets it did not run, or ran in a transaction the end rolled back. (MariaDB and
      * MySQL close a killed session's socket without a word: a connection exception, as a reply lost

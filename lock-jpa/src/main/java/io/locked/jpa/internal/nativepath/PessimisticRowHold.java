@@ -151,7 +151,8 @@ public final class PessimisticRowHold implements PessimisticHold {
             ended();
         }
         // read after the connection went back: the budget leaves the read a connection of the pool
-        if (LockConflicts.isSessionGone(lost) && landed.committed(key, token)) {
+        if ((LockConflicts.isSessionGone(lost) || LockConflicts.isInterruptedByItsSessionsEnd(lost))
+                && landed.committed(key, token)) {
             LOG.log(Level.FINE, "The reply to a pessimistic lock's commit was lost, and the commit had landed", lost);
             return true;
         }
