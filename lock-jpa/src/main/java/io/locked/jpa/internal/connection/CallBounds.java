@@ -50,8 +50,16 @@ public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int s
      * A renewal: a third of the lease, when the next renewal is due anyway, and at least the allowance.
      */
     public static CallBounds forRenewal(Duration lease) {
-        Duration bound = lease.dividedBy(3).compareTo(STATEMENT_ALLOWANCE) > 0 ? lease.dividedBy(3) : STATEMENT_ALLOWANCE;
-        return within(bound);
+        return forRenewal(lease, Duration.ZERO);
+    }
+
+    /**
+     * A renewal whose statements the server ends up to {@code serverLateness} after the bound they were
+     * given ({@link #serverMillis}): a third of the lease, and at least the allowance plus that lateness.
+     */
+    public static CallBounds forRenewal(Duration lease, Duration serverLateness) {
+        Duration least = STATEMENT_ALLOWANCE.plus(serverLateness);
+        return within(lease.dividedBy(3).compareTo(least) > 0 ? lease.dividedBy(3) : least);
     }
 
     /** A release, a commit, a hand-over: no wait of their own, the allowance only. */
@@ -79,6 +87,16 @@ public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int s
     /** Cleanup and schema creation. */
     public static CallBounds maintenance() {
         return within(MAINTENANCE);
+    }
+
+    /**
+     * @param serverLateness how much later than the bound it was given the server may end a statement
+     * @return how long one of the call's statements may run on the server: half its network timeout
+     *         (less that lateness), so that a server that ends it (its lock wait ran out) answers before
+     *         the client gives up, and no statement goes on after its client gave up on it
+     */
+    public long serverMillis(Duration serverLateness) {
+        return Math.max(1, (statementMillis - serverLateness.toMillis()) / 2);
     }
 
     /** @return how long a connection may still be waited for, never negative */

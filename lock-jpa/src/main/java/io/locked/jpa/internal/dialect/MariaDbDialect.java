@@ -74,7 +74,8 @@ final class MariaDbDialect extends MySqlFamilyDialect {
     MariaDbDialect() {
         // UTC_TIMESTAMP is the statement's start; SYSDATE is read when called, after the row-lock
         // wait, in the session's zone, which the statements set to UTC (SET STATEMENT time_zone)
-        super(LockDatabase.MARIADB, "schema-mysql.sql", "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', SYSDATE(6))");
+        super(LockDatabase.MARIADB, "schema-mysql.sql", "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', SYSDATE(6))",
+                "SYSDATE(6)");
         String free = freeOrExpired();
         // MariaDB reads the columns of ON DUPLICATE KEY UPDATE left to right, each assignment
         // seeing the ones before it, unless its SIMULTANEOUS_ASSIGNMENT mode makes every one see the row
@@ -142,6 +143,18 @@ final class MariaDbDialect extends MySqlFamilyDialect {
         PreparedStatement insert = connection.prepareStatement(settings(waitMillis) + " FOR " + INSERT_IF_ABSENT);
         insert.setString(1, key);
         return insert;
+    }
+
+    /**
+     * {@code max_statement_time} bounds the whole statement, each of its row-lock waits included (a
+     * batch may meet several rows locked elsewhere), and ends it with its changes undone; the zone is
+     * UTC for the {@code SYSDATE} it judges by.
+     */
+    @Override
+    public String withRenewalBound(String statement, long serverMillis) {
+        long millis = Math.max(1, serverMillis);
+        return "SET STATEMENT max_statement_time = " + millis / 1000 + "." + String.format(Locale.ROOT, "%03d", millis % 1000)
+                + ", time_zone = '+00:00' FOR " + statement;
     }
 
     @Override

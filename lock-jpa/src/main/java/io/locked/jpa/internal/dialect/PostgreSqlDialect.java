@@ -86,7 +86,6 @@ final class PostgreSqlDialect extends Dialect {
     /** The acquisition for a wait of zero: the row is locked first, with NOWAIT, then as in {@link #lockRow}. */
     private final String lockRowNow;
     private final String handOver;
-    private final RenewalBatch renewalBatch;
 
     PostgreSqlDialect() {
         this(null);
@@ -95,7 +94,7 @@ final class PostgreSqlDialect extends Dialect {
     /** @param standbyWait the {@code synchronous_commit} of the lock's durable writes, or null for the session's */
     private PostgreSqlDialect(String standbyWait) {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
-                "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
+                "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)", "clock_timestamp()",
                 (time, micros) -> "(" + time + " + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')", null);
         this.standbyWait = standbyWait;
         this.lockWait = standbyWait == null ? LOCK_WAIT : LOCK_WAIT + ", " + STANDBY_WAIT.formatted(standbyWait);
@@ -138,12 +137,6 @@ final class PostgreSqlDialect extends Dialect {
         this.lockRowNow = lockSettings + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
                 + lockRow.substring(lockSettings.length());
         this.handOver = lockWait + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
-        // one statement of one text for any batch: the leases as arrays, joined to their rows by the
-        // primary key, and the rows renewed returned
-        this.renewalBatch = new RenewalBatch("UPDATE " + table + " l SET version = l.version + 1, expires_at = "
-                + nowPlus("?") + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]))"
-                + " AS b(lock_key, owner, token) WHERE l.lock_key = b.lock_key AND l.owner = b.owner"
-                + " AND l.token = b.token AND l.expires_at > " + now + " RETURNING l.owner, l.version", null, true);
     }
 
     /**
@@ -211,6 +204,11 @@ final class PostgreSqlDialect extends Dialect {
     @Override
     public Dialect withStandbyWait(StandbyCommits synchronousCommit) {
         return new PostgreSqlDialect(synchronousCommit.level());
+    }
+
+    @Override
+    public String renewalSettings(long serverMillis) {
+        return PostgreSqlRenewals.settings(serverMillis, standbyWait == null ? null : STANDBY_WAIT.formatted(standbyWait));
     }
 
     /** A second bounds its wait where a pessimistic acquirer holds the row. */
@@ -312,8 +310,9 @@ final class PostgreSqlDialect extends Dialect {
         TransactionPooling.check(connections);
     }
 
+    /** One statement for any number of leases, a lone one included. */
     @Override
     public RenewalBatch renewalBatch() {
-        return renewalBatch;
+        return PostgreSqlRenewals.BATCH;
     }
 }

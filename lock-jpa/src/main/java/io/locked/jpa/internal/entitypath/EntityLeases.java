@@ -77,6 +77,13 @@ final class EntityLeases {
         }, true);
     }
 
+    /**
+     * Never to an earlier end than the row's: a renewal on its way when its holder released with a
+     * minimum hold finds the hold, live and the owner's, and must leave it whole. The read judges the
+     * lease before the write's wait for the row lock; the clock is read again once the write has the
+     * row (one statement more), and a lease that ran out in between (while another acquirer held the
+     * row, and rolled back) is not renewed: the write is rolled back, and the lease is lost.
+     */
     Lease renewLease(Lease lease, Duration duration) {
         CallBounds bounds = CallBounds.forRenewal(duration);
         return untilSettled(lease.key(), "renewing the lease", bounds, manager -> {
@@ -84,13 +91,20 @@ final class EntityLeases {
             if (row == null || !row.liveFor(lease)) {
                 return Attempt.settled(null);
             }
+            Instant renewedEnd = expiry(row.now(), duration);
             int written = manager.createQuery(renewIfUnchanged)
-                    .setParameter("expires", expiry(row.now(), duration))
+                    .setParameter("expires", renewedEnd.isAfter(row.expiresAt()) ? renewedEnd : row.expiresAt())
                     .setParameter("key", lease.key()).setParameter("version", row.version())
                     .setHint(QUERY_TIMEOUT, bounds.statementMillis())
                     .executeUpdate();
-            return written == 1 ? Attempt.settled(new Lease(lease.key(), lease.owner(), lease.token(), row.version() + 1))
-                    : Attempt.again();
+            if (written != 1) {
+                return Attempt.again();
+            }
+            // the version is the one read, so the end is too: judged again on a clock read after the lock
+            if (!row.expiresAt().isAfter(rows.now(manager, lease.key(), bounds))) {
+                return Attempt.undone(null);
+            }
+            return Attempt.settled(new Lease(lease.key(), lease.owner(), lease.token(), row.version() + 1));
         });
     }
 
@@ -166,14 +180,21 @@ final class EntityLeases {
         });
     }
 
-    /** One read and compare-and-set: its answer, or "the version moved, read again". */
-    private record Attempt<T>(boolean settled, T value) {
+    /**
+     * One read and compare-and-set: its answer, or "the version moved, read again"; an answer whose
+     * write is rolled back rather than committed is {@link #undone}.
+     */
+    private record Attempt<T>(boolean settled, T value, boolean commits) {
         static <T> Attempt<T> settled(T value) {
-            return new Attempt<>(true, value);
+            return new Attempt<>(true, value, true);
+        }
+
+        static <T> Attempt<T> undone(T value) {
+            return new Attempt<>(true, value, false);
         }
 
         static <T> Attempt<T> again() {
-            return new Attempt<>(false, null);
+            return new Attempt<>(false, null, true);
         }
     }
 
@@ -188,7 +209,7 @@ final class EntityLeases {
         while (true) {
             Attempt<T> outcome;
             try {
-                outcome = ownTransactions.inTransaction(key, what, bounds, attempt, false);
+                outcome = ownTransactions.inTransaction(key, what, attempt, false, Attempt::commits);
             } catch (LockStoreUnavailableException failure) {
                 if (!LockConflicts.isWriteConflict(failure)) {
                     throw failure;
