@@ -191,7 +191,7 @@ public abstract class Dialect implements RowStatements, RenewalStatements, Holde
      */
     protected final String handOverUpdate() {
         return "UPDATE " + LockRow.TABLE + " SET owner = ?, holder = ?, version = version + 1, token = %s,"
-                + " acquired_at = " + now + ", expires_at = " + nowPlus("?")
+                + " acquired_at = " + grantedAt + ", expires_at = " + plus(grantedAt, "?")
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
     }
 

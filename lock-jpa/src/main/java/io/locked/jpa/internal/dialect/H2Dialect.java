@@ -67,15 +67,16 @@ final class H2Dialect extends Dialect {
                 "DATEADD(MICROSECOND, " + TOKEN_MICROS + ", TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00')",
                 (time, micros) -> "DATEADD(MICROSECOND, " + micros + ", " + time + ")", null);
         String table = LockRow.TABLE;
-        // H2 computes an UPDATE's new values after it locked the row
+        // H2 computes an UPDATE's new values after it locked the row, column by column in the table's
+        // order: the lease starts at the grant (acquired_at), and ends its length after a later reading
         this.take = "SELECT token, version, owner FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, holder = ?,"
-                + " version = version + 1, token = GREATEST(token + 1, " + tokenMicros + "), acquired_at = " + now
-                + ", expires_at = " + nowPlus("?") + " WHERE lock_key = ? AND " + freeOrExpired() + ")";
+                + " version = version + 1, token = GREATEST(token + 1, " + tokenMicros + "), acquired_at = " + grantedAt
+                + ", expires_at = " + plus(grantedAt, "?") + " WHERE lock_key = ? AND " + freeOrExpired() + ")";
         // H2 re-parses SELECT ... FOR UPDATE every time; an UPDATE read through FINAL TABLE is parsed
         // once, and row-locks like the UPDATE it is. It returns no row when the key has no row or a
         // live lease holds it.
         this.lockRow = "SELECT token, 1, " + tokenMicros + " AS " + TOKEN_CLOCK + " FROM FINAL TABLE (UPDATE " + table + " SET token = GREATEST(token + 1, "
-                + tokenMicros + "), version = version + 1, acquired_at = " + now + ", holder = "
+                + tokenMicros + "), version = version + 1, acquired_at = " + grantedAt + ", holder = "
                 + HolderSession.holderValue("SESSION_ID()") + " WHERE lock_key = ? AND " + freeOrExpired() + ")";
         this.handOver = "SELECT token FROM FINAL TABLE (" + handOverUpdate().formatted(nextToken()) + ")";
         // H2 judges an UPDATE's condition before it waits for the row lock, and again after it only if

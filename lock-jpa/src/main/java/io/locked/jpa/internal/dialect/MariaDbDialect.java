@@ -82,24 +82,28 @@ final class MariaDbDialect extends MySqlFamilyDialect {
         // as it was. The statement must mean the same either way: the owner is assigned first; every
         // later column asks "the owner is now the caller's, or the row was free" (true in both modes
         // exactly when the take succeeded), and expires_at, which that question reads, comes last.
+        // The lease starts when the row lock was granted, on a clock read then (SYSDATE: a minimum hold
+        // counts from the grant, not from before the wait), and ends its length after a second reading,
+        // made after the first (MariaDB computes values and assignments left to right). VALUES(...) in
+        // the update would be the values computed before the wait for the row.
         String took = "(owner = VALUES(owner) OR " + free + ")";
         this.take = new InlinedStatement("INSERT INTO " + LockRow.TABLE
-                + " (owner, holder, expires_at, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, " + nowPlus("?") + ", ?, 1, " + tokenMicros + ", " + now + ")"
+                + " (owner, holder, acquired_at, expires_at, lock_key, version, token)"
+                + " VALUES (?, ?, " + grantedAt + ", " + plus(grantedAt, "?") + ", ?, 1, " + tokenMicros + ")"
                 + " ON DUPLICATE KEY UPDATE owner = IF(" + free + ", VALUES(owner), owner),"
                 + " holder = IF(" + took + ", VALUES(holder), holder),"
                 + " version = IF(" + took + ", version + 1, version),"
                 + " token = IF(" + took + ", GREATEST(token + 1, " + tokenMicros + "), token),"
-                + " acquired_at = IF(" + took + ", " + now + ", acquired_at),"
-                + " expires_at = IF(" + took + ", VALUES(expires_at), expires_at)"
+                + " acquired_at = IF(" + took + ", " + grantedAt + ", acquired_at),"
+                + " expires_at = IF(" + took + ", " + plus(grantedAt, "?") + ", expires_at)"
                 + " RETURNING token, version, owner");
         // the lease columns are only read here, never assigned, so every IF sees the row as it was in
         // either assignment order
         this.lockRow = new InlinedStatement("INSERT INTO " + LockRow.TABLE + " (holder, lock_key, version, token, acquired_at)"
-                + " VALUES (" + HOLDER_VALUE + ", ?, 1, " + tokenMicros + ", " + now + ")"
+                + " VALUES (" + HOLDER_VALUE + ", ?, 1, " + tokenMicros + ", " + grantedAt + ")"
                 + " ON DUPLICATE KEY UPDATE token = IF(" + free + ", GREATEST(token + 1, " + tokenMicros + "), token),"
                 + " version = IF(" + free + ", version + 1, version),"
-                + " acquired_at = IF(" + free + ", " + now + ", acquired_at),"
+                + " acquired_at = IF(" + free + ", " + grantedAt + ", acquired_at),"
                 + " holder = IF(" + free + ", VALUES(holder), holder)"
                 + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END, " + tokenMicros + " AS " + TOKEN_CLOCK);
         // no UPDATE ... RETURNING before MariaDB 10.12: the token comes back in the OK packet. The
@@ -120,7 +124,7 @@ final class MariaDbDialect extends MySqlFamilyDialect {
     public String takeLeaseText(String owner, String holder, long leaseMicros, String key, long waitMillis,
                                 boolean galera) {
         return settings(waitMillis) + (galera ? NO_AUTOCOMMIT_RETRY : "") + " FOR "
-                + take.with(owner, holder, leaseMicros, key);
+                + take.with(owner, holder, leaseMicros, key, leaseMicros);
     }
 
     @Override

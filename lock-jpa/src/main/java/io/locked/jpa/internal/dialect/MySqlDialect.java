@@ -65,13 +65,13 @@ final class MySqlDialect extends MySqlFamilyDialect {
                 + " holder = IF(" + took + ", ?, holder),"
                 + " version = IF(" + took + ", version + 1, version),"
                 + " token = IF(" + took + ", LAST_INSERT_ID(GREATEST(token + 1, " + tokenMicros + ")), token),"
-                + " acquired_at = IF(" + took + ", " + now + ", acquired_at),"
-                + " expires_at = IF(" + took + ", " + nowPlus("?") + ", expires_at)"
+                + " acquired_at = IF(" + took + ", " + grantedAt + ", acquired_at),"
+                + " expires_at = IF(" + took + ", " + plus(grantedAt, "?") + ", expires_at)"
                 + " WHERE lock_key = ? AND " + ROW_LOCKED_AT_ONCE);
         // the lease columns are only read here, never assigned
         this.lockRow = new InlinedStatement("UPDATE " + LockRow.TABLE + " SET token = IF(" + free
                 + ", LAST_INSERT_ID(GREATEST(token + 1, " + tokenMicros + ")), token), version = IF(" + free
-                + ", version + 1, version), acquired_at = IF(" + free + ", " + now + ", acquired_at),"
+                + ", version + 1, version), acquired_at = IF(" + free + ", " + grantedAt + ", acquired_at),"
                 + " holder = IF(" + free + ", " + HOLDER_VALUE + ", holder)"
                 + " WHERE lock_key = ? AND " + ROW_LOCKED_AT_ONCE);
         // the giver's row: a pessimistic acquirer that finds the lease live holds it for a moment only
