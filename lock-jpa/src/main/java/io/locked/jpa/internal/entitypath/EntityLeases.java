@@ -16,8 +16,9 @@ import java.util.List;
 /**
  * Optimistic leases on the JPA path: takes, renews, hands over and releases them. A take row-locks
  * the key; each renewal, hand-over and release reads the row with the database's clock in one query,
- * judges it, and writes it with one JPQL update guarded by the version it read: a compare-and-set on
- * the {@code @Version}. Expiry is judged only on that clock.
+ * judges it, and writes it with one JPQL update: a renewal and a hand-over guarded by the version they
+ * read (a compare-and-set on the {@code @Version}), a release by owner and token. Expiry is judged only
+ * on that clock.
  */
 final class EntityLeases {
     private static final LockRowAccess ROWS = LockRowAccess.rows();
@@ -30,7 +31,8 @@ final class EntityLeases {
     private final String readRow;
     private final String handOverIfUnchanged;
     private final String renewIfUnchanged;
-    private final String freeIfUnchanged;
+    private final String freeIfOwned;
+    private final String holdIfOwned;
 
     EntityLeases(DatabaseClock clock, EntityTransactions ownTransactions, EntityRows rows) {
         this.clock = clock;
@@ -42,8 +44,11 @@ final class EntityLeases {
         this.handOverIfUnchanged = "UPDATE LockRow r SET r.owner = :owner, r.holder = :holder, r.token = :token,"
                 + " r.acquiredAt = :now, r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
         this.renewIfUnchanged = "UPDATE LockRow r SET r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
-        this.freeIfUnchanged = "UPDATE LockRow r SET r.owner = NULL, r.expiresAt = NULL, r.version = r.version + 1"
-                + unchanged;
+        // a release is not judged on the lease's end, which only its own renewals move (later): a
+        // renewal in flight that lands between its read and its write must not make it read again
+        String owned = " WHERE r.key = :key AND r.owner = :owner AND r.token = :token";
+        this.freeIfOwned = "UPDATE LockRow r SET r.owner = NULL, r.expiresAt = NULL, r.version = r.version + 1" + owned;
+        this.holdIfOwned = "UPDATE LockRow r SET r.expiresAt = :expires, r.version = r.version + 1" + owned;
     }
 
     Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
@@ -163,7 +168,7 @@ final class EntityLeases {
         CallBounds bounds = CallBounds.brief();
         return untilSettled(lease.key(), "releasing the lease", bounds, manager -> {
             Row row = read(manager, lease.key(), bounds);
-            if (row == null || !lease.owner().equals(row.owner())) {
+            if (row == null || !lease.owner().equals(row.owner()) || lease.token() != row.token()) {
                 return Attempt.settled(false); // taken over: never touch another owner's row
             }
             boolean live = row.liveFor(lease);
@@ -171,11 +176,13 @@ final class EntityLeases {
                     ? holdEnd(row.acquiredAt(), holdAtLeast) : null;
             // an expired row still ours is freed too, though the holder must learn it was lost
             boolean free = heldUntil == null || !heldUntil.isAfter(row.now());
-            var write = free ? manager.createQuery(freeIfUnchanged)
-                    : manager.createQuery(renewIfUnchanged).setParameter("expires", heldUntil);
-            int written = write.setParameter("key", lease.key()).setParameter("version", row.version())
+            var write = free ? manager.createQuery(freeIfOwned)
+                    : manager.createQuery(holdIfOwned).setParameter("expires", heldUntil);
+            int written = write.setParameter("key", lease.key()).setParameter("owner", lease.owner())
+                    .setParameter("token", lease.token())
                     .setHint(QUERY_TIMEOUT, bounds.statementMillis())
                     .executeUpdate();
+            // none: taken over between the read and the write, which the next read tells
             return written == 1 ? Attempt.settled(live) : Attempt.again();
         });
     }
@@ -200,9 +207,10 @@ final class EntityLeases {
 
     /**
      * Repeats a read and compare-and-set, each in a transaction of its own (a snapshot would show the
-     * same row again), until it settles. The core may renew and release one lease at once, so the
-     * version can move under a write for a reason that leaves the lease live; a takeover is seen by
-     * the next read. Bounded by the call's time.
+     * same row again), until it settles. The core may renew, hand over and release one lease at once,
+     * so the version can move under a renewal's or hand-over's write for a reason that leaves the lease
+     * live (a release is guarded by owner and token, which that leaves as they were); a takeover is
+     * seen by the next read. Bounded by the call's time.
      */
     private <T> T untilSettled(String key, String what, CallBounds bounds,
                                EntityTransactions.Work<Attempt<T>> attempt) {
