@@ -180,6 +180,15 @@ public abstract class Dialect implements RowStatements, RenewalStatements, Holde
         return FREE_OR_EXPIRED.formatted(now);
     }
 
+    /**
+     * @return the condition of a take: "the row's lease is free, has expired, or is the owner's" (a
+     *         parameter): a take sent again for one acquisition, after its reply was lost, takes its
+     *         own lease again (MariaDB and MySQL write this condition their own way)
+     */
+    protected final String freeOrOwners() {
+        return "(owner IS NULL OR expires_at <= " + now + " OR owner = ?)";
+    }
+
     /** @return the next token of a row, drawn after its row lock was granted */
     protected final String nextToken() {
         return "GREATEST(token + 1, " + tokenMicros + ")";

@@ -71,7 +71,7 @@ final class H2Dialect extends Dialect {
         // order: the lease starts at the grant (acquired_at), and ends its length after a later reading
         this.take = "SELECT token, version, owner FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, holder = ?,"
                 + " version = version + 1, token = GREATEST(token + 1, " + tokenMicros + "), acquired_at = " + grantedAt
-                + ", expires_at = " + plus(grantedAt, "?") + " WHERE lock_key = ? AND " + freeOrExpired() + ")";
+                + ", expires_at = " + plus(grantedAt, "?") + " WHERE lock_key = ? AND " + freeOrOwners() + ")";
         // H2 re-parses SELECT ... FOR UPDATE every time; an UPDATE read through FINAL TABLE is parsed
         // once, and row-locks like the UPDATE it is. It returns no row when the key has no row or a
         // live lease holds it.
@@ -99,6 +99,7 @@ final class H2Dialect extends Dialect {
         take.setString(2, holder);
         take.setLong(3, leaseMicros);
         take.setString(4, key);
+        take.setString(5, owner); // its own lease, taken again
         return take;
     }
 

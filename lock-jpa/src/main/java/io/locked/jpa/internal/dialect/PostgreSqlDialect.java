@@ -112,8 +112,9 @@ final class PostgreSqlDialect extends Dialect {
                 + " RETURNING l.token, l.version, l.owner)"
                 + " SELECT token, version, owner FROM taken"
                 + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
+        // free, or its own owner's: a take sent again after its reply was lost takes its own lease again
         String free = lockWait + "; WITH free AS (SELECT lock_key FROM " + table + " WHERE lock_key = ? AND "
-                + freeOrExpired() + " FOR NO KEY UPDATE";
+                + freeOrOwners() + " FOR NO KEY UPDATE";
         this.take = free + ")," + takeFrom;
         this.takeNow = free + " SKIP LOCKED)," + takeFrom;
         // The holder's row change is not visible to other sessions until it commits, so the statement
@@ -153,10 +154,11 @@ final class PostgreSqlDialect extends Dialect {
         PreparedStatement take = connection.prepareStatement(waitMillis == 0 ? takeNow : this.take);
         take.setString(1, lockWait(waitMillis));
         take.setString(2, key); // the row to lock
-        take.setString(3, owner);
-        take.setString(4, holder);
-        take.setLong(5, leaseMicros);
-        take.setString(6, key); // the existence branch's
+        take.setString(3, owner); // its own lease, taken again
+        take.setString(4, owner);
+        take.setString(5, holder);
+        take.setLong(6, leaseMicros);
+        take.setString(7, key); // the existence branch's
         return take;
     }
 
@@ -310,7 +312,6 @@ final class PostgreSqlDialect extends Dialect {
         TransactionPooling.check(connections);
     }
 
-    /** One statement for any number of leases, a lone one included. */
     @Override
     public RenewalBatch renewalBatch() {
         return PostgreSqlRenewals.BATCH;

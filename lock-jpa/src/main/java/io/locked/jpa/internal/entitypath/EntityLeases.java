@@ -71,8 +71,8 @@ final class EntityLeases {
                 return MISSING;
             }
             Instant now = rows.now(manager, key, bounds);
-            if (ROWS.leasedAt(row, now)) {
-                return null; // a live lease
+            if (ROWS.leasedAt(row, now) && !owner.equals(row.getOwner())) {
+                return null; // a live lease, not this acquisition's own (taken by an earlier try whose answer was lost)
             }
             long token = DatabaseClock.nextToken(row.getToken(), now);
             // written at commit, guarded by the version it was read with

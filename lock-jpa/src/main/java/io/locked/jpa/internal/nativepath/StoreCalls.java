@@ -39,7 +39,7 @@ final class StoreCalls {
      * session's socket without a word (a forced release's end of a session the pool had lent again),
      * which looks like a reply lost after the statement ran. A take may run twice: it is in the name of
      * this acquisition's own owner id, so a first take that did run leaves a lease of ours, which the
-     * second finds taken (busy) and which runs out like an abandoned one; it never makes two holders.
+     * second takes again (with a new token); it never makes two holders.
      */
     <T> T callTake(String key, CallBounds bounds, LockTransaction.Work<T> work) {
         return call(key, "taking the lease", bounds, work, LockConflicts::isSessionGone);
