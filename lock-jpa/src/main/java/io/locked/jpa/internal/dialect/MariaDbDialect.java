@@ -12,8 +12,8 @@ import java.util.Locale;
  * MariaDB 10.6+ (Galera included, {@link GaleraNode}), through mysql-connector-j or the MariaDB
  * driver. Its statements use MariaDB syntax ({@code SET STATEMENT ... FOR}, {@code INSERT ...
  * RETURNING}), which bounds each statement's lock wait and zone. Tokens are drawn from
- * {@code SYSDATE(6)}: a server started with {@code --sysdate-is-now} would read it at the
- * statement's start again.
+ * {@code SYSDATE(6)}, and a lease's start and a renewal's judgment are read from it ({@link #grantedAt}):
+ * a server started with {@code --sysdate-is-now} would read it at the statement's start again.
  */
 final class MariaDbDialect extends MySqlFamilyDialect {
     /**

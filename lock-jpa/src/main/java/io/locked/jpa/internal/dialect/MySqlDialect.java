@@ -24,9 +24,11 @@ import java.time.Duration;
  * acquirer that found the lease live and drew no token.
  *
  * <p>Its takes report no row version (0): the version is a diagnostic. Renewals, hand-overs and
- * releases write the holder's own row, which other statements lock only for a moment: they wait
- * under the session's {@code innodb_lock_wait_timeout}, within their network timeout. Creating a
- * missing row (once per key) is bounded through the session's setting ({@link SessionLockTimeout}).
+ * releases write the holder's own row, which other statements lock only for a moment: hand-overs and
+ * releases wait under the session's {@code innodb_lock_wait_timeout}, within their network timeout;
+ * renewals lower it for their statements ({@link #boundRenewal}), so that none runs on after its
+ * client gave up. Creating a missing row (once per key) is bounded through the session's setting
+ * ({@link SessionLockTimeout}).
  */
 final class MySqlDialect extends MySqlFamilyDialect {
     /** A duplicate (another transaction created the key meanwhile) fails, and counts as created. */
