@@ -196,12 +196,14 @@ public abstract class Dialect implements RowStatements, RenewalStatements, Holde
 
     /**
      * The hand-over as one UPDATE, its token expression left as {@code %s}: new owner, holder, lease
-     * micros, key, owner, token.
+     * micros, key, owner, token. The new lease starts, and the old one is judged, on the clock read at
+     * the row ({@link #grantedAt}): where the database judges and computes an UPDATE after its wait for
+     * the row (InnoDB; H2 computes after it), a lease that ran out during the wait is not handed on.
      */
     protected final String handOverUpdate() {
         return "UPDATE " + LockRow.TABLE + " SET owner = ?, holder = ?, version = version + 1, token = %s,"
                 + " acquired_at = " + grantedAt + ", expires_at = " + plus(grantedAt, "?")
-                + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
+                + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + grantedAt;
     }
 
     /**

@@ -137,7 +137,7 @@ final class PostgreSqlDialect extends Dialect {
         // after it then finds the row locked by its own transaction, or creates a missing one
         this.lockRowNow = lockSettings + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
                 + lockRow.substring(lockSettings.length());
-        this.handOver = lockWait + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
+        this.handOver = PostgreSqlHandOver.statement(lockWait, tokenMicros);
     }
 
     /**
