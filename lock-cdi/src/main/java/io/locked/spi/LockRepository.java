@@ -112,7 +112,9 @@ public interface LockRepository {
 
     /**
      * Takes the key's lease if the row is free or its lease has expired on the database's clock
-     * (creating the row if missing): one compare-and-set on the row's version.
+     * (creating the row if missing): one compare-and-set on the row's version. A row whose live lease
+     * is already this owner's (an earlier take of the same acquisition, whose answer was lost) is
+     * taken again, with a new token. The lease starts when the row lock was granted.
      *
      * @param key    the lock key
      * @param owner  the acquisition's id
@@ -129,8 +131,11 @@ public interface LockRepository {
     /**
      * Extends a lease that this owner still holds under this token and that has not expired, whatever
      * the row's version: a renewal whose reply was lost (applied, but its caller saw a failure) must
-     * not make the next one fail. Bounded by a part of {@code duration}: a renewal that takes longer
-     * is of no use to the holder.
+     * not make the next one fail. "Not expired" is judged on the database's clock read after the row's
+     * lock was granted, so a lease that ran out while the renewal waited for the row is lost. Never
+     * sets an earlier end than the row has: a renewal that lands after a release with a minimum hold
+     * ({@link #releaseLease(Lease, Duration)}) leaves the hold whole. Bounded by a part of
+     * {@code duration}: a renewal that takes longer is of no use to the holder.
      *
      * @param lease    the lease as last confirmed
      * @param duration the new lease length, from the database's now
@@ -198,8 +203,9 @@ public interface LockRepository {
     /**
      * Frees the lease as {@link #releaseLease(Lease)} does, except that the key stays taken until
      * {@code holdAtLeast} after the lease was taken, on the database's clock: the row keeps a lease
-     * that ends then (at once if that time has passed), which no renewal extends and a forced
-     * release can end. For jobs that must run at most once per period, whoever triggers them.
+     * that ends then (at once if that time has passed), which no renewal shortens (one still on its way
+     * extends it only to that renewal's own end, if later) and a forced release can end. For jobs that
+     * must run at most once per period, whoever triggers them.
      *
      * @param lease       the lease as last confirmed
      * @param holdAtLeast how long after the take the key stays taken, positive

@@ -3,6 +3,8 @@ package io.locked.contract;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -357,6 +359,25 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
             assertTrue(again.isValid(), "the lost outer's close released the fresh acquisition");
             assertFalse(inOtherThread(() -> locks.tryAcquire(request)).isPresent(), "the fresh acquisition is not held");
         }
+    }
+
+    /**
+     * A take may run twice for one acquisition: its reply lost after it ran, it is sent once more on
+     * another connection. The second finds the row in its own owner's name (the owner is the
+     * acquisition's id, never another's) and takes it again, with a higher token, rather than answer
+     * "busy" and leave the key taken by nobody for a whole lease.
+     */
+    @Test
+    void aTakeThatFindsItsOwnLiveLeaseTakesItAgain() {
+        String key = freshKey("taken-twice");
+        Duration lease = Duration.ofSeconds(30);
+        Lease first = repository().takeLease(key, "owner-twice", "first", lease, Duration.ZERO);
+        Lease again = repository().takeLease(key, "owner-twice", "again", lease, Duration.ZERO);
+        assertNotNull(again, "a take in the name of the lease's own owner found the key busy");
+        assertTrue(again.token() > first.token(), "the take again drew a higher token: " + first + ", " + again);
+        assertNull(repository().takeLease(key, "owner-other", "other", lease, Duration.ZERO),
+                "another owner took the key taken again");
+        assertTrue(repository().releaseLease(again), "the lease taken again is its owner's");
     }
 
     @Test

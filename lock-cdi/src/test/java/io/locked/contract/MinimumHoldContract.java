@@ -2,6 +2,7 @@ package io.locked.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockHandle;
@@ -10,9 +11,12 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -99,6 +103,50 @@ public interface MinimumHoldContract {
                 assertTrue(next.token() > ended.get().token(), "the next holder's token is higher");
             }
         }
+    }
+
+    /**
+     * A renewal already on its way when the holder returned lands after its release with a minimum
+     * hold: it finds the row still the owner's, under the owner's token, and live (the hold). It must
+     * not end the hold earlier, alone or in a batch, or a job meant to run once per period runs twice.
+     * The hold is ten minutes and the renewal's lease thirty seconds: no machine is slow enough to
+     * blur the two.
+     */
+    @Test
+    default void aRenewalThatLandsAfterAMinimumHoldReleaseNeverShortensTheHold() {
+        LockRepository store = inspectedStore();
+        String prefix = "hold:renewed-after:" + UUID.randomUUID() + ":";
+        Duration lease = Duration.ofSeconds(30);
+        Duration hold = Duration.ofMinutes(10);
+        List<Lease> leases = List.of(store.takeLease(prefix + "alone", "owner-alone", "alone", lease, Duration.ZERO),
+                store.takeLease(prefix + "batched-1", "owner-batched-1", "batched", lease, Duration.ZERO),
+                store.takeLease(prefix + "batched-2", "owner-batched-2", "batched", lease, Duration.ZERO));
+        try {
+            for (Lease taken : leases) {
+                assertTrue(store.releaseLease(taken, hold), "released live, with a hold: " + taken.key());
+            }
+            List<Instant> holdEnds = leases.stream().map(taken -> heldUntil(store, taken.key())).toList();
+
+            store.renewLease(leases.get(0), lease);
+            store.renewLeases(leases.subList(1, 3), lease);
+
+            for (int i = 0; i < leases.size(); i++) {
+                String key = leases.get(i).key();
+                Instant end = heldUntil(store, key);
+                assertFalse(end.isBefore(holdEnds.get(i)), "a renewal that landed after the release with a hold of "
+                        + hold + " moved the key's end from " + holdEnds.get(i) + " to " + end + ": " + key);
+                assertNull(store.takeLease(key, "owner-next", "next", lease, Duration.ZERO),
+                        "another owner took the key during the hold: " + key);
+            }
+        } finally {
+            leases.forEach(taken -> store.forceRelease(taken.key()));
+        }
+    }
+
+    private static Instant heldUntil(LockRepository store, String key) {
+        LockRowState row = store.inspect(key).orElseThrow();
+        assertTrue(row.held() && row.until() != null, "the key is held under a lease: " + row);
+        return row.until();
     }
 
     private static void assertEnteredAfter(long holdEndMicros, long token, String who) {

@@ -16,8 +16,8 @@ public final class StatementHook extends PlainDataSource {
     private final TestDatabase database;
     private final AtomicReference<Armed> armed = new AtomicReference<>();
 
-    /** A trigger and what to run when it matches. */
-    private record Armed(Predicate<String> trigger, Action action) {
+    /** A trigger and what to run when it matches, once or every time. */
+    private record Armed(Predicate<String> trigger, Action action, boolean everyTime) {
     }
 
     /** Code of the test, run on the thread about to send the statement. */
@@ -32,7 +32,17 @@ public final class StatementHook extends PlainDataSource {
 
     /** Runs the action once, before the next statement whose SQL the trigger matches. */
     public void before(Predicate<String> trigger, Action action) {
-        armed.set(new Armed(trigger, action));
+        armed.set(new Armed(trigger, action, false));
+    }
+
+    /** Runs the action before every statement whose SQL the trigger matches, until {@link #disarm()}. */
+    public void beforeEvery(Predicate<String> trigger, Action action) {
+        armed.set(new Armed(trigger, action, true));
+    }
+
+    /** Runs nothing more. */
+    public void disarm() {
+        armed.set(null);
     }
 
     /** @return whether the armed action has run (or none was armed) */
@@ -63,7 +73,7 @@ public final class StatementHook extends PlainDataSource {
 
     private void fire(String sql) throws Exception {
         Armed now = armed.get();
-        if (now != null && now.trigger.test(sql) && armed.compareAndSet(now, null)) {
+        if (now != null && now.trigger.test(sql) && (now.everyTime || armed.compareAndSet(now, null))) {
             now.action.run();
         }
     }

@@ -1,6 +1,8 @@
 package io.locked.jpa.internal.connection;
 
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * How long one store call may take: until when it may wait for a pooled connection, until when for
@@ -12,8 +14,11 @@ import java.time.Duration;
  * @param waitDeadlineNanos   until when the call's statements may wait for a row lock
  * @param statementMillis     the network timeout of the call's statements, positive
  * @param borrowWait          how long the call could wait for a connection, for messages
+ * @param endNanos            until when a statement of the call may go without an answer: its
+ *                            start plus the network timeout, which a second try does not restart
  */
-public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int statementMillis, Duration borrowWait) {
+public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int statementMillis, Duration borrowWait,
+                         long endNanos) {
     /**
      * What a healthy statement may take beyond the lock wait it was given: a commit's fsync, a busy
      * server or client. Only a statement that hangs reaches it.
@@ -42,16 +47,25 @@ public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int s
         long now = System.nanoTime();
         Duration borrow = wait.compareTo(connectionWait) >= 0 ? wait : connectionWait;
         Duration longestLockWait = Duration.ofMillis(Math.min(LONGEST_STATEMENT_LOCK_WAIT_MILLIS, wait.toMillis()));
-        return new CallBounds(now + borrow.toNanos(), now + wait.toNanos(), millis(longestLockWait.plus(STATEMENT_ALLOWANCE)),
-                borrow);
+        int statement = millis(longestLockWait.plus(STATEMENT_ALLOWANCE));
+        return new CallBounds(now + borrow.toNanos(), now + wait.toNanos(), statement, borrow,
+                now + TimeUnit.MILLISECONDS.toNanos(statement));
     }
 
     /**
      * A renewal: a third of the lease, when the next renewal is due anyway, and at least the allowance.
      */
     public static CallBounds forRenewal(Duration lease) {
-        Duration bound = lease.dividedBy(3).compareTo(STATEMENT_ALLOWANCE) > 0 ? lease.dividedBy(3) : STATEMENT_ALLOWANCE;
-        return within(bound);
+        return forRenewal(lease, Duration.ZERO);
+    }
+
+    /**
+     * A renewal whose statements the server ends up to {@code serverLateness} after the bound they were
+     * given ({@link #serverMillis}): a third of the lease, and at least the allowance plus that lateness.
+     */
+    public static CallBounds forRenewal(Duration lease, Duration serverLateness) {
+        Duration least = STATEMENT_ALLOWANCE.plus(serverLateness);
+        return within(lease.dividedBy(3).compareTo(least) > 0 ? lease.dividedBy(3) : least);
     }
 
     /** A release, a commit, a hand-over: no wait of their own, the allowance only. */
@@ -62,7 +76,7 @@ public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int s
     /** A check that must answer within its own bound, for the connection and the statement together. */
     public static CallBounds within(Duration bound) {
         long deadline = System.nanoTime() + bound.toNanos();
-        return new CallBounds(deadline, deadline, millis(bound), bound);
+        return new CallBounds(deadline, deadline, millis(bound), bound, deadline);
     }
 
     /**
@@ -73,12 +87,41 @@ public record CallBounds(long borrowDeadlineNanos, long waitDeadlineNanos, int s
     public static CallBounds readiness(Duration bound) {
         long now = System.nanoTime();
         Duration borrow = bound.dividedBy(2);
-        return new CallBounds(now + borrow.toNanos(), now + bound.toNanos(), millis(bound), borrow);
+        return new CallBounds(now + borrow.toNanos(), now + bound.toNanos(), millis(bound), borrow, now + bound.toNanos());
     }
 
     /** Cleanup and schema creation. */
     public static CallBounds maintenance() {
         return within(MAINTENANCE);
+    }
+
+    /**
+     * @param serverLateness how much later than the bound it was given the server may end a statement
+     * @return how long one of the call's statements may run on the server: half its network timeout
+     *         (less that lateness), so that a server that ends it (its lock wait ran out) answers before
+     *         the client gives up, and no statement goes on after its client gave up on it
+     */
+    public long serverMillis(Duration serverLateness) {
+        return Math.max(1, (statementMillis - serverLateness.toMillis()) / 2);
+    }
+
+    /**
+     * The bounds of a second try of the call, after its first failed that way on a session that was
+     * gone: what is left of these, or none. None after a timeout (the server did not answer within
+     * the statement's bound, and would not answer a second statement sooner), nor once the time for a
+     * connection is up: the borrow would still check an idle connection, which against a server that
+     * stopped answering takes the pool's own validation timeout (HikariCP's: 5 s).
+     *
+     * @return the bounds of the second try, or null if there is to be none
+     */
+    public CallBounds forSecondTry(SQLException failure) {
+        long now = System.nanoTime();
+        long statementLeft = TimeUnit.NANOSECONDS.toMillis(endNanos - now);
+        if (LockConflicts.isTimeout(failure) || borrowDeadlineNanos - now <= 0 || statementLeft <= 0) {
+            return null;
+        }
+        return new CallBounds(borrowDeadlineNanos, waitDeadlineNanos, (int) Math.min(statementMillis, statementLeft),
+                borrowWait, endNanos);
     }
 
     /** @return how long a connection may still be waited for, never negative */

@@ -73,6 +73,20 @@ public final class LockConflicts {
     }
 
     /**
+     * The statement went unanswered for its whole bound: the driver's network timeout (a socket read
+     * timeout, which both Connector/J and the PostgreSQL driver report as a lost connection, 08) or a
+     * query timeout. The server may still be running it, or not be running at all.
+     */
+    public static boolean isTimeout(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.SocketTimeoutException || t instanceof java.sql.SQLTimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * The server ended the connection's session, and says so: PostgreSQL's 57P01, H2's 90121. A
      * statement that meets it did not run, or ran in a transaction the end rolled back. (MariaDB and
      * MySQL close a killed session's socket without a word: a connection exception, as a reply lost

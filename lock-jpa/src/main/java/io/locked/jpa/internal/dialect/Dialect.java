@@ -39,9 +39,10 @@ import java.util.function.BinaryOperator;
  * {@link #settingsFirst()}, {@link #releaseSettings()}) add no round trip. A batch of renewals ({@link #renewalBatch()}) is one
  * statement on PostgreSQL and H2, two on MariaDB and MySQL. Creating a missing row adds statements on H2, MySQL and
  * PostgreSQL (which commits a row its lock statement created, so that other sessions see the hold),
- * once per key.
+ * once per key. MySQL bounds a renewal's lock wait through the session: two statements more per
+ * renewal call ({@link RenewalStatements}).
  */
-public abstract class Dialect implements RowStatements, HolderSessions {
+public abstract class Dialect implements RowStatements, RenewalStatements, HolderSessions {
     /** How many idle rows a cleanup batch reads and deletes at most (see {@code IdleRowBatches}). */
     public static final int IDLE_BATCH = 500;
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
@@ -52,13 +53,13 @@ public abstract class Dialect implements RowStatements, HolderSessions {
     public final String now;
     /** The clock in microseconds, read when the expression is computed: see {@link Dialect}. */
     public final String tokenMicros;
-    private final BinaryOperator<String> plusMicros;
     /**
-     * lease micros, key, owner, token. Guarded by owner and token, not version: a renewal whose reply
-     * was lost must not make the next one fail.
+     * The clock as a time, read where the expression is computed, which in this database's lock and
+     * renewal statements is after the row lock was granted: when an acquisition starts (its
+     * {@code acquired_at}, from which a minimum hold counts) and when a renewal judges its lease.
      */
-    public final String renewLease;
-    private final RenewalBatch renewalBatch;
+    public final String grantedAt;
+    private final BinaryOperator<String> plusMicros;
     /** key, owner, token. */
     public final String releaseLease;
     /**
@@ -98,22 +99,20 @@ public abstract class Dialect implements RowStatements, HolderSessions {
      * @param now             the database's clock, for judging leases
      * @param tokenMicros     the clock in microseconds as read when the expression is computed, which
      *                        for a token is after the row lock was granted
+     * @param grantedAt       the clock as a time, read after the row lock was granted ({@link #grantedAt})
      * @param plusMicros      a time plus a number of microseconds (both expressions)
      * @param idleRowsByIndex the index hint and the DELETE form with which a batch of idle rows is read
      *                        by its primary key ({@link MySqlFamilyDialect}), or null
      */
-    protected Dialect(LockDatabase family, String schemaFile, String now, String tokenMicros,
+    protected Dialect(LockDatabase family, String schemaFile, String now, String tokenMicros, String grantedAt,
                       BinaryOperator<String> plusMicros, IdleRowsByIndex idleRowsByIndex) {
         String table = LockRow.TABLE;
         this.family = family;
         this.schemaResource = "META-INF/locked/" + schemaFile;
         this.now = now;
         this.tokenMicros = tokenMicros;
+        this.grantedAt = grantedAt;
         this.plusMicros = plusMicros;
-        this.renewLease = "UPDATE " + table + " SET version = version + 1, expires_at = " + nowPlus("?")
-                + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
-        this.renewalBatch = RenewalBatch.updateThenRead(idleRowsByIndex == null ? "" : idleRowsByIndex.hint(), now,
-                nowPlus("?"));
         this.ownersToken = "SELECT token FROM " + table + " WHERE lock_key = ? AND owner = ?";
         this.releaseLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
                 + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
@@ -146,11 +145,6 @@ public abstract class Dialect implements RowStatements, HolderSessions {
                 + " WHERE " + idle + batchKeys;
     }
 
-    /** @return how this database renews a batch of leases: here a renewal, then a read of those it renewed */
-    public RenewalBatch renewalBatch() {
-        return renewalBatch;
-    }
-
     /**
      * How a batch of idle rows is read by its primary key, where a locking read would otherwise
      * scan and lock more than the batch.
@@ -173,12 +167,26 @@ public abstract class Dialect implements RowStatements, HolderSessions {
 
     /** @return now plus the microseconds of the expression given */
     public final String nowPlus(String micros) {
-        return plusMicros.apply(now, micros);
+        return plus(now, micros);
+    }
+
+    /** @return a time plus the microseconds of the expression given (both expressions) */
+    protected final String plus(String time, String micros) {
+        return plusMicros.apply(time, micros);
     }
 
     /** @return the condition "the row's lease is free or has expired", on this database's clock */
     protected final String freeOrExpired() {
         return FREE_OR_EXPIRED.formatted(now);
+    }
+
+    /**
+     * @return the condition of a take: "the row's lease is free, has expired, or is the owner's" (a
+     *         parameter): a take sent again for one acquisition, after its reply was lost, takes its
+     *         own lease again (MariaDB and MySQL write this condition their own way)
+     */
+    protected final String freeOrOwners() {
+        return "(owner IS NULL OR expires_at <= " + now + " OR owner = ?)";
     }
 
     /** @return the next token of a row, drawn after its row lock was granted */
@@ -188,12 +196,14 @@ public abstract class Dialect implements RowStatements, HolderSessions {
 
     /**
      * The hand-over as one UPDATE, its token expression left as {@code %s}: new owner, holder, lease
-     * micros, key, owner, token.
+     * micros, key, owner, token. The new lease starts, and the old one is judged, on the clock read at
+     * the row ({@link #grantedAt}): where the database judges and computes an UPDATE after its wait for
+     * the row (InnoDB; H2 computes after it), a lease that ran out during the wait is not handed on.
      */
     protected final String handOverUpdate() {
         return "UPDATE " + LockRow.TABLE + " SET owner = ?, holder = ?, version = version + 1, token = %s,"
-                + " acquired_at = " + now + ", expires_at = " + nowPlus("?")
-                + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + now;
+                + " acquired_at = " + grantedAt + ", expires_at = " + plus(grantedAt, "?")
+                + " WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + grantedAt;
     }
 
     /**

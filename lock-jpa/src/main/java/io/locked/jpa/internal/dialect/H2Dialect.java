@@ -17,6 +17,9 @@ import java.util.List;
  * ({@code LOCK_TIMEOUT}), so statements that may wait run within a {@link SessionLockTimeout}.
  */
 final class H2Dialect extends Dialect {
+    /** The clock of a version 7 UUID in microseconds, read when computed. */
+    private static final String TOKEN_MICROS = "(SELECT RSHIFT(u, 16) * 1000 + BITAND(u, 4095) * 1000 / 4096"
+            + " FROM (SELECT CAST(SUBSTRING(CAST(RANDOM_UUID(7) AS VARBINARY(16)) FROM 1 FOR 8) AS BIGINT) u))";
     private static final String INSERT_IF_ABSENT = "MERGE INTO " + LockRow.TABLE + " t USING (VALUES (CAST(? AS"
             + " VARCHAR(255)))) s(k) ON t.lock_key = s.k WHEN NOT MATCHED THEN INSERT (lock_key, version, token)"
             + " VALUES (s.k, 0, 0)";
@@ -60,25 +63,31 @@ final class H2Dialect extends Dialect {
     private final RenewalBatch renewalBatch;
 
     H2Dialect() {
-        super(LockDatabase.H2, "schema-h2.sql", "CURRENT_TIMESTAMP(6)",
-                "(SELECT RSHIFT(u, 16) * 1000 + BITAND(u, 4095) * 1000 / 4096"
-                        + " FROM (SELECT CAST(SUBSTRING(CAST(RANDOM_UUID(7) AS VARBINARY(16)) FROM 1 FOR 8) AS BIGINT) u))",
+        super(LockDatabase.H2, "schema-h2.sql", "CURRENT_TIMESTAMP(6)", TOKEN_MICROS,
+                "DATEADD(MICROSECOND, " + TOKEN_MICROS + ", TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00')",
                 (time, micros) -> "DATEADD(MICROSECOND, " + micros + ", " + time + ")", null);
         String table = LockRow.TABLE;
-        // H2 computes an UPDATE's new values after it locked the row
+        // H2 computes an UPDATE's new values after it locked the row, column by column in the table's
+        // order: the lease starts at the grant (acquired_at), and ends its length after a later reading
         this.take = "SELECT token, version, owner FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, holder = ?,"
-                + " version = version + 1, token = GREATEST(token + 1, " + tokenMicros + "), acquired_at = " + now
-                + ", expires_at = " + nowPlus("?") + " WHERE lock_key = ? AND " + freeOrExpired() + ")";
+                + " version = version + 1, token = GREATEST(token + 1, " + tokenMicros + "), acquired_at = " + grantedAt
+                + ", expires_at = " + plus(grantedAt, "?") + " WHERE lock_key = ? AND " + freeOrOwners() + ")";
         // H2 re-parses SELECT ... FOR UPDATE every time; an UPDATE read through FINAL TABLE is parsed
         // once, and row-locks like the UPDATE it is. It returns no row when the key has no row or a
         // live lease holds it.
         this.lockRow = "SELECT token, 1, " + tokenMicros + " AS " + TOKEN_CLOCK + " FROM FINAL TABLE (UPDATE " + table + " SET token = GREATEST(token + 1, "
-                + tokenMicros + "), version = version + 1, acquired_at = " + now + ", holder = "
+                + tokenMicros + "), version = version + 1, acquired_at = " + grantedAt + ", holder = "
                 + HolderSession.holderValue("SESSION_ID()") + " WHERE lock_key = ? AND " + freeOrExpired() + ")";
         this.handOver = "SELECT token FROM FINAL TABLE (" + handOverUpdate().formatted(nextToken()) + ")";
-        // one statement: the rows the renewal changed, as it changed them
-        this.renewalBatch = new RenewalBatch("SELECT owner, version FROM FINAL TABLE ("
-                + RenewalBatch.paddedUpdate("", now, nowPlus("?")) + ")", null, false);
+        // H2 judges an UPDATE's condition before it waits for the row lock, and again after it only if
+        // the row changed meanwhile: a lease that ran out during the wait, while another transaction
+        // held the row and rolled back, would pass. Its new values are computed after the wait, so the
+        // lease is judged there, each row once, and the rows returned are those live as the statement
+        // leaves them: a lease the renewal found run out keeps its end, and is not returned
+        this.renewalBatch = new RenewalBatch("SELECT owner, version FROM FINAL TABLE (UPDATE " + table
+                + " SET version = version + 1, expires_at = CASE WHEN expires_at > " + grantedAt
+                + " THEN GREATEST(expires_at, " + nowPlus("?") + ") ELSE expires_at END"
+                + RenewalBatch.batchHeld(now) + ") WHERE expires_at > " + grantedAt, null, false);
     }
 
     /** Within a {@link #boundLockWait}. */
@@ -90,6 +99,7 @@ final class H2Dialect extends Dialect {
         take.setString(2, holder);
         take.setLong(3, leaseMicros);
         take.setString(4, key);
+        take.setString(5, owner); // its own lease, taken again
         return take;
     }
 
@@ -192,6 +202,7 @@ final class H2Dialect extends Dialect {
         return text.contains("jdbc:h2:") || text.contains("h2dialect") || text.equals("h2");
     }
 
+    /** One statement for any number of leases, a lone one included: the rows it renewed, as it left them. */
     @Override
     public RenewalBatch renewalBatch() {
         return renewalBatch;

@@ -12,10 +12,11 @@ import java.util.Locale;
  * MariaDB 10.6+ (Galera included, {@link GaleraNode}), through mysql-connector-j or the MariaDB
  * driver. Its statements use MariaDB syntax ({@code SET STATEMENT ... FOR}, {@code INSERT ...
  * RETURNING}), which bounds each statement's lock wait and zone. Tokens are drawn from
- * {@code SYSDATE(6)}, which a server started with {@code --sysdate-is-now} reads at the statement's
- * start, before any row-lock wait: the lock store finds that out at start-up
- * ({@link #tokenClockAtStatementStart()}) and reads the clock again after the row lock
- * ({@link #tokenAfterRowLock()}).
+ * {@code SYSDATE(6)}, and a lease's start and a renewal's judgment are read from it ({@link #grantedAt}).
+ * A server started with {@code --sysdate-is-now} reads it at the statement's start, before any row-lock
+ * wait: the lock store finds that out at start-up ({@link #tokenClockAtStatementStart()}) and reads the
+ * token clock again after the row lock ({@link #tokenAfterRowLock()}); a lease's start and a renewal's
+ * judgment then fall back to the statement's start.
  */
 final class MariaDbDialect extends MySqlFamilyDialect {
     /**
@@ -92,31 +93,36 @@ final class MariaDbDialect extends MySqlFamilyDialect {
     MariaDbDialect() {
         // UTC_TIMESTAMP is the statement's start; SYSDATE is read when called, after the row-lock
         // wait, in the session's zone, which the statements set to UTC (SET STATEMENT time_zone)
-        super(LockDatabase.MARIADB, "schema-mysql.sql", "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', SYSDATE(6))");
+        super(LockDatabase.MARIADB, "schema-mysql.sql", "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', SYSDATE(6))",
+                "SYSDATE(6)");
         String free = freeOrExpired();
         // MariaDB reads the columns of ON DUPLICATE KEY UPDATE left to right, each assignment
         // seeing the ones before it, unless its SIMULTANEOUS_ASSIGNMENT mode makes every one see the row
         // as it was. The statement must mean the same either way: the owner is assigned first; every
         // later column asks "the owner is now the caller's, or the row was free" (true in both modes
         // exactly when the take succeeded), and expires_at, which that question reads, comes last.
+        // The lease starts when the row lock was granted, on a clock read then (SYSDATE: a minimum hold
+        // counts from the grant, not from before the wait), and ends its length after a second reading,
+        // made after the first (MariaDB computes values and assignments left to right). VALUES(...) in
+        // the update would be the values computed before the wait for the row.
         String took = "(owner = VALUES(owner) OR " + free + ")";
         this.take = new InlinedStatement("INSERT INTO " + LockRow.TABLE
-                + " (owner, holder, expires_at, lock_key, version, token, acquired_at)"
-                + " VALUES (?, ?, " + nowPlus("?") + ", ?, 1, " + tokenMicros + ", " + now + ")"
+                + " (owner, holder, acquired_at, expires_at, lock_key, version, token)"
+                + " VALUES (?, ?, " + grantedAt + ", " + plus(grantedAt, "?") + ", ?, 1, " + tokenMicros + ")"
                 + " ON DUPLICATE KEY UPDATE owner = IF(" + free + ", VALUES(owner), owner),"
                 + " holder = IF(" + took + ", VALUES(holder), holder),"
                 + " version = IF(" + took + ", version + 1, version),"
                 + " token = IF(" + took + ", GREATEST(token + 1, " + tokenMicros + "), token),"
-                + " acquired_at = IF(" + took + ", " + now + ", acquired_at),"
-                + " expires_at = IF(" + took + ", VALUES(expires_at), expires_at)"
+                + " acquired_at = IF(" + took + ", " + grantedAt + ", acquired_at),"
+                + " expires_at = IF(" + took + ", " + plus(grantedAt, "?") + ", expires_at)"
                 + " RETURNING token, version, owner");
         // the lease columns are only read here, never assigned, so every IF sees the row as it was in
         // either assignment order
         this.lockRow = new InlinedStatement("INSERT INTO " + LockRow.TABLE + " (holder, lock_key, version, token, acquired_at)"
-                + " VALUES (" + HOLDER_VALUE + ", ?, 1, " + tokenMicros + ", " + now + ")"
+                + " VALUES (" + HOLDER_VALUE + ", ?, 1, " + tokenMicros + ", " + grantedAt + ")"
                 + " ON DUPLICATE KEY UPDATE token = IF(" + free + ", GREATEST(token + 1, " + tokenMicros + "), token),"
                 + " version = IF(" + free + ", version + 1, version),"
-                + " acquired_at = IF(" + free + ", " + now + ", acquired_at),"
+                + " acquired_at = IF(" + free + ", " + grantedAt + ", acquired_at),"
                 + " holder = IF(" + free + ", VALUES(holder), holder)"
                 + " RETURNING token, CASE WHEN " + free + " THEN 1 ELSE 0 END, " + tokenMicros + " AS " + TOKEN_CLOCK);
         // no UPDATE ... RETURNING before MariaDB 10.12: the token comes back in the OK packet. The
@@ -137,7 +143,7 @@ final class MariaDbDialect extends MySqlFamilyDialect {
     public String takeLeaseText(String owner, String holder, long leaseMicros, String key, long waitMillis,
                                 boolean galera) {
         return settings(waitMillis) + (galera ? NO_AUTOCOMMIT_RETRY : "") + " FOR "
-                + take.with(owner, holder, leaseMicros, key);
+                + take.with(owner, holder, leaseMicros, key, leaseMicros);
     }
 
     @Override
@@ -170,6 +176,18 @@ final class MariaDbDialect extends MySqlFamilyDialect {
         PreparedStatement insert = connection.prepareStatement(settings(waitMillis) + " FOR " + INSERT_IF_ABSENT);
         insert.setString(1, key);
         return insert;
+    }
+
+    /**
+     * {@code max_statement_time} bounds the whole statement, each of its row-lock waits included (a
+     * batch may meet several rows locked elsewhere), and ends it with its changes undone; the zone is
+     * UTC for the {@code SYSDATE} it judges by.
+     */
+    @Override
+    public String withRenewalBound(String statement, long serverMillis) {
+        long millis = Math.max(1, serverMillis);
+        return "SET STATEMENT max_statement_time = " + millis / 1000 + "." + String.format(Locale.ROOT, "%03d", millis % 1000)
+                + ", time_zone = '+00:00' FOR " + statement;
     }
 
     @Override

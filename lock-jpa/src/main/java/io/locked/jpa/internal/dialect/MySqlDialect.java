@@ -5,6 +5,7 @@ import io.locked.jpa.LockRow;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 
 /**
  * MySQL 8.0+, through mysql-connector-j with its default properties. Tested on MySQL 8.0.15.
@@ -23,9 +24,11 @@ import java.sql.SQLException;
  * acquirer that found the lease live and drew no token.
  *
  * <p>Its takes report no row version (0): the version is a diagnostic. Renewals, hand-overs and
- * releases write the holder's own row, which other statements lock only for a moment: they wait
- * under the session's {@code innodb_lock_wait_timeout}, within their network timeout. Creating a
- * missing row (once per key) is bounded through the session's setting ({@link SessionLockTimeout}).
+ * releases write the holder's own row, which other statements lock only for a moment: hand-overs and
+ * releases wait under the session's {@code innodb_lock_wait_timeout}, within their network timeout;
+ * renewals lower it for their statements ({@link #boundRenewal}), so that none runs on after its
+ * client gave up. Creating a missing row (once per key) is bounded through the session's setting
+ * ({@link SessionLockTimeout}).
  */
 final class MySqlDialect extends MySqlFamilyDialect {
     /** A duplicate (another transaction created the key meanwhile) fails, and counts as created. */
@@ -53,7 +56,8 @@ final class MySqlDialect extends MySqlFamilyDialect {
         // the statement's UTC start: no statement waits for the row lock. SYSDATE would be read after
         // it, but in the session's zone (SET_VAR cannot set time_zone on MySQL 8.0.15), and a zone with
         // daylight saving reads it an hour ahead after its autumn change, then steps back
-        super(LockDatabase.MYSQL, "schema-mysql8.sql", "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))");
+        super(LockDatabase.MYSQL, "schema-mysql8.sql", "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))",
+                GRANTED_AT);
         String free = freeOrExpired();
         // MySQL assigns left to right, each assignment seeing the ones before it: the owner is assigned
         // first, and every later column asks "is the owner now the caller's" (one more parameter each),
@@ -63,18 +67,34 @@ final class MySqlDialect extends MySqlFamilyDialect {
                 + " holder = IF(" + took + ", ?, holder),"
                 + " version = IF(" + took + ", version + 1, version),"
                 + " token = IF(" + took + ", LAST_INSERT_ID(GREATEST(token + 1, " + tokenMicros + ")), token),"
-                + " acquired_at = IF(" + took + ", " + now + ", acquired_at),"
-                + " expires_at = IF(" + took + ", " + nowPlus("?") + ", expires_at)"
+                + " acquired_at = IF(" + took + ", " + grantedAt + ", acquired_at),"
+                + " expires_at = IF(" + took + ", " + plus(grantedAt, "?") + ", expires_at)"
                 + " WHERE lock_key = ? AND " + ROW_LOCKED_AT_ONCE);
         // the lease columns are only read here, never assigned
         this.lockRow = new InlinedStatement("UPDATE " + LockRow.TABLE + " SET token = IF(" + free
                 + ", LAST_INSERT_ID(GREATEST(token + 1, " + tokenMicros + ")), token), version = IF(" + free
-                + ", version + 1, version), acquired_at = IF(" + free + ", " + now + ", acquired_at),"
+                + ", version + 1, version), acquired_at = IF(" + free + ", " + grantedAt + ", acquired_at),"
                 + " holder = IF(" + free + ", " + HOLDER_VALUE + ", holder)"
                 + " WHERE lock_key = ? AND " + ROW_LOCKED_AT_ONCE);
         // the giver's row: a pessimistic acquirer that finds the lease live holds it for a moment only
         this.handOver = handOverUpdate().formatted("LAST_INSERT_ID(" + nextToken() + ")");
     }
+
+    /**
+     * The statement's start in UTC plus the time since then, read after the row lock: MySQL's only clock
+     * read when called, {@code SYSDATE}, is in the session's zone (which {@code SET_VAR} cannot set on
+     * 8.0.15), and so is {@code NOW}, the start: their difference is the time elapsed, whatever the
+     * zone. A statement that runs across a daylight-saving change would see it an hour off: going back,
+     * it counts as no time (the start, as before), going forward it counts an hour more, which ends
+     * leases early (safe) and starts minimum holds late (the key stays taken longer).
+     */
+    private static final String GRANTED_AT = "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL GREATEST(0,"
+            + " TIMESTAMPDIFF(MICROSECOND, NOW(6), SYSDATE(6))) MICROSECOND)";
+    /** Keeps the session's lock wait in a user variable and sets the renewal's: one round trip, and one to put it back. */
+    private static final String KEEP_AND_SET_LOCK_WAIT = "SET @locked_lock_wait = @@SESSION.innodb_lock_wait_timeout,"
+            + " SESSION innodb_lock_wait_timeout = ";
+    private static final String PUT_BACK_LOCK_WAIT = "SET SESSION innodb_lock_wait_timeout = @locked_lock_wait";
+    private static final Duration LOCK_WAIT_LATENESS = Duration.ofSeconds(2);
 
     // MySQL reads the NOWAIT subquery before the UPDATE touches the row, so the statement fails at
     // once on a row another transaction holds, and never waits: the UPDATE then finds the row locked
@@ -141,6 +161,25 @@ final class MySqlDialect extends MySqlFamilyDialect {
     public SessionLockTimeout boundRowCreation(Connection connection, long waitMillis) throws SQLException {
         return SessionLockTimeout.lowerTo(connection, "SELECT @@SESSION.innodb_lock_wait_timeout",
                 "SET SESSION innodb_lock_wait_timeout = ", Math.max(1, waitMillis / 1000));
+    }
+
+    /**
+     * No {@code SET_VAR} hint can set {@code innodb_lock_wait_timeout} (8.0.15 ignores it) and
+     * {@code max_execution_time} bounds reads only, so the renewal's lock wait is the session's, for
+     * the renewal's statements, in whole seconds (at least one), put back after them. It bounds each
+     * row-lock wait, not the statement: a batch that meets several rows locked elsewhere waits for each.
+     * InnoDB looks for waits that ran out once a second: one ends up to two seconds after its bound
+     * ({@link #renewalBoundLateness}; measured on 8.0.15: 1.2 to 1.6 s).
+     */
+    @Override
+    public Duration renewalBoundLateness() {
+        return LOCK_WAIT_LATENESS;
+    }
+
+    @Override
+    public SessionLockTimeout boundRenewal(Connection connection, long serverMillis) throws SQLException {
+        return SessionLockTimeout.keptAndSet(connection, KEEP_AND_SET_LOCK_WAIT + Math.max(1, serverMillis / 1000),
+                PUT_BACK_LOCK_WAIT);
     }
 
     /**

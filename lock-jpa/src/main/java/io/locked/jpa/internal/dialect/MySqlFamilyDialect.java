@@ -53,9 +53,32 @@ abstract class MySqlFamilyDialect extends Dialect {
     private static final IdleRowsByIndex BY_PRIMARY_KEY = new IdleRowsByIndex(" FORCE INDEX (PRIMARY)",
             "DELETE l FROM " + LockRow.TABLE + " AS l FORCE INDEX (PRIMARY)");
 
-    MySqlFamilyDialect(LockDatabase family, String schemaFile, String tokenMicros) {
-        super(family, schemaFile, "UTC_TIMESTAMP(6)", tokenMicros,
+    private final String renewLease;
+    private final RenewalBatch renewalBatch;
+
+    /**
+     * @param grantedAt the clock read after the row lock was granted, in UTC, with microseconds: InnoDB
+     *                  judges an {@code UPDATE}'s condition on the row as its locking read returned it,
+     *                  after any wait, so a renewal judged on this clock is judged at the row
+     */
+    MySqlFamilyDialect(LockDatabase family, String schemaFile, String tokenMicros, String grantedAt) {
+        super(family, schemaFile, "UTC_TIMESTAMP(6)", tokenMicros, grantedAt,
                 (time, micros) -> "DATE_ADD(" + time + ", INTERVAL " + micros + " MICROSECOND)", BY_PRIMARY_KEY);
+        // the lease's new end counts from the statement's start: never later than the holder counts it
+        this.renewLease = "UPDATE " + LockRow.TABLE + " SET version = version + 1, expires_at = GREATEST(expires_at, "
+                + nowPlus("?") + ") WHERE lock_key = ? AND owner = ? AND token = ? AND expires_at > " + grantedAt;
+        this.renewalBatch = RenewalBatch.updateThenRead(BY_PRIMARY_KEY.hint(), now, grantedAt, nowPlus("?"));
+    }
+
+    @Override
+    public final String renewLease() {
+        return renewLease;
+    }
+
+    /** A renewal, then a read of those it renewed. */
+    @Override
+    public final RenewalBatch renewalBatch() {
+        return renewalBatch;
     }
 
     @Override

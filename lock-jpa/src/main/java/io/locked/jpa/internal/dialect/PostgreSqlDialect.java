@@ -86,7 +86,6 @@ final class PostgreSqlDialect extends Dialect {
     /** The acquisition for a wait of zero: the row is locked first, with NOWAIT, then as in {@link #lockRow}. */
     private final String lockRowNow;
     private final String handOver;
-    private final RenewalBatch renewalBatch;
 
     PostgreSqlDialect() {
         this(null);
@@ -95,7 +94,7 @@ final class PostgreSqlDialect extends Dialect {
     /** @param standbyWait the {@code synchronous_commit} of the lock's durable writes, or null for the session's */
     private PostgreSqlDialect(String standbyWait) {
         super(LockDatabase.POSTGRESQL, "schema-postgresql.sql", "clock_timestamp()",
-                "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)",
+                "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)", "clock_timestamp()",
                 (time, micros) -> "(" + time + " + CAST(" + micros + " AS BIGINT) * INTERVAL '1 microsecond')", null);
         this.standbyWait = standbyWait;
         this.lockWait = standbyWait == null ? LOCK_WAIT : LOCK_WAIT + ", " + STANDBY_WAIT.formatted(standbyWait);
@@ -113,8 +112,9 @@ final class PostgreSqlDialect extends Dialect {
                 + " RETURNING l.token, l.version, l.owner)"
                 + " SELECT token, version, owner FROM taken"
                 + " UNION ALL SELECT 0, 0, NULL FROM " + table + " WHERE lock_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
+        // free, or its own owner's: a take sent again after its reply was lost takes its own lease again
         String free = lockWait + "; WITH free AS (SELECT lock_key FROM " + table + " WHERE lock_key = ? AND "
-                + freeOrExpired() + " FOR NO KEY UPDATE";
+                + freeOrOwners() + " FOR NO KEY UPDATE";
         this.take = free + ")," + takeFrom;
         this.takeNow = free + " SKIP LOCKED)," + takeFrom;
         // The holder's row change is not visible to other sessions until it commits, so the statement
@@ -137,13 +137,7 @@ final class PostgreSqlDialect extends Dialect {
         // after it then finds the row locked by its own transaction, or creates a missing one
         this.lockRowNow = lockSettings + "; SELECT 1 FROM " + table + " WHERE lock_key = ? FOR NO KEY UPDATE NOWAIT"
                 + lockRow.substring(lockSettings.length());
-        this.handOver = lockWait + "; " + handOverUpdate().formatted(nextToken()) + " RETURNING token";
-        // one statement of one text for any batch: the leases as arrays, joined to their rows by the
-        // primary key, and the rows renewed returned
-        this.renewalBatch = new RenewalBatch("UPDATE " + table + " l SET version = l.version + 1, expires_at = "
-                + nowPlus("?") + " FROM unnest(CAST(? AS VARCHAR[]), CAST(? AS VARCHAR[]), CAST(? AS BIGINT[]))"
-                + " AS b(lock_key, owner, token) WHERE l.lock_key = b.lock_key AND l.owner = b.owner"
-                + " AND l.token = b.token AND l.expires_at > " + now + " RETURNING l.owner, l.version", null, true);
+        this.handOver = PostgreSqlHandOver.statement(lockWait, tokenMicros);
     }
 
     /**
@@ -160,10 +154,11 @@ final class PostgreSqlDialect extends Dialect {
         PreparedStatement take = connection.prepareStatement(waitMillis == 0 ? takeNow : this.take);
         take.setString(1, lockWait(waitMillis));
         take.setString(2, key); // the row to lock
-        take.setString(3, owner);
-        take.setString(4, holder);
-        take.setLong(5, leaseMicros);
-        take.setString(6, key); // the existence branch's
+        take.setString(3, owner); // its own lease, taken again
+        take.setString(4, owner);
+        take.setString(5, holder);
+        take.setLong(6, leaseMicros);
+        take.setString(7, key); // the existence branch's
         return take;
     }
 
@@ -211,6 +206,11 @@ final class PostgreSqlDialect extends Dialect {
     @Override
     public Dialect withStandbyWait(StandbyCommits synchronousCommit) {
         return new PostgreSqlDialect(synchronousCommit.level());
+    }
+
+    @Override
+    public String renewalSettings(long serverMillis) {
+        return PostgreSqlRenewals.settings(serverMillis, standbyWait == null ? null : STANDBY_WAIT.formatted(standbyWait));
     }
 
     /** A second bounds its wait where a pessimistic acquirer holds the row. */
@@ -314,6 +314,6 @@ final class PostgreSqlDialect extends Dialect {
 
     @Override
     public RenewalBatch renewalBatch() {
-        return renewalBatch;
+        return PostgreSqlRenewals.BATCH;
     }
 }

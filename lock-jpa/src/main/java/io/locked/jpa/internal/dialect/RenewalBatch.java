@@ -5,7 +5,8 @@ import java.util.Collections;
 
 /**
  * How one database renews a batch of leases: each lease as {@link Dialect#renewLease} renews one,
- * by key, owner and token, and only if not yet expired on the database's clock.
+ * by key, owner and token, only if not yet expired on a clock read after its row lock was granted
+ * ({@link Dialect#grantedAt}), and never to an earlier end than the row's.
  *
  * <p>Parameters of {@link #renew}: lease micros, then {@link #SIZE} keys, then as many (key, owner,
  * token) triples in the same order (the last lease repeated to fill both lists); or, where
@@ -33,28 +34,27 @@ public record RenewalBatch(String renew, String readRenewed, boolean byArrays) {
     public static final int SIZE = 100;
 
     /**
-     * The lists of keys and leases, each row judged by key, owner and token on the clock given; the
-     * keys alone let the primary key find the batch's rows (and lock no others).
+     * The lists of keys and leases, each row judged by key, owner and token, and live on the clock
+     * given; the keys alone let the primary key find the batch's rows (and lock no others).
      */
-    private static String batchHeld(String now) {
+    static String batchHeld(String clock) {
         return " WHERE lock_key IN (" + String.join(", ", Collections.nCopies(SIZE, "?"))
                 + ") AND (lock_key, owner, token) IN (" + String.join(", ", Collections.nCopies(SIZE, "(?, ?, ?)"))
-                + ") AND expires_at > " + now;
+                + ") AND expires_at > " + clock;
     }
 
     /**
-     * @param hint        an index hint after the table's name, or empty
-     * @param now         the database's clock
-     * @param leaseEnd    the clock plus the lease micros parameter
-     * @return the renewal of a batch in padded lists, returning no rows
+     * A renewal in padded lists, then a read of the leases it renewed (see {@link #readRenewed}), for
+     * a database whose {@code UPDATE} judges its condition on the row as locked (InnoDB's locking read).
+     *
+     * @param hint      an index hint after the table's name, or empty
+     * @param now       the database's clock, for the read
+     * @param grantedAt the clock read after the row lock, for judging the renewal
+     * @param leaseEnd  the clock plus the lease micros parameter
      */
-    static String paddedUpdate(String hint, String now, String leaseEnd) {
-        return "UPDATE " + LockRow.TABLE + hint + " SET version = version + 1, expires_at = " + leaseEnd + batchHeld(now);
-    }
-
-    /** @return a renewal in padded lists, then a read of the leases it renewed (see {@link #readRenewed}) */
-    static RenewalBatch updateThenRead(String hint, String now, String leaseEnd) {
-        return new RenewalBatch(paddedUpdate(hint, now, leaseEnd),
+    static RenewalBatch updateThenRead(String hint, String now, String grantedAt, String leaseEnd) {
+        return new RenewalBatch("UPDATE " + LockRow.TABLE + hint + " SET version = version + 1, expires_at = GREATEST(expires_at, "
+                + leaseEnd + ")" + batchHeld(grantedAt),
                 "SELECT owner, version FROM " + LockRow.TABLE + hint + batchHeld(now), false);
     }
 }

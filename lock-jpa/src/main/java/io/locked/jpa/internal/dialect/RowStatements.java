@@ -19,7 +19,9 @@ public interface RowStatements {
 
     /**
      * The take, its parameters bound: one compare-and-set that succeeds only on a free or expired
-     * row, returning token, version and owner: the lease was taken if the owner is the caller's.
+     * row, or on one in the caller's own name (a take of this acquisition that ran, whose answer was
+     * lost: taken again, with a new token), returning token, version and owner: the lease was taken if
+     * the owner is the caller's.
      * Where {@link #takeTellsMissingRow()} says so, no row comes back only when the key has no row;
      * elsewhere no row comes back for a missing row and for a held lease alike. It queues at most
      * waitMillis for a row lock (a pessimistic holder's): past it the statement fails as busy. Where

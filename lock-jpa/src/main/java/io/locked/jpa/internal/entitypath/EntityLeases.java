@@ -16,8 +16,9 @@ import java.util.List;
 /**
  * Optimistic leases on the JPA path: takes, renews, hands over and releases them. A take row-locks
  * the key; each renewal, hand-over and release reads the row with the database's clock in one query,
- * judges it, and writes it with one JPQL update guarded by the version it read: a compare-and-set on
- * the {@code @Version}. Expiry is judged only on that clock.
+ * judges it, and writes it with one JPQL update: a renewal and a hand-over guarded by the version they
+ * read (a compare-and-set on the {@code @Version}), a release by owner and token. Expiry is judged only
+ * on that clock.
  */
 final class EntityLeases {
     private static final LockRowAccess ROWS = LockRowAccess.rows();
@@ -30,7 +31,8 @@ final class EntityLeases {
     private final String readRow;
     private final String handOverIfUnchanged;
     private final String renewIfUnchanged;
-    private final String freeIfUnchanged;
+    private final String freeIfOwned;
+    private final String holdIfOwned;
 
     EntityLeases(DatabaseClock clock, EntityTransactions ownTransactions, EntityRows rows) {
         this.clock = clock;
@@ -42,8 +44,11 @@ final class EntityLeases {
         this.handOverIfUnchanged = "UPDATE LockRow r SET r.owner = :owner, r.holder = :holder, r.token = :token,"
                 + " r.acquiredAt = :now, r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
         this.renewIfUnchanged = "UPDATE LockRow r SET r.expiresAt = :expires, r.version = r.version + 1" + unchanged;
-        this.freeIfUnchanged = "UPDATE LockRow r SET r.owner = NULL, r.expiresAt = NULL, r.version = r.version + 1"
-                + unchanged;
+        // a release is not judged on the lease's end, which only its own renewals move (later): a
+        // renewal in flight that lands between its read and its write must not make it read again
+        String owned = " WHERE r.key = :key AND r.owner = :owner AND r.token = :token";
+        this.freeIfOwned = "UPDATE LockRow r SET r.owner = NULL, r.expiresAt = NULL, r.version = r.version + 1" + owned;
+        this.holdIfOwned = "UPDATE LockRow r SET r.expiresAt = :expires, r.version = r.version + 1" + owned;
     }
 
     Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
@@ -66,8 +71,8 @@ final class EntityLeases {
                 return MISSING;
             }
             Instant now = rows.now(manager, key, bounds);
-            if (ROWS.leasedAt(row, now)) {
-                return null; // a live lease
+            if (ROWS.leasedAt(row, now) && !owner.equals(row.getOwner())) {
+                return null; // a live lease, not this acquisition's own (taken by an earlier try whose answer was lost)
             }
             long token = DatabaseClock.nextToken(row.getToken(), now);
             // written at commit, guarded by the version it was read with
@@ -77,6 +82,13 @@ final class EntityLeases {
         }, true);
     }
 
+    /**
+     * Never to an earlier end than the row's: a renewal on its way when its holder released with a
+     * minimum hold finds the hold, live and the owner's, and must leave it whole. The read judges the
+     * lease before the write's wait for the row lock; the clock is read again once the write has the
+     * row (one statement more), and a lease that ran out in between (while another acquirer held the
+     * row, and rolled back) is not renewed: the write is rolled back, and the lease is lost.
+     */
     Lease renewLease(Lease lease, Duration duration) {
         CallBounds bounds = CallBounds.forRenewal(duration);
         return untilSettled(lease.key(), "renewing the lease", bounds, manager -> {
@@ -84,13 +96,20 @@ final class EntityLeases {
             if (row == null || !row.liveFor(lease)) {
                 return Attempt.settled(null);
             }
+            Instant renewedEnd = expiry(row.now(), duration);
             int written = manager.createQuery(renewIfUnchanged)
-                    .setParameter("expires", expiry(row.now(), duration))
+                    .setParameter("expires", renewedEnd.isAfter(row.expiresAt()) ? renewedEnd : row.expiresAt())
                     .setParameter("key", lease.key()).setParameter("version", row.version())
                     .setHint(QUERY_TIMEOUT, bounds.statementMillis())
                     .executeUpdate();
-            return written == 1 ? Attempt.settled(new Lease(lease.key(), lease.owner(), lease.token(), row.version() + 1))
-                    : Attempt.again();
+            if (written != 1) {
+                return Attempt.again();
+            }
+            // the version is the one read, so the end is too: judged again on a clock read after the lock
+            if (!row.expiresAt().isAfter(rows.now(manager, lease.key(), bounds))) {
+                return Attempt.undone(null);
+            }
+            return Attempt.settled(new Lease(lease.key(), lease.owner(), lease.token(), row.version() + 1));
         });
     }
 
@@ -149,7 +168,7 @@ final class EntityLeases {
         CallBounds bounds = CallBounds.brief();
         return untilSettled(lease.key(), "releasing the lease", bounds, manager -> {
             Row row = read(manager, lease.key(), bounds);
-            if (row == null || !lease.owner().equals(row.owner())) {
+            if (row == null || !lease.owner().equals(row.owner()) || lease.token() != row.token()) {
                 return Attempt.settled(false); // taken over: never touch another owner's row
             }
             boolean live = row.liveFor(lease);
@@ -157,38 +176,48 @@ final class EntityLeases {
                     ? holdEnd(row.acquiredAt(), holdAtLeast) : null;
             // an expired row still ours is freed too, though the holder must learn it was lost
             boolean free = heldUntil == null || !heldUntil.isAfter(row.now());
-            var write = free ? manager.createQuery(freeIfUnchanged)
-                    : manager.createQuery(renewIfUnchanged).setParameter("expires", heldUntil);
-            int written = write.setParameter("key", lease.key()).setParameter("version", row.version())
+            var write = free ? manager.createQuery(freeIfOwned)
+                    : manager.createQuery(holdIfOwned).setParameter("expires", heldUntil);
+            int written = write.setParameter("key", lease.key()).setParameter("owner", lease.owner())
+                    .setParameter("token", lease.token())
                     .setHint(QUERY_TIMEOUT, bounds.statementMillis())
                     .executeUpdate();
+            // none: taken over between the read and the write, which the next read tells
             return written == 1 ? Attempt.settled(live) : Attempt.again();
         });
     }
 
-    /** One read and compare-and-set: its answer, or "the version moved, read again". */
-    private record Attempt<T>(boolean settled, T value) {
+    /**
+     * One read and compare-and-set: its answer, or "the version moved, read again"; an answer whose
+     * write is rolled back rather than committed is {@link #undone}.
+     */
+    private record Attempt<T>(boolean settled, T value, boolean commits) {
         static <T> Attempt<T> settled(T value) {
-            return new Attempt<>(true, value);
+            return new Attempt<>(true, value, true);
+        }
+
+        static <T> Attempt<T> undone(T value) {
+            return new Attempt<>(true, value, false);
         }
 
         static <T> Attempt<T> again() {
-            return new Attempt<>(false, null);
+            return new Attempt<>(false, null, true);
         }
     }
 
     /**
      * Repeats a read and compare-and-set, each in a transaction of its own (a snapshot would show the
-     * same row again), until it settles. The core may renew and release one lease at once, so the
-     * version can move under a write for a reason that leaves the lease live; a takeover is seen by
-     * the next read. Bounded by the call's time.
+     * same row again), until it settles. The core may renew, hand over and release one lease at once,
+     * so the version can move under a renewal's or hand-over's write for a reason that leaves the lease
+     * live (a release is guarded by owner and token, which that leaves as they were); a takeover is
+     * seen by the next read. Bounded by the call's time.
      */
     private <T> T untilSettled(String key, String what, CallBounds bounds,
                                EntityTransactions.Work<Attempt<T>> attempt) {
         while (true) {
             Attempt<T> outcome;
             try {
-                outcome = ownTransactions.inTransaction(key, what, bounds, attempt, false);
+                outcome = ownTransactions.inTransaction(key, what, attempt, false, Attempt::commits);
             } catch (LockStoreUnavailableException failure) {
                 if (!LockConflicts.isWriteConflict(failure)) {
                     throw failure;

@@ -5,6 +5,7 @@ import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
+import java.util.function.Predicate;
 
 /**
  * Runs a step of the JPA path in an {@code EntityManager} and a transaction of its own, and ends
@@ -30,11 +31,21 @@ final class EntityTransactions {
      *                        lost compare-and-set at commit) answers null rather than failing
      */
     <T> T inTransaction(String key, String what, CallBounds bounds, Work<T> work, boolean busyAnswersNull) {
+        return inTransaction(key, what, work, busyAnswersNull, result -> true);
+    }
+
+    /**
+     * Runs work in a transaction of its own, and commits it if its result says so; else the
+     * transaction is rolled back when the manager ends.
+     */
+    <T> T inTransaction(String key, String what, Work<T> work, boolean busyAnswersNull, Predicate<T> commits) {
         EntityManager manager = factory.createEntityManager();
         try {
             transactions.begin(manager);
             T result = work.run(manager);
-            transactions.commit(manager);
+            if (commits.test(result)) {
+                transactions.commit(manager);
+            }
             return result;
         } catch (RuntimeException failure) {
             if (busyAnswersNull && EntityConflicts.isBusy(failure)) {

@@ -18,7 +18,7 @@ import java.time.Duration;
 /**
  * Optimistic leases on the native path: taking, renewing, handing over and releasing a lease, each
  * one autocommit statement ({@link StoreCalls}), with the creation of a missing row before a take
- * and the settlement of a hand-over whose reply was lost. Batches of renewals: {@link RenewalBatches}.
+ * and the settlement of a hand-over whose reply was lost. Renewals: {@link NativeRenewals}.
  */
 final class NativeLeases {
     // the row being handed over is the giver's: only a pessimistic acquirer checking it holds it, briefly
@@ -33,8 +33,6 @@ final class NativeLeases {
     private final SettingsThenUpdate release;
     /** The release that leaves a minimum hold: its commit waits for the disk, and the standbys where asked. */
     private final SettingsThenUpdate hold;
-    /** A renewal, after the settings that make its commit wait for the standbys where asked. */
-    private final SettingsThenUpdate renew;
 
     /**
      * @param connectionWait how long a take may wait for a connection, whatever its own wait
@@ -50,7 +48,6 @@ final class NativeLeases {
         this.tokenClock = tokenClock;
         this.release = SettingsThenUpdate.of(database.releaseSettings(), database.releaseLease);
         this.hold = SettingsThenUpdate.of(database.durableWriteSettings(), database.holdLease);
-        this.renew = SettingsThenUpdate.of(database.durableWriteSettings(), database.renewLease);
     }
 
     Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
@@ -159,19 +156,6 @@ final class NativeLeases {
             }
             throw failure;
         }
-    }
-
-    Lease renewLease(Lease lease, Duration duration) {
-        int renewed = store.call(lease.key(), "renewing the lease", CallBounds.forRenewal(duration), connection -> {
-            try (PreparedStatement renewal = connection.prepareStatement(renew.sql())) {
-                renewal.setLong(1, micros(duration));
-                renewal.setString(2, lease.key());
-                renewal.setString(3, lease.owner());
-                renewal.setLong(4, lease.token());
-                return renew.run(renewal);
-            }
-        });
-        return renewed == 0 ? null : new Lease(lease.key(), lease.owner(), lease.token(), lease.version() + 1);
     }
 
     Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {

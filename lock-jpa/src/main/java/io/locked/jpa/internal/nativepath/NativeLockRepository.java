@@ -55,7 +55,7 @@ public final class NativeLockRepository implements LockRepository {
     private final StoreCalls store;
     private final NativePessimisticLocks pessimisticLocks;
     private final NativeLeases leases;
-    private final RenewalBatches renewals;
+    private final NativeRenewals renewals;
     private final NativeInspection inspection;
     private final ForcedRelease forcedRelease;
 
@@ -87,7 +87,7 @@ public final class NativeLockRepository implements LockRepository {
         this.pessimisticLocks = new NativePessimisticLocks(connections, database, galera, shortage, keyRows,
                 connectionWait, tokenWrites, tokenClock);
         this.leases = new NativeLeases(database, galera, store, keyRows, connectionWait, tokenClock);
-        this.renewals = new RenewalBatches(database, store, leases);
+        this.renewals = new NativeRenewals(database, store);
         this.inspection = new NativeInspection(connections, database);
         this.forcedRelease = new ForcedRelease(connections, database, inspection);
     }
@@ -134,7 +134,7 @@ public final class NativeLockRepository implements LockRepository {
 
     @Override
     public Lease renewLease(Lease lease, Duration duration) {
-        return leases.renewLease(lease, duration);
+        return renewals.renewLease(lease, duration);
     }
 
     @Override

@@ -87,11 +87,13 @@ final class NativePessimisticLocks {
             try {
                 locked = lockRow(key, holder, bounds, galera != null);
             } catch (SQLException failure) {
-                if (!LockConflicts.isSessionGone(failure)) {
+                CallBounds left = LockConflicts.isSessionGone(failure) ? bounds.forSecondTry(failure) : null;
+                if (left == null) {
                     throw failure;
                 }
-                // a pooled session ended while idle: nothing was locked on it, so lock on another
-                locked = lockRow(key, holder, bounds, galera != null);
+                // a pooled session ended while idle: nothing was locked on it, so lock on another, within
+                // what is left of the call's bounds (none after a timeout)
+                locked = lockRow(key, holder, left, galera != null);
             }
             transaction = locked.transaction();
             DrawnToken drawnAtLock = locked.drawn();

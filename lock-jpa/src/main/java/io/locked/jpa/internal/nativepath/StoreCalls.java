@@ -27,7 +27,9 @@ final class StoreCalls {
     /**
      * Runs the work in autocommit, and once more on another connection if the server said it had
      * ended the first one's session ({@link LockConflicts#isSessionEnded}): a pooled session ended
-     * while idle fails only the statement that next uses it, and that statement did not run.
+     * while idle fails only the statement that next uses it, and that statement did not run. A second
+     * try gets what is left of the call's bounds, and there is none after a timeout or once they are
+     * spent ({@link CallBounds#forSecondTry}).
      */
     <T> T call(String key, String what, CallBounds bounds, LockTransaction.Work<T> work) {
         return call(key, what, bounds, work, LockConflicts::isSessionEnded);
@@ -39,7 +41,7 @@ final class StoreCalls {
      * session's socket without a word (a forced release's end of a session the pool had lent again),
      * which looks like a reply lost after the statement ran. A take may run twice: it is in the name of
      * this acquisition's own owner id, so a first take that did run leaves a lease of ours, which the
-     * second finds taken (busy) and which runs out like an abandoned one; it never makes two holders.
+     * second takes again (with a new token); it never makes two holders.
      */
     <T> T callTake(String key, CallBounds bounds, LockTransaction.Work<T> work) {
         return call(key, "taking the lease", bounds, work, LockConflicts::isSessionGone);
@@ -54,10 +56,11 @@ final class StoreCalls {
             try {
                 return LockTransaction.autocommit(connections, bounds, work);
             } catch (SQLException failure) {
-                if (!again.test(failure)) {
+                CallBounds left = again.test(failure) ? bounds.forSecondTry(failure) : null;
+                if (left == null) {
                     throw failure;
                 }
-                return LockTransaction.autocommit(connections, bounds, work);
+                return LockTransaction.autocommit(connections, left, work);
             }
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, what, bounds.borrowWait());

@@ -1,0 +1,143 @@
+package io.locked.jpa.internal.nativepath;
+
+import io.locked.jpa.internal.connection.CallBounds;
+import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.RenewalBatch;
+import io.locked.jpa.internal.dialect.SessionLockTimeout;
+import io.locked.spi.Lease;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Renewals on the native path: a lone lease by the database's renewal of one lease where it has one
+ * ({@link Dialect#renewLease()}), and many by up to {@link RenewalBatch#SIZE} leases per autocommit
+ * statement ({@link Dialect#renewalBatch()}). Each lease is told apart by its owner, the id of its own
+ * acquisition: the leases renewed are those whose owners the statement (or the read after it) returns.
+ *
+ * <p>A call is bounded by a third of the lease ({@link CallBounds#forRenewal}), and its statements on
+ * the server by half of that ({@link CallBounds#serverMillis}): a statement that kept waiting for a
+ * row lock after its client gave up would land later, judged and timed on a clock its holder no longer
+ * counts on. A renewal never shortens a lease, and judges it at the row ({@link Dialect}).
+ */
+final class NativeRenewals {
+    private final Dialect database;
+    private final StoreCalls store;
+
+    NativeRenewals(Dialect database, StoreCalls store) {
+        this.database = database;
+        this.store = store;
+    }
+
+    Lease renewLease(Lease lease, Duration duration) {
+        String renewal = database.renewLease();
+        if (renewal == null) {
+            return renewLeases(List.of(lease), duration).get(0);
+        }
+        Duration late = database.renewalBoundLateness();
+        CallBounds bounds = CallBounds.forRenewal(duration, late);
+        long serverMillis = bounds.serverMillis(late);
+        SettingsThenUpdate renew = SettingsThenUpdate.of(database.renewalSettings(serverMillis),
+                database.withRenewalBound(renewal, serverMillis));
+        int renewed = store.call(lease.key(), "renewing the lease", bounds, connection -> {
+            try (SessionLockTimeout bounded = database.boundRenewal(connection, serverMillis);
+                 PreparedStatement statement = connection.prepareStatement(renew.sql())) {
+                statement.setLong(1, micros(duration));
+                statement.setString(2, lease.key());
+                statement.setString(3, lease.owner());
+                statement.setLong(4, lease.token());
+                return renew.run(statement);
+            }
+        });
+        return renewed == 0 ? null : new Lease(lease.key(), lease.owner(), lease.token(), lease.version() + 1);
+    }
+
+    List<Lease> renewLeases(List<Lease> batch, Duration duration) {
+        if (batch.size() == 1 && database.renewLease() != null) {
+            return Collections.singletonList(renewLease(batch.get(0), duration));
+        }
+        Map<String, Long> renewed = new HashMap<>();
+        for (int from = 0; from < batch.size(); from += RenewalBatch.SIZE) {
+            renewed.putAll(renew(batch.subList(from, Math.min(batch.size(), from + RenewalBatch.SIZE)), duration));
+        }
+        List<Lease> answers = new ArrayList<>(batch.size());
+        for (Lease lease : batch) {
+            Long version = renewed.get(lease.owner());
+            answers.add(version == null ? null : new Lease(lease.key(), lease.owner(), lease.token(), version));
+        }
+        return answers;
+    }
+
+    /** @return the new version of each lease renewed, by owner */
+    private Map<String, Long> renew(List<Lease> batch, Duration duration) {
+        // in key order, the order in which the rows are locked: two batches never wait for each other in a cycle
+        List<Lease> sorted = batch.stream().sorted(Comparator.comparing(Lease::key)).toList();
+        RenewalBatch statements = database.renewalBatch();
+        Duration late = database.renewalBoundLateness();
+        CallBounds bounds = CallBounds.forRenewal(duration, late);
+        long serverMillis = bounds.serverMillis(late);
+        SettingsThenUpdate renewal = SettingsThenUpdate.of(database.renewalSettings(serverMillis),
+                database.withRenewalBound(statements.renew(), serverMillis));
+        String what = "renewing the leases of " + sorted.size() + " keys";
+        return store.call(sorted.get(0).key(), what, bounds, connection -> {
+            Map<String, Long> renewed = new HashMap<>();
+            try (SessionLockTimeout bounded = database.boundRenewal(connection, serverMillis)) {
+                try (PreparedStatement renew = connection.prepareStatement(renewal.sql())) {
+                    renew.setLong(1, micros(duration));
+                    bind(connection, renew, 2, sorted, statements.byArrays());
+                    if (statements.readRenewed() == null) {
+                        try (ResultSet rows = renewal.rows(renew)) {
+                            readOwners(rows, renewed);
+                        }
+                        return renewed;
+                    }
+                    renewal.run(renew);
+                }
+                try (PreparedStatement read = connection.prepareStatement(statements.readRenewed())) {
+                    bind(connection, read, 1, sorted, false);
+                    try (ResultSet rows = read.executeQuery()) {
+                        readOwners(rows, renewed);
+                    }
+                }
+            }
+            return renewed;
+        });
+    }
+
+    private static void bind(Connection connection, PreparedStatement statement, int first, List<Lease> batch,
+                             boolean byArrays) throws SQLException {
+        if (byArrays) {
+            statement.setArray(first, connection.createArrayOf("varchar", batch.stream().map(Lease::key).toArray()));
+            statement.setArray(first + 1, connection.createArrayOf("varchar", batch.stream().map(Lease::owner).toArray()));
+            statement.setArray(first + 2, connection.createArrayOf("bigint", batch.stream().map(Lease::token).toArray()));
+            return;
+        }
+        // lists of a fixed length: the last lease fills the places left
+        int triples = first + RenewalBatch.SIZE;
+        for (int i = 0; i < RenewalBatch.SIZE; i++) {
+            Lease lease = batch.get(Math.min(i, batch.size() - 1));
+            statement.setString(first + i, lease.key());
+            statement.setString(triples + 3 * i, lease.key());
+            statement.setString(triples + 3 * i + 1, lease.owner());
+            statement.setLong(triples + 3 * i + 2, lease.token());
+        }
+    }
+
+    private static void readOwners(ResultSet rows, Map<String, Long> renewed) throws SQLException {
+        while (rows.next()) {
+            renewed.put(rows.getString(1), rows.getLong(2));
+        }
+    }
+
+    private static long micros(Duration duration) {
+        return duration.toNanos() / 1000;
+    }
+}
