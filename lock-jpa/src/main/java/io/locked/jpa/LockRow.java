@@ -56,8 +56,8 @@ public class LockRow {
             }
 
             @Override
-            public boolean idleSince(LockRow row, Instant idleSince) {
-                return row.idleSince(idleSince);
+            public boolean idleSince(LockRow row, Instant idleSince, Instant now) {
+                return row.idleSince(idleSince, now);
             }
 
             @Override
@@ -96,11 +96,13 @@ public class LockRow {
      * @param idleSince a time of the database's clock
      * @return whether the row is free and was not acquired since then: a cleanup may delete it
      */
-    boolean idleSince(Instant idleSince) {
+    boolean idleSince(Instant idleSince, Instant now) {
         // a row created but never acquired has no acquired_at yet
         boolean notAcquiredSince = acquiredAt == null || acquiredAt.isBefore(idleSince);
         boolean free = owner == null || (expiresAt != null && expiresAt.isBefore(idleSince));
-        return notAcquiredSince && free;
+        // a token the clock has not passed (it stepped back) would come again from the clock once the row is gone
+        boolean passedByTheClock = token < now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+        return notAcquiredSince && free && passedByTheClock;
     }
 
     /**

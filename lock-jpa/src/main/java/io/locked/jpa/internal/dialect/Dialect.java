@@ -128,8 +128,10 @@ public abstract class Dialect implements RowStatements, RenewalStatements, Holde
         this.rowExists = "SELECT 1 FROM " + table + " WHERE lock_key = ?";
         // rows created but never acquired have no acquired_at yet
         String idleSince = nowPlus("?");
+        // and never a row whose token the clock has not passed (it stepped back): the key's next row would
+        // draw its token from the clock, below the deleted one
         String idle = "(acquired_at IS NULL OR acquired_at < " + idleSince + ")"
-                + " AND (owner IS NULL OR expires_at < " + idleSince + ")";
+                + " AND (owner IS NULL OR expires_at < " + idleSince + ") AND token < " + micros(now);
         // a batch reads its keys without locking, then locks them by key: a locking range read would
         // also lock the busy rows it passes and (InnoDB under REPEATABLE READ) the gaps between them,
         // where new keys are inserted. SKIP LOCKED passes over a pessimistic holder's row without

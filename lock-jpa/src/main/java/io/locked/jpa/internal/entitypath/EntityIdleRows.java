@@ -21,8 +21,10 @@ import java.util.List;
 final class EntityIdleRows {
     private static final LockRowAccess ROWS = LockRowAccess.rows();
     // rows created but never acquired have no acquired_at yet
-    private static final String IDLE =
-            "(r.acquiredAt IS NULL OR r.acquiredAt < :idleSince) AND (r.owner IS NULL OR r.expiresAt < :idleSince)";
+    // never a row whose token the clock has not passed (it stepped back): the key's next row would draw
+    // its token from the clock, below the deleted one
+    private static final String IDLE = "(r.acquiredAt IS NULL OR r.acquiredAt < :idleSince)"
+            + " AND (r.owner IS NULL OR r.expiresAt < :idleSince) AND r.token < :nowMicros";
 
     private final DatabaseClock clock;
     private final EntityTransactions ownTransactions;
@@ -37,14 +39,15 @@ final class EntityIdleRows {
             throw new IllegalArgumentException("Idle time must be positive, was " + idleFor);
         }
         CallBounds bounds = CallBounds.maintenance();
-        Instant idleSince = ownTransactions.inTransaction("(cleanup)", "reading the database clock", bounds, manager -> {
+        Instant now = ownTransactions.inTransaction("(cleanup)", "reading the database clock", bounds, manager -> {
             // a count always answers one row, and the empty key is never locked: no row lock to wait for
             Object[] answer = (Object[]) manager.createQuery("SELECT COUNT(r), " + clock.jpql()
                             + " FROM LockRow r WHERE r.key = :none")
                     .setParameter("none", "").setHint(QUERY_TIMEOUT, bounds.statementMillis()).getSingleResult();
-            return clock.instant(answer[1]).minus(idleFor);
+            return clock.instant(answer[1]);
         }, false);
-        return IdleRowBatches.run(after -> deleteIdleBatch(after, idleSince));
+        Idle idle = new Idle(now.minus(idleFor), now);
+        return IdleRowBatches.run(after -> deleteIdleBatch(after, idle));
     }
 
     // A batch reads the next idle keys, then locks them all at once without waiting, judges each row
@@ -52,10 +55,10 @@ final class EntityIdleRows {
     // where a row of the batch is locked right now (a pessimistic holder's), the lock fails at once and
     // the batch is done again key by key, each key in a transaction of its own that skips the held
     // one. So a cleanup never makes an acquirer wait and never waits behind a holder.
-    private IdleRowBatches.Batch deleteIdleBatch(String after, Instant idleSince) {
+    private IdleRowBatches.Batch deleteIdleBatch(String after, Idle idle) {
         CallBounds bounds = CallBounds.maintenance();
         List<String> candidates = ownTransactions.inTransaction("(cleanup)", "finding idle rows", bounds,
-                manager -> idleKeys(manager, after, idleSince, bounds), false);
+                manager -> idleKeys(manager, after, idle, bounds), false);
         if (candidates.isEmpty()) {
             return IdleRowBatches.Batch.END;
         }
@@ -67,7 +70,7 @@ final class EntityIdleRows {
                     .setHint(LOCK_TIMEOUT, NO_WAIT)
                     .setHint(QUERY_TIMEOUT, EntityRows.statementMillis(NO_WAIT))
                     .getResultList()) {
-                if (ROWS.idleSince(row, idleSince)) {
+                if (idle.of(row)) {
                     manager.remove(row);
                     removed++;
                 }
@@ -79,18 +82,30 @@ final class EntityIdleRows {
         if (deleted == null) {
             deleted = 0;
             for (String key : candidates) {
-                deleted += deleteIfStillIdle(key, idleSince);
+                deleted += deleteIfStillIdle(key, idle);
             }
         }
         return new IdleRowBatches.Batch(candidates, deleted);
     }
 
+    /** What makes a row idle: free and not acquired since {@code since}, and a token below the clock's {@code now}. */
+    private record Idle(Instant since, Instant now) {
+        boolean of(LockRow row) {
+            return ROWS.idleSince(row, since, now);
+        }
+
+        long nowMicros() {
+            return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
+        }
+    }
+
     // A driver that drops the fraction of a bound time must not make a row look busy: the query may
     // find too many (the time is rounded up), and each row is judged again, exactly, once locked.
-    private static List<String> idleKeys(EntityManager manager, String after, Instant idleSince, CallBounds bounds) {
+    private static List<String> idleKeys(EntityManager manager, String after, Idle idle, CallBounds bounds) {
         TypedQuery<String> read = manager.createQuery("SELECT r.key FROM LockRow r WHERE " + IDLE
                         + (after == null ? "" : " AND r.key > :after") + " ORDER BY r.key", String.class)
-                .setParameter("idleSince", EntityLeases.expiry(idleSince, Duration.ZERO))
+                .setParameter("idleSince", EntityLeases.expiry(idle.since(), Duration.ZERO))
+                .setParameter("nowMicros", idle.nowMicros())
                 .setMaxResults(IdleRowBatches.SIZE)
                 .setHint(QUERY_TIMEOUT, bounds.statementMillis());
         if (after != null) {
@@ -101,11 +116,11 @@ final class EntityIdleRows {
 
     // One short transaction for a row that skips it if locked right now; the removal is guarded by
     // the version it locked.
-    private int deleteIfStillIdle(String key, Instant idleSince) {
+    private int deleteIfStillIdle(String key, Idle idle) {
         CallBounds bounds = CallBounds.maintenance();
         Integer deleted = ownTransactions.inTransaction(key, "deleting an idle row", bounds, manager -> {
             LockRow row = EntityRows.lockRow(manager, key, NO_WAIT);
-            if (row == null || !ROWS.idleSince(row, idleSince)) {
+            if (row == null || !idle.of(row)) {
                 return 0;
             }
             manager.remove(row);

@@ -36,8 +36,11 @@ public abstract class LockRowAccess {
     /** @return whether a live optimistic lease holds the key at that time of the database's clock */
     public abstract boolean leasedAt(LockRow row, Instant now);
 
-    /** @return whether the row is free and was not acquired since then: a cleanup may delete it */
-    public abstract boolean idleSince(LockRow row, Instant idleSince);
+    /**
+     * @return whether the row is free, was not acquired since then, and its token is below the clock's
+     *         {@code now} in microseconds: a cleanup may delete it
+     */
+    public abstract boolean idleSince(LockRow row, Instant idleSince, Instant now);
 
     /** Records an optimistic lease in the managed, row-locked entity. */
     public abstract void leasedTo(LockRow row, String owner, String holder, long token, Instant acquiredAt,
