@@ -150,15 +150,25 @@ final class NativePessimisticLocks {
      * where the read fails too, so that a hold whose commit cannot be told landed counts as lost.
      */
     private boolean committed(String key, long token) {
-        try {
-            return LockTransaction.autocommit(connections, CallBounds.brief(), connection -> {
-                try (PreparedStatement read = connection.prepareStatement(COMMITTED_TOKEN)) {
-                    read.setString(1, key);
-                    try (ResultSet row = read.executeQuery()) {
-                        return row.next() && row.getLong(1) == token;
-                    }
+        LockTransaction.Work<Boolean> read = connection -> {
+            try (PreparedStatement select = connection.prepareStatement(COMMITTED_TOKEN)) {
+                select.setString(1, key);
+                try (ResultSet row = select.executeQuery()) {
+                    return row.next() && row.getLong(1) == token;
                 }
-            });
+            }
+        };
+        try {
+            try {
+                return LockTransaction.autocommit(connections, CallBounds.brief(), read);
+            } catch (SQLException deadConnection) {
+                // the pool may lend the very connection whose session was ended, when the error that told of
+                // the end (MySQL's 1317) did not make the pool drop it: read once more, on another connection
+                if (!LockConflicts.isSessionGone(deadConnection)) {
+                    throw deadConnection;
+                }
+                return LockTransaction.autocommit(connections, CallBounds.brief(), read);
+            }
         } catch (SQLException | RuntimeException unknown) {
             return false;
         }
