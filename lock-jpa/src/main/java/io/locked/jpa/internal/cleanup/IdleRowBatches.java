@@ -1,6 +1,6 @@
 package io.locked.jpa.internal.cleanup;
 
-import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.IdleRowStatements;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -23,7 +23,7 @@ public final class IdleRowBatches {
      * that its undo stays small, and that its statements, which carry this many keys, stay far below
      * any driver's limit on parameters (PostgreSQL's is 32767).
      */
-    public static final int SIZE = Dialect.IDLE_BATCH;
+    public static final int SIZE = IdleRowStatements.BATCH;
     /** The cleanup's logger, the scheduled cleanup's own. */
     static final String LOGGER = "io.locked.cleanup";
     /** A batch's log message: parameter 0 the keys it looked at, 1 the rows it deleted. */

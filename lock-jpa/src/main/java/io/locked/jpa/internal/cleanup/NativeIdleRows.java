@@ -16,7 +16,7 @@ import java.util.List;
 
 /**
  * The native path's cleanup of idle rows ({@link IdleRowBatches}). Each batch is one short
- * transaction of four statements ({@link Dialect#idleKeys}): it reads the next idle keys in key
+ * transaction of four statements ({@link io.locked.jpa.internal.dialect.IdleRowStatements}): it reads the next idle keys in key
  * order without locking, row-locks those still idle with {@code SKIP LOCKED}, deletes those still
  * idle, and commits. A row that a pessimistic holder has locked is skipped, never waited for; a
  * leased row is not idle while its lease is live. No statement waits for a row lock, on MySQL
@@ -56,8 +56,8 @@ public final class NativeIdleRows {
     }
 
     private List<String> idleKeys(Connection connection, String after, long minusIdleMicros) throws SQLException {
-        try (PreparedStatement read = connection.prepareStatement(after == null ? database.idleKeys
-                : database.idleKeysAfter)) {
+        try (PreparedStatement read = connection.prepareStatement(after == null ? database.idleRows.idleKeys()
+                : database.idleRows.idleKeysAfter())) {
             bindIdle(read, minusIdleMicros);
             if (after != null) {
                 read.setString(3, after);
@@ -68,13 +68,13 @@ public final class NativeIdleRows {
 
     private List<String> lockIdle(Connection connection, long minusIdleMicros, List<String> candidates)
             throws SQLException {
-        try (PreparedStatement lock = batchStatement(connection, database.lockIdle, minusIdleMicros, candidates)) {
+        try (PreparedStatement lock = batchStatement(connection, database.idleRows.lockIdle(), minusIdleMicros, candidates)) {
             return keys(lock);
         }
     }
 
     private int delete(Connection connection, long minusIdleMicros, List<String> keys) throws SQLException {
-        try (PreparedStatement delete = batchStatement(connection, database.deleteIdle, minusIdleMicros, keys)) {
+        try (PreparedStatement delete = batchStatement(connection, database.idleRows.deleteIdle(), minusIdleMicros, keys)) {
             return delete.executeUpdate();
         }
     }

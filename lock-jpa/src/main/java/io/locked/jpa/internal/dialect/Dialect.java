@@ -6,7 +6,6 @@ import io.locked.jpa.internal.connection.LockConnections;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.Collections;
 import java.util.List;
 import java.util.function.BinaryOperator;
 
@@ -43,8 +42,6 @@ import java.util.function.BinaryOperator;
  * renewal call ({@link RenewalStatements}).
  */
 public abstract class Dialect implements RowStatements, RenewalStatements, HolderSessions {
-    /** How many idle rows a cleanup batch reads and deletes at most (see {@code IdleRowBatches}). */
-    public static final int IDLE_BATCH = 500;
     private static final String FREE_OR_EXPIRED = "(owner IS NULL OR expires_at <= %s)";
 
     private final LockDatabase family;
@@ -78,20 +75,8 @@ public abstract class Dialect implements RowStatements, RenewalStatements, Holde
     public final String freeOwnExpiredLease;
     /** key. */
     public final String rowExists;
-    /**
-     * minus the idle time in micros (twice): the first {@link #IDLE_BATCH} keys of idle rows in key
-     * order, read without locking anything.
-     */
-    public final String idleKeys;
-    /** minus the idle time in micros (twice), key: as {@link #idleKeys}, after that key. */
-    public final String idleKeysAfter;
-    /**
-     * minus the idle time in micros (twice), then {@link #IDLE_BATCH} keys (repeat the last to fill
-     * the list): row-locks those still idle, skipping rows locked right now, and returns their keys.
-     */
-    public final String lockIdle;
-    /** minus the idle time in micros (twice), then keys as for {@link #lockIdle}: deletes those still idle. */
-    public final String deleteIdle;
+    /** The cleanup's statements, which find and delete idle rows in batches. */
+    public final IdleRowStatements idleRows;
 
     /**
      * @param family          the database's public name
@@ -105,7 +90,7 @@ public abstract class Dialect implements RowStatements, RenewalStatements, Holde
      *                        by its primary key ({@link MySqlFamilyDialect}), or null
      */
     protected Dialect(LockDatabase family, String schemaFile, String now, String tokenMicros, String grantedAt,
-                      BinaryOperator<String> plusMicros, IdleRowsByIndex idleRowsByIndex) {
+                      BinaryOperator<String> plusMicros, IdleRowStatements.ByIndex idleRowsByIndex) {
         String table = LockRow.TABLE;
         this.family = family;
         this.schemaResource = "META-INF/locked/" + schemaFile;
@@ -126,35 +111,7 @@ public abstract class Dialect implements RowStatements, RenewalStatements, Holde
         this.freeOwnExpiredLease = "UPDATE " + table + " SET owner = NULL, expires_at = NULL, version = version + 1"
                 + " WHERE lock_key = ? AND owner = ?";
         this.rowExists = "SELECT 1 FROM " + table + " WHERE lock_key = ?";
-        // rows created but never acquired have no acquired_at yet
-        String idleSince = nowPlus("?");
-        // and never a row whose token the clock has not passed (it stepped back): the key's next row would
-        // draw its token from the clock, below the deleted one
-        String idle = "(acquired_at IS NULL OR acquired_at < " + idleSince + ")"
-                + " AND (owner IS NULL OR expires_at < " + idleSince + ") AND token < " + micros(now);
-        // a batch reads its keys without locking, then locks them by key: a locking range read would
-        // also lock the busy rows it passes and (InnoDB under REPEATABLE READ) the gaps between them,
-        // where new keys are inserted. SKIP LOCKED passes over a pessimistic holder's row without
-        // waiting (MariaDB 10.6+, MySQL 8.0.1+, PostgreSQL, H2 2.x). One key list of a fixed length,
-        // so that each statement is one text, prepared once where the driver caches statements
-        this.idleKeys = "SELECT lock_key FROM " + table + " WHERE " + idle + " ORDER BY lock_key LIMIT " + IDLE_BATCH;
-        this.idleKeysAfter = "SELECT lock_key FROM " + table + " WHERE " + idle + " AND lock_key > ?"
-                + " ORDER BY lock_key LIMIT " + IDLE_BATCH;
-        String batchKeys = " AND lock_key IN (" + String.join(", ", Collections.nCopies(IDLE_BATCH, "?")) + ")";
-        String byKey = idleRowsByIndex == null ? "" : idleRowsByIndex.hint();
-        this.lockIdle = "SELECT lock_key FROM " + table + byKey + " WHERE " + idle + batchKeys + " FOR UPDATE SKIP LOCKED";
-        this.deleteIdle = (idleRowsByIndex == null ? "DELETE FROM " + table : idleRowsByIndex.delete())
-                + " WHERE " + idle + batchKeys;
-    }
-
-    /**
-     * How a batch of idle rows is read by its primary key, where a locking read would otherwise
-     * scan and lock more than the batch.
-     *
-     * @param hint   the index hint after the table's name
-     * @param delete the DELETE up to its WHERE, with the hint
-     */
-    protected record IdleRowsByIndex(String hint, String delete) {
+        this.idleRows = IdleRowStatements.on(nowPlus("?"), micros(now), idleRowsByIndex);
     }
 
     /** @return the dialect of a database family, null for null (a database without native statements) */

@@ -50,7 +50,7 @@ abstract class MySqlFamilyDialect extends Dialect {
     // the optimizer would scan it all for a batch of keys, and wait for a holder's row, or keep a busy
     // row locked until the batch commits. The primary key reads exactly the batch's rows (the
     // multiple-table DELETE: MySQL's single-table DELETE takes no index hint)
-    private static final IdleRowsByIndex BY_PRIMARY_KEY = new IdleRowsByIndex(" FORCE INDEX (PRIMARY)",
+    private static final IdleRowStatements.ByIndex BY_PRIMARY_KEY = new IdleRowStatements.ByIndex(" FORCE INDEX (PRIMARY)",
             "DELETE l FROM " + LockRow.TABLE + " AS l FORCE INDEX (PRIMARY)");
 
     private final String renewLease;
