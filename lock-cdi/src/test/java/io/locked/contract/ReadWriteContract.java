@@ -350,14 +350,16 @@ public interface ReadWriteContract {
      * Readers of one JVM arriving together without waiting ({@code tryAcquire}, {@code maxWait = 0}) each form
      * a group of their own while another is forming one: every group they formed is released once they all
      * left, none is kept for good, and a writer of another JVM gets in. Closing the manager leaves nothing
-     * held either.
+     * held either. A {@code PESSIMISTIC} former holds a connection for its slot and borrows one more for its
+     * look at the writer row: four of them need half of the suite's pool of 16, eight could drain it and
+     * wait for the pool (an answer of "no connection" counts as not acquired).
      */
     @ParameterizedTest
     @EnumSource(LockMode.class)
     default void readersArrivingTogetherWithoutWaitingLeaveNoSlotHeld(LockMode mode) throws Exception {
         assumeTrue(runs(mode), whyNot(mode));
         String key = "rw:together:" + UUID.randomUUID();
-        int readerThreads = 8;
+        int readerThreads = mode == LockMode.PESSIMISTIC ? 4 : 8;
         int rounds = 50;
         CyclicBarrier together = new CyclicBarrier(readerThreads);
         ExecutorService pool = Executors.newFixedThreadPool(readerThreads);
@@ -370,7 +372,12 @@ public interface ReadWriteContract {
                         int reads = 0;
                         for (int round = 0; round < rounds; round++) {
                             together.await(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS);
-                            Optional<LockHandle> read = jvm.tryAcquire(access(key, mode, LockType.READ));
+                            Optional<LockHandle> read;
+                            try {
+                                read = jvm.tryAcquire(access(key, mode, LockType.READ));
+                            } catch (LockNotAcquiredException noConnection) {
+                                read = Optional.empty();
+                            }
                             if (read.isPresent()) {
                                 reads++;
                                 read.get().close();
