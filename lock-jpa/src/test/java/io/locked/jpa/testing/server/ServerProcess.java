@@ -1,7 +1,6 @@
 package io.locked.jpa.testing.server;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -125,11 +124,9 @@ public abstract class ServerProcess implements AutoCloseable {
         return places.stream().map(place -> place.resolve(name)).filter(Files::isExecutable).findFirst().orElse(null);
     }
 
-    /** @return a TCP port nobody listens on right now */
+    /** @return a loopback port nobody listens on, outside the kernel's ephemeral range: see {@link ServerPorts} */
     public static int freePort() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
-        }
+        return ServerPorts.claim();
     }
 
     /** Deletes a server's directory, if it is there; what cannot be deleted is left to {@code mvn clean}. */
