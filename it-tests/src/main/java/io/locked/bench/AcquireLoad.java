@@ -63,7 +63,7 @@ final class AcquireLoad {
     }
 
     private void loop(String key, Samples own) {
-        LockRequest request = LockRequest.of(key).mode(mode).waitFor(WAIT);
+        LockRequest request = LockRequest.of(key).mode(mode).maxWait(WAIT);
         while (!stopping) {
             boolean recorded = recording;
             long started = System.nanoTime();

@@ -280,7 +280,7 @@ public final class Benchmark {
 
     static Cycle apiCycle(LockManager locks, LockMode mode) {
         return (key, inside) -> {
-            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT))) {
+            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).maxWait(WAIT))) {
                 inside.run();
             }
         };
@@ -289,7 +289,7 @@ public final class Benchmark {
     /** One of {@value #PERMITS} permits of the key: on one key, that many threads may be inside at once. */
     static Cycle permitCycle(LockManager locks, LockMode mode) {
         return (key, inside) -> {
-            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).permits(PERMITS).waitFor(WAIT))) {
+            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).permits(PERMITS).maxWait(WAIT))) {
                 inside.run();
             }
         };
@@ -298,7 +298,7 @@ public final class Benchmark {
     /** A read of the key's read/write lock. */
     static Cycle readCycle(LockManager locks, LockMode mode) {
         return (key, inside) -> {
-            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT).read())) {
+            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).maxWait(WAIT).read())) {
                 inside.run();
             }
         };
@@ -307,7 +307,7 @@ public final class Benchmark {
     /** A write of the key's read/write lock. */
     static Cycle writeCycle(LockManager locks, LockMode mode) {
         return (key, inside) -> {
-            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT).write())) {
+            try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).maxWait(WAIT).write())) {
                 inside.run();
             }
         };
@@ -410,7 +410,7 @@ public final class Benchmark {
             workers.add(new Thread(() -> {
                 for (long i = 0; i < perThread; i++) {
                     LockMode mode = (i & 1) == 0 ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
-                    try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT))) {
+                    try (LockHandle ignored = locks.acquire(LockRequest.of(key).mode(mode).maxWait(WAIT))) {
                         // empty critical section
                     } catch (RuntimeException failure) {
                         failures.add(failure);

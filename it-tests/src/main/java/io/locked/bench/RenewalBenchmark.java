@@ -149,7 +149,7 @@ public final class RenewalBenchmark {
                 parts.add(acquirers.submit(() -> {
                     List<LockHandle> handles = new ArrayList<>();
                     for (int i = first; i < count; i += ACQUIRING_THREADS) {
-                        handles.add(locks.acquire(LockRequest.of(prefix + i).mode(LockMode.OPTIMISTIC).leaseFor(lease)));
+                        handles.add(locks.acquire(LockRequest.of(prefix + i).mode(LockMode.OPTIMISTIC).lease(lease)));
                     }
                     return handles;
                 }));

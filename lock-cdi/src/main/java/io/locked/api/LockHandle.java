@@ -12,8 +12,18 @@ package io.locked.api;
  */
 public interface LockHandle extends AutoCloseable {
 
-    /** @return the key this handle holds */
+    /** @return the lock key this handle holds, as the request named it */
     String key();
+
+    /** @return which of the key's holders this is: its exclusive lock, a permit, or its read/write lock's writer or a reader */
+    HolderKind kind();
+
+    /**
+     * @return the number of the permit (1 to the count of permits) or the reader slot (1 to
+     *         {@link LockRequest#MAX_READERS}) this handle holds; 0 for the exclusive lock and the writer.
+     *         What {@link LockInfo#slot()} shows of the same hold.
+     */
+    int slot();
 
     /** @return the mode the lock is held in */
     LockMode mode();

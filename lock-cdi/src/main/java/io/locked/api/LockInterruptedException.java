@@ -13,6 +13,6 @@ public class LockInterruptedException extends LockException {
      * @param cause the interrupt, if one was caught
      */
     public LockInterruptedException(String key, InterruptedException cause) {
-        super(key, "Interrupted while waiting for lock '" + key + "'", cause);
+        super(key, "Interrupted while waiting for lock " + named(key), cause);
     }
 }

@@ -14,6 +14,6 @@ public class LockLostException extends LockException {
      * @param reason why it is known to be lost
      */
     public LockLostException(String key, long token, String reason) {
-        super(key, "Lock '" + key + "' (token " + token + ") was lost while held: " + reason, null);
+        super(key, "Lock " + named(key) + " (token " + token + ") was lost while held: " + reason, null);
     }
 }

@@ -1,5 +1,6 @@
 package io.locked.api;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -78,9 +79,11 @@ public interface LockManager extends AutoCloseable {
     <T> T callLocked(LockRequest request, Callable<T> action) throws Exception;
 
     /**
-     * The lock this thread is inside of for {@code key} (see the reentrancy rules above), for a
-     * fenced write from inside a {@code @Locked} method or a {@link #callLocked} action. The view
-     * owns no hold: closing it does nothing.
+     * The innermost lock this thread is inside of for {@code key} (see the reentrancy rules above): the
+     * key's exclusive lock, one of its permits or its read/write lock's writer ({@link LockHandle#kind()}
+     * says which; a reader's hold belongs to its JVM's group of readers, not to the thread), for a fenced
+     * write from inside a {@code @Locked} method or a {@link #callLocked} action. The view owns no hold:
+     * closing it does nothing.
      *
      * @param key the lock key, not null
      * @return the current lock of that key, or empty when this thread is not inside its scope
@@ -95,85 +98,72 @@ public interface LockManager extends AutoCloseable {
     Optional<LockHandle> current();
 
     /**
-     * Who holds a key right now, as the lock table says, for operators: across every JVM that shares
-     * the table and in both modes (see {@link LockInfo} for what each database can show of a
-     * pessimistic holder in another JVM). Reads the table; never waits for the lock.
+     * Who holds a key's exclusive lock right now, as the lock table says, for operators: across every JVM
+     * that shares the table and in both modes (see {@link LockInfo} for what each database can show of a
+     * pessimistic holder in another JVM). Reads the table; never waits for the lock. For the holders of
+     * the key's permits and read/write lock, see {@link #holders}.
      *
-     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters; or a
-     *            permit's slot key ({@link LockRequest#permitSlotKey})
-     * @return the key's state; a key that has no row is free
-     * @throws IllegalArgumentException      if the key is null, blank or too long
+     * @param key the lock key, checked as {@link LockRequest#of} checks it
+     * @return the state of the key's exclusive lock; a key that has no row is free
+     * @throws IllegalArgumentException      if the key is not a valid lock key
      * @throws LockStoreUnavailableException if the table cannot be read
-     * @throws UnsupportedOperationException if the lock store cannot be inspected
      */
     LockInfo inspect(String key);
 
     /**
-     * One page of the keys that start with a prefix, in key order, each as {@link #inspect} reads it,
-     * held and free alike. For the next page pass the last key of this one as {@code afterKey}; a
-     * page shorter than {@code limit} is the last.
+     * One page of the holders' places whose keys start with a prefix, held and free alike, in key order
+     * (for one key: its exclusive lock, then its permits, its reader slots and its writer, in the table's
+     * order), each as {@link #inspect} reads it. For the next page pass the last element of this one as
+     * {@code after}; a page shorter than {@code limit} is the last.
      *
-     * @param prefix   what the keys start with, not null; empty for every key
-     * @param afterKey the last key of the previous page, or null for the first page
-     * @param limit    the most keys to return, 1 to {@value #MAX_PAGE}
-     * @return up to {@code limit} keys in key order
+     * @param prefix what the keys start with, not null; empty for every key
+     * @param after  the last element of the previous page, or null for the first page
+     * @param limit  the most places to return, 1 to 1000
+     * @return up to {@code limit} places
      * @throws IllegalArgumentException      if the prefix is null or the limit out of range
      * @throws LockStoreUnavailableException if the table cannot be read
-     * @throws UnsupportedOperationException if the lock store cannot be inspected
      */
-    List<LockInfo> list(String prefix, String afterKey, int limit);
-
-    /** The most keys one {@link #list} page returns. */
-    int MAX_PAGE = 1000;
+    List<LockInfo> list(String prefix, LockInfo after, int limit);
 
     /**
      * Every current holder of a key, for operators: its exclusive holder, the writer and each JVM's
      * reader slot of its read/write lock ({@link LockRequest#type()}), and the holder of each of its
-     * permits ({@link LockRequest#permits()}), each as {@link #inspect} reads it. Such a holder's
-     * {@link LockInfo#key()} is its row's key ({@link LockRequest#writerKey}, {@link LockRequest#readerSlotKey},
-     * {@link LockRequest#permitSlotKey}), which {@link #inspect} and {@link #forceRelease(String)} take to
-     * see or end that one holder. The shared row of pessimistic readers ({@link LockRequest#sharedRowKey})
-     * is no holder and is left out.
+     * permits ({@link LockRequest#permits()}), each as {@link #inspect} reads it and told apart by its
+     * {@link LockInfo#kind()} and {@link LockInfo#slot()}. Pass one to {@link #forceRelease(LockInfo)} to
+     * end that one holder.
      *
-     * @param key the lock key (not a slot key)
-     * @return the holders: the exclusive one first, then the writer, the reader slots and the permits, each
-     *         in slot order; empty when none holds the key
-     * @throws IllegalArgumentException      if the key is null, blank, too long or a slot key
+     * @param key the lock key
+     * @return the holders in {@link HolderKind} order (exclusive, writer, readers, permits), each kind in
+     *         slot order; empty when none holds the key
+     * @throws IllegalArgumentException      if the key is not a valid lock key
      * @throws LockStoreUnavailableException if the table cannot be read
-     * @throws UnsupportedOperationException if the lock store cannot be inspected
      */
-    default List<LockInfo> holders(String key) {
-        throw new UnsupportedOperationException("This LockManager lists no holders");
-    }
+    List<LockInfo> holders(String key);
 
     /**
-     * Ends whatever hold a key has, for operators: a stuck job, a holder that will never finish.
-     * An optimistic lease is freed; a pessimistic holder's database session is ended, which rolls
-     * its transaction back (the native statements on MariaDB, MySQL, PostgreSQL and H2; the
-     * database user needs the right to end that session). Only the hold found is ended: a holder
-     * that released meanwhile is left alone, and so is the work its pool lent the same database
-     * session to since (docs/operations.md says how close the check and the end are on each
-     * database). Either way the key's token is raised and
-     * so is its fence row: the old holder's {@link LockHandle#isValid()} turns false at its next
-     * renewal or session check, its {@code close()} throws {@link LockLostException}, a
-     * {@code LockLost} event is fired, and its fenced writes are refused. Logged at WARNING, naming
-     * the key and the old holder.
+     * Ends the hold of a key's exclusive lock, for operators: a stuck job, a holder that will never
+     * finish. An optimistic lease is freed; a pessimistic holder's database session is ended, which rolls
+     * its transaction back (the native statements on MariaDB, MySQL, PostgreSQL and H2; the database user
+     * needs the right to end that session). Only the hold found is ended: a holder that released meanwhile
+     * is left alone, and so is the work its pool lent the same database session to since
+     * (docs/operations.md says how close the check and the end are on each database). Either way the key's
+     * token is raised and so is its fence row: the old holder's {@link LockHandle#isValid()} turns false at
+     * its next renewal or session check, its {@code close()} throws {@link LockLostException}, a
+     * {@code LockLost} event is fired, and its fenced writes are refused. Logged at WARNING, naming the key
+     * and the old holder.
      *
-     * @param key the lock key: not blank, at most {@link LockRequest#MAX_KEY_LENGTH} characters; or the
-     *            key of a row that {@link #holders} lists, to end that one holder
-     * @return the hold that was ended, empty if the key was free or the hold found ended by itself
-     *         before it could be ended (then nothing was ended; the key may have a new holder)
-     * @throws IllegalArgumentException      if the key is null, blank or too long, or a read/write lock's
-     *                                       shared row, which has no holder of its own
-     * @throws IllegalStateException         if the holder's session cannot be ended on this store
-     *                                       (a pessimistic hold on the JPA path)
+     * @param key the lock key
+     * @return the hold that was ended, empty if the key was free or the hold found ended by itself before
+     *         it could be ended (then nothing was ended; the key may have a new holder)
+     * @throws IllegalArgumentException      if the key is not a valid lock key
+     * @throws IllegalStateException         if the holder's session cannot be ended on this store (a
+     *                                       pessimistic hold on the JPA path)
      * @throws LockStoreUnavailableException if the database failed or refused to end the session
-     * @throws UnsupportedOperationException if the lock store has no forced release
      */
     Optional<LockInfo> forceRelease(String key);
 
     /**
-     * Ends the key's current hold as {@link #forceRelease(String)} does, then keeps the key taken for
+     * Ends the key's exclusive hold as {@link #forceRelease(String)} does, then keeps the key taken for
      * {@code lockDelay} on the database's clock before anyone may take it: the lock-delay after an
      * abnormal end, for resources that cannot check fencing tokens. Inspection shows the delay as an
      * optimistic lease of no acquisition of any JVM.
@@ -183,20 +173,40 @@ public interface LockManager extends AutoCloseable {
      * @return as {@link #forceRelease(String)}
      * @throws IllegalArgumentException for a bad key or delay; otherwise as {@link #forceRelease(String)}
      */
-    Optional<LockInfo> forceRelease(String key, java.time.Duration lockDelay);
+    Optional<LockInfo> forceRelease(String key, Duration lockDelay);
 
     /**
-     * Ends every current hold of a key, each as {@link #forceRelease(String)} ends one: its exclusive
-     * hold and the hold of each of its permits, as {@link #holders} lists them at the start.
+     * Ends one holder's hold as {@link #forceRelease(String)} ends an exclusive one: the writer, one JVM's
+     * reader slot or one permit, as {@link #holders} or {@link #list} returned it.
      *
-     * @param key the lock key (not a slot key)
+     * @param holder what {@link #holders}, {@link #list} or {@link #inspect} returned, not null
+     * @return as {@link #forceRelease(String)}
+     * @throws IllegalArgumentException for a null holder, or one whose key or slot is out of range;
+     *                                  otherwise as {@link #forceRelease(String)}
+     */
+    Optional<LockInfo> forceRelease(LockInfo holder);
+
+    /**
+     * Ends one holder's hold as {@link #forceRelease(LockInfo)} does, then keeps its place taken for
+     * {@code lockDelay} as {@link #forceRelease(String, Duration)} does.
+     *
+     * @param holder    what {@link #holders}, {@link #list} or {@link #inspect} returned, not null
+     * @param lockDelay how long the place stays taken after the end, zero or positive, at most 365 days
+     * @return as {@link #forceRelease(String)}
+     * @throws IllegalArgumentException for a bad holder or delay; otherwise as {@link #forceRelease(String)}
+     */
+    Optional<LockInfo> forceRelease(LockInfo holder, Duration lockDelay);
+
+    /**
+     * Ends every current hold of a key, each as {@link #forceRelease(LockInfo)} ends one, as
+     * {@link #holders} lists them at the start.
+     *
+     * @param key the lock key
      * @return the holds that were ended
-     * @throws IllegalArgumentException if the key is null, blank, too long or a slot key; otherwise as
+     * @throws IllegalArgumentException if the key is not a valid lock key; otherwise as
      *                                  {@link #forceRelease(String)}, after the holds before the failing one were ended
      */
-    default List<LockInfo> forceReleaseAll(String key) {
-        throw new UnsupportedOperationException("This LockManager has no forced release of every holder");
-    }
+    List<LockInfo> forceReleaseAll(String key);
 
     /**
      * Campaigns for a role that one JVM holds at a time (a cluster singleton, a leader): a thread of
@@ -211,7 +221,7 @@ public interface LockManager extends AutoCloseable {
      * @throws IllegalArgumentException for a bad role or lease, or a null listener
      * @throws LockManagerClosedException if this manager is closing or closed
      */
-    Leadership campaign(String role, java.time.Duration lease, LeadershipListener listener);
+    Leadership campaign(String role, Duration lease, LeadershipListener listener);
 
     /**
      * Stops granting locks, waits for the locks still held to be released within the drain bound

@@ -4,54 +4,21 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * What to lock and how: an immutable value, checked when it is built.
+ * What to lock and how: an immutable value, checked as it is built. Start from {@link #of(String)}
+ * and change what differs from the defaults; each change returns a new request and leaves the old
+ * one as it was.
  *
  * <pre>{@code
- * LockRequest request = LockRequest.of("order:42").mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(5))
+ * LockRequest request = LockRequest.of("order:42").mode(LockMode.OPTIMISTIC).maxWait(Duration.ofSeconds(5))
  *         .name("order");
  * }</pre>
  *
- * @param key   the lock key: not blank, at most {@link #MAX_KEY_LENGTH} characters, with neither U+0000
- *              nor a lone surrogate (neither can be stored as written: two keys would share a row, or
- *              the database would refuse every call)
- * @param mode  the lock mode; default {@link LockMode#PESSIMISTIC}
- * @param maxWait how long to wait for the lock, the wait for a pooled database connection included:
- *                zero tries once; default {@link #DEFAULT_WAIT}
- * @param lease how long an optimistic lease lasts between renewals (ignored by pessimistic locks):
- *              at least 1 ms and at most {@link #MAX_LEASE}; default {@link #DEFAULT_LEASE}
- * @param name  what the lock's metrics are tagged with: a fixed name for a kind of lock ({@code "order"}),
- *              never the key itself, since every distinct name makes meters of its own; not blank;
- *              default {@link #DEFAULT_NAME}. {@code @Locked} methods use their key template.
- * @param holdAtLeast how long after the acquisition the key stays taken, even when the holder released
- *              it sooner, judged on the database's clock: a job run under it runs at most once per that
- *              period, whichever instance's trigger fires. Zero (the default) frees the key at release.
- *              Zero or positive, at most {@link #MAX_LEASE}; zero for {@link LockType#READ}
- * @param lockDelay how long the key stays taken after an optimistic holder stopped renewing its lease
- *              without releasing it (its JVM died, paused or lost the database), past the end of that
- *              lease: a new holder waits that much longer, which protects what cannot check fencing
- *              tokens from a holder that may still be at work. A release frees the key at once. The
- *              store keeps the lease plus the delay; the holder counts on its lease only. Optimistic
- *              mode only (a pessimistic holder's session death leaves no trace). Zero (the default) or
- *              positive, at most {@link #MAX_LEASE}; zero for {@link LockType#READ}
- * @param permits how many holders of the key may run at once: 0 (the default) for the key's
- *              exclusive lock; 1 to {@link #MAX_PERMITS} for one of that many permits. A key's permits
- *              are counted apart from its exclusive lock: an exclusive holder of {@code "k"} neither
- *              waits for the permit holders of {@code "k"} nor keeps them out. Each permit is a row of
- *              its own, its <em>slot</em> ({@link #permitSlotKey(String, int)}), with the tokens of that
- *              slot; requests of one key that ask for different counts share the slots they have in
- *              common, so at most the largest count of them hold at once; {@link LockType#EXCLUSIVE} only
- * @param type  {@link LockType#EXCLUSIVE} (the default), or a reader or the writer of the key's
- *              read/write lock: readers share the key, a writer has it alone. The read/write lock of a
- *              key is apart from its exclusive lock and its permits. Its rows are a writer row
- *              ({@link #writerKey(String)}) and up to {@link #MAX_READERS} reader slots
- *              ({@link #readerSlotKey(String, int)}), and for {@code PESSIMISTIC} readers a shared row
- *              ({@link #sharedRowKey(String)}); the readers of one lock manager share a slot: a reader that
- *              joins its JVM's group holds the group's slot, in the mode and with the lease its first reader
- *              asked for (its handle's {@link LockHandle#mode()} tells which), and shows the group's token
+ * <p>Every setting has an accessor and a method of the same name that returns a copy with another
+ * value ({@code maxWait()} and {@code maxWait(Duration)}), named as the element of {@link Locked}
+ * that sets it for a method. A setting that does not fit the ones already set is refused when it is
+ * set: set the mode before a lock-delay, the type before a minimum hold.
  */
-public record LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
-                          Duration holdAtLeast, Duration lockDelay, int permits, LockType type) {
-
+public final class LockRequest {
     /** The longest key the lock table holds (its primary key column is {@code VARCHAR(255)}). */
     public static final int MAX_KEY_LENGTH = 255;
     /**
@@ -71,311 +38,203 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
      */
     public static final int MAX_PERMITS = 100;
     /**
-     * The character between a key and its slot number in a permit's slot key: U+001F (the ASCII unit
-     * separator). A key of a request may not contain it, so no key can name another key's slot.
-     */
-    public static final char PERMIT_SLOT_MARK = '\u001F';
-    /**
      * The reader slots of one key's read/write lock: 32. The readers of one lock manager (one JVM) share a
      * slot, so this many JVMs may read a key at once; a reader of a 33rd waits for a slot.
      */
     public static final int MAX_READERS = 32;
 
+    private final String key;
+    private final LockMode mode;
+    private final Duration maxWait;
+    private final Duration lease;
+    private final String name;
+    private final Duration holdAtLeast;
+    private final Duration lockDelay;
+    private final int permits;
+    private final LockType type;
+
+    private LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name, Duration holdAtLeast,
+                        Duration lockDelay, int permits, LockType type) {
+        RequestChecks.check(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, permits, type);
+        this.key = key;
+        this.mode = mode;
+        this.maxWait = maxWait;
+        this.lease = lease;
+        this.name = name;
+        this.holdAtLeast = holdAtLeast;
+        this.lockDelay = lockDelay;
+        this.permits = permits;
+        this.type = type;
+    }
+
     /**
-     * Checks every component.
+     * A request for the key's exclusive lock, {@link LockMode#PESSIMISTIC}, with the default wait,
+     * lease and name.
      *
-     * @throws IllegalArgumentException for a null, blank or too long key, a key with U+0000 or a lone
-     *                                  surrogate, a null mode, a negative wait, a lease under 1 ms or over
-     *                                  {@link #MAX_LEASE}, a null or blank name, a negative holdAtLeast or
-     *                                  lockDelay or one over {@link #MAX_LEASE}, or a lockDelay in
-     *                                  pessimistic mode; the message names the value
-     */
-    public LockRequest {
-        if (key == null) {
-            throw new IllegalArgumentException("Lock key must not be null");
-        }
-        if (key.isBlank()) {
-            throw new IllegalArgumentException("Lock key must not be blank, was '" + key + "'");
-        }
-        if (key.length() > MAX_KEY_LENGTH) {
-            throw new IllegalArgumentException("Lock key must be at most " + MAX_KEY_LENGTH
-                    + " characters, was " + key.length() + ": '" + key.substring(0, 40) + "...'");
-        }
-        String unstorable = unstorableCharacter(key);
-        if (unstorable == null && key.indexOf(PERMIT_SLOT_MARK) >= 0) {
-            unstorable = "U+001F (at index " + key.indexOf(PERMIT_SLOT_MARK) + "), which marks the slots of permits";
-        }
-        if (unstorable != null) {
-            throw new IllegalArgumentException("Lock key must not contain " + unstorable + ", was '"
-                    + key.replace("\0", "\\0") + "'");
-        }
-        if (mode == null) {
-            throw new IllegalArgumentException("Lock mode must not be null for key '" + key + "'");
-        }
-        if (maxWait == null || maxWait.isNegative()) {
-            throw new IllegalArgumentException("Lock wait must be zero or positive for key '" + key + "', was " + maxWait);
-        }
-        if (lease == null || lease.isNegative() || lease.isZero()) {
-            throw new IllegalArgumentException("Lock lease must be positive for key '" + key + "', was " + lease);
-        }
-        if (lease.compareTo(MAX_LEASE) > 0) {
-            throw new IllegalArgumentException("Lock lease must be at most " + MAX_LEASE.toDays() + " days for key '" + key
-                    + "', was " + lease);
-        }
-        if (lease.toMillis() < 1) {
-            throw new IllegalArgumentException("Lock lease must be at least 1ms for key '" + key + "', was " + lease);
-        }
-        if (name == null || name.isBlank()) {
-            throw new IllegalArgumentException("Lock name must not be null or blank for key '" + key + "', was '" + name + "'");
-        }
-        if (holdAtLeast == null || holdAtLeast.isNegative() || holdAtLeast.compareTo(MAX_LEASE) > 0) {
-            throw new IllegalArgumentException("Lock holdAtLeast must be zero or positive and at most "
-                    + MAX_LEASE.toDays() + " days for key '" + key + "', was " + holdAtLeast);
-        }
-        if (lockDelay == null || lockDelay.isNegative() || lockDelay.compareTo(MAX_LEASE) > 0) {
-            throw new IllegalArgumentException("Lock lockDelay must be zero or positive and at most "
-                    + MAX_LEASE.toDays() + " days for key '" + key + "', was " + lockDelay);
-        }
-        if (permits < 0 || permits > MAX_PERMITS) {
-            throw new IllegalArgumentException("Lock permits must be 0 (an exclusive lock) or 1 to " + MAX_PERMITS
-                    + " for key '" + key + "', was " + permits);
-        }
-        if (type == null) {
-            throw new IllegalArgumentException("Lock type must not be null for key '" + key + "'");
-        }
-        if (permits > 0 && type != LockType.EXCLUSIVE) {
-            throw new IllegalArgumentException("Lock permits need type EXCLUSIVE for key '" + key + "', was " + type
-                    + ": a read/write lock's readers already share the key");
-        }
-        if (type != LockType.EXCLUSIVE && key.length() + READER_SUFFIX_LENGTH > MAX_KEY_LENGTH) {
-            throw new IllegalArgumentException("Lock key must be at most " + (MAX_KEY_LENGTH - READER_SUFFIX_LENGTH)
-                    + " characters for a read/write lock (its rows add a suffix), was " + key.length());
-        }
-        if (permits > 0 && key.length() + slotSuffixLength(permits) > MAX_KEY_LENGTH) {
-            throw new IllegalArgumentException("Lock key must be at most " + (MAX_KEY_LENGTH - slotSuffixLength(permits))
-                    + " characters with " + permits + " permits (each permit's slot key adds its number), was "
-                    + key.length());
-        }
-        if (type == LockType.READ && (!holdAtLeast.isZero() || !lockDelay.isZero())) {
-            throw new IllegalArgumentException("Lock " + (holdAtLeast.isZero() ? "lockDelay" : "holdAtLeast")
-                    + " needs type EXCLUSIVE or WRITE for key '" + key + "', was READ: a reader joins its JVM's group of"
-                    + " readers, whose slot the group's first reader took, so it would keep that slot, not the reader's own"
-                    + " hold, or nothing at all");
-        }
-        if (!lockDelay.isZero() && mode == LockMode.PESSIMISTIC) {
-            throw new IllegalArgumentException("Lock lockDelay needs OPTIMISTIC mode for key '" + key
-                    + "': a pessimistic holder whose session dies leaves no trace in the row to delay the next holder by");
-        }
-    }
-
-    /**
-     * @return what in the key cannot be stored as written, or null: U+0000, which PostgreSQL refuses in
-     *         text, and a lone surrogate, which UTF-8 encodes as '?' so that two keys would share a row
-     */
-    private static String unstorableCharacter(String key) {
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            if (c == 0) {
-                return "U+0000 (at index " + i + ")";
-            }
-            if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return String.format("a lone surrogate U+%04X (at index %d)", (int) c, i);
-            }
-        }
-        return null;
-    }
-
-    /** The longest suffix of a read/write lock's row keys: the mark, {@code r}, two digits. */
-    private static final int READER_SUFFIX_LENGTH = 4;
-
-    private static int slotSuffixLength(int permits) {
-        return 1 + String.valueOf(permits).length();
-    }
-
-    /**
-     * A request for the key's exclusive lock or one of its permits.
-     *
-     * @param key         the lock key
-     * @param mode        the lock mode
-     * @param maxWait     how long to wait
-     * @param lease       the optimistic lease
-     * @param name        the name in metrics
-     * @param holdAtLeast the minimum hold
-     * @param lockDelay   the lock-delay
-     * @param permits     0, or how many permits
-     * @throws IllegalArgumentException as the canonical constructor
-     */
-    public LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
-                       Duration holdAtLeast, Duration lockDelay, int permits) {
-        this(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, permits, LockType.EXCLUSIVE);
-    }
-
-    /**
-     * A request for the key's exclusive lock (no permits).
-     *
-     * @param key         the lock key
-     * @param mode        the lock mode
-     * @param maxWait     how long to wait
-     * @param lease       the optimistic lease
-     * @param name        the name in metrics
-     * @param holdAtLeast the minimum hold
-     * @param lockDelay   the lock-delay
-     * @throws IllegalArgumentException as the canonical constructor
-     */
-    public LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name,
-                       Duration holdAtLeast, Duration lockDelay) {
-        this(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, 0);
-    }
-
-    /**
-     * The key of one permit's row: the key, {@link #PERMIT_SLOT_MARK} and the slot's number. What
-     * {@link LockHandle#key()} of a permit answers, and what inspection and forced release take to
-     * see or end that one permit.
-     *
-     * @param key  the key of the permits
-     * @param slot the slot, 1 to the count of permits
-     * @return the slot's key
-     */
-    public static String permitSlotKey(String key, int slot) {
-        return key + PERMIT_SLOT_MARK + slot;
-    }
-
-    /**
-     * The key of the writer row of a key's read/write lock: the key, {@link #PERMIT_SLOT_MARK}, {@code w}.
-     *
-     * @param key the key of the read/write lock
-     * @return the writer row's key, which {@link LockHandle#key()} of a writer answers
-     */
-    public static String writerKey(String key) {
-        return key + PERMIT_SLOT_MARK + "w";
-    }
-
-    /**
-     * The key of one reader slot of a key's read/write lock: the key, {@link #PERMIT_SLOT_MARK}, {@code r}
-     * and the slot's number.
-     *
-     * @param key  the key of the read/write lock
-     * @param slot the slot, 1 to {@link #MAX_READERS}
-     * @return the slot's key, which {@link LockHandle#key()} of a reader answers
-     */
-    public static String readerSlotKey(String key, int slot) {
-        return key + PERMIT_SLOT_MARK + "r" + slot;
-    }
-
-    /**
-     * The key of the row that a key's {@code PESSIMISTIC} readers lock shared, each reader slot's
-     * transaction beside its slot, and its {@code PESSIMISTIC} writer exclusively before it enters: the
-     * key, {@link #PERMIT_SLOT_MARK}, {@code s}. Nobody holds it as a lock of its own: it has no holder.
-     *
-     * @param key the key of the read/write lock
-     * @return the shared row's key
-     */
-    public static String sharedRowKey(String key) {
-        return key + PERMIT_SLOT_MARK + "s";
-    }
-
-    /**
-     * A request that frees its key at release.
-     *
-     * @param key     the lock key
-     * @param mode    the lock mode
-     * @param maxWait how long to wait
-     * @param lease   the optimistic lease
-     * @param name    the name in metrics
-     * @throws IllegalArgumentException as the canonical constructor
-     */
-    public LockRequest(String key, LockMode mode, Duration maxWait, Duration lease, String name) {
-        this(key, mode, maxWait, lease, name, Duration.ZERO, Duration.ZERO);
-    }
-
-    /**
-     * A request with the default name {@link #DEFAULT_NAME}.
-     *
-     * @param key     the lock key
-     * @param mode    the lock mode
-     * @param maxWait how long to wait
-     * @param lease   the optimistic lease
-     * @throws IllegalArgumentException as the canonical constructor
-     */
-    public LockRequest(String key, LockMode mode, Duration maxWait, Duration lease) {
-        this(key, mode, maxWait, lease, DEFAULT_NAME);
-    }
-
-    /**
-     * A pessimistic request with the default wait and lease.
-     *
-     * @param key the lock key (see the record description for its constraints)
+     * @param key the lock key: not blank, at most {@link #MAX_KEY_LENGTH} characters, with neither
+     *            U+0000, U+001F nor a lone surrogate (none can be stored as written: two keys would share
+     *            a row, or the database would refuse every call)
      * @return the request
+     * @throws IllegalArgumentException for a key that breaks these rules; the message names it
      */
     public static LockRequest of(String key) {
-        return new LockRequest(key, LockMode.PESSIMISTIC, DEFAULT_WAIT, DEFAULT_LEASE);
+        return new LockRequest(key, LockMode.PESSIMISTIC, DEFAULT_WAIT, DEFAULT_LEASE, DEFAULT_NAME, Duration.ZERO,
+                Duration.ZERO, 0, LockType.EXCLUSIVE);
+    }
+
+    /** @return the lock key */
+    public String key() {
+        return key;
+    }
+
+    /** @return the lock mode; default {@link LockMode#PESSIMISTIC} */
+    public LockMode mode() {
+        return mode;
     }
 
     /**
      * @param newMode the lock mode, not null
      * @return a copy with that mode
+     * @throws IllegalArgumentException for null, or {@code PESSIMISTIC} with a lock-delay
      */
     public LockRequest mode(LockMode newMode) {
         return new LockRequest(key, newMode, maxWait, lease, name, holdAtLeast, lockDelay, permits, type);
     }
 
     /**
+     * @return how long to wait for the lock, the wait for a pooled database connection included: zero
+     *         tries once; default {@link #DEFAULT_WAIT}
+     */
+    public Duration maxWait() {
+        return maxWait;
+    }
+
+    /**
      * @param newWait how long to wait, zero or positive
      * @return a copy with that wait
+     * @throws IllegalArgumentException for null or a negative wait
      */
-    public LockRequest waitFor(Duration newWait) {
+    public LockRequest maxWait(Duration newWait) {
         return new LockRequest(key, mode, newWait, lease, name, holdAtLeast, lockDelay, permits, type);
     }
 
     /**
-     * @param newLease the optimistic lease, positive
-     * @return a copy with that lease
+     * @return how long an optimistic lease lasts between renewals (pessimistic locks ignore it); default
+     *         {@link #DEFAULT_LEASE}
      */
-    public LockRequest leaseFor(Duration newLease) {
+    public Duration lease() {
+        return lease;
+    }
+
+    /**
+     * @param newLease the optimistic lease, at least 1 ms and at most {@link #MAX_LEASE}
+     * @return a copy with that lease
+     * @throws IllegalArgumentException for null or a lease out of that range
+     */
+    public LockRequest lease(Duration newLease) {
         return new LockRequest(key, mode, maxWait, newLease, name, holdAtLeast, lockDelay, permits, type);
     }
 
     /**
-     * @param newName the name the lock's metrics are tagged with: not blank, and a name for a kind of
-     *                lock, not the key (see {@link #name()})
+     * @return what the lock's metrics are tagged with: a fixed name for a kind of lock ({@code "order"}),
+     *         never the key itself, since every distinct name makes meters of its own; default
+     *         {@link #DEFAULT_NAME}. {@code @Locked} methods use their key template.
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * @param newName the name in metrics, not blank (see {@link #name()})
      * @return a copy with that name
+     * @throws IllegalArgumentException for a null or blank name
      */
     public LockRequest name(String newName) {
         return new LockRequest(key, mode, maxWait, lease, newName, holdAtLeast, lockDelay, permits, type);
     }
 
     /**
-     * @param newHold how long after the acquisition the key stays taken, zero or positive (see
-     *                {@link #holdAtLeast()})
+     * @return how long after the acquisition the key stays taken, even when the holder released it
+     *         sooner, judged on the database's clock: a job run under it runs at most once per that
+     *         period, whichever instance's trigger fires. Zero (the default) frees the key at release.
+     */
+    public Duration holdAtLeast() {
+        return holdAtLeast;
+    }
+
+    /**
+     * @param newHold the minimum hold, zero or positive, at most {@link #MAX_LEASE}; zero for
+     *                {@link LockType#READ}
      * @return a copy with that minimum hold
+     * @throws IllegalArgumentException for null, a hold out of that range, or a hold for a reader
      */
     public LockRequest holdAtLeast(Duration newHold) {
         return new LockRequest(key, mode, maxWait, lease, name, newHold, lockDelay, permits, type);
     }
 
     /**
-     * @param newDelay how long the key stays taken past the lease of a holder that stopped renewing
-     *                 without releasing, zero or positive; optimistic mode only (see {@link #lockDelay()})
+     * @return how long the key stays taken after an optimistic holder stopped renewing its lease
+     *         without releasing it (its JVM died, paused or lost the database), past the end of that
+     *         lease: a new holder waits that much longer, which protects what cannot check fencing tokens
+     *         from a holder that may still be at work. A release frees the key at once. The store keeps
+     *         the lease plus the delay; the holder counts on its lease only. Zero by default.
+     */
+    public Duration lockDelay() {
+        return lockDelay;
+    }
+
+    /**
+     * @param newDelay the lock-delay, zero or positive, at most {@link #MAX_LEASE}; {@link LockMode#OPTIMISTIC}
+     *                 only (a pessimistic holder's session death leaves no trace to delay the next holder by),
+     *                 and zero for {@link LockType#READ}
      * @return a copy with that lock-delay
+     * @throws IllegalArgumentException for null, a delay out of that range, a delay in pessimistic mode or
+     *                                  for a reader
      */
     public LockRequest lockDelay(Duration newDelay) {
         return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, newDelay, permits, type);
     }
 
     /**
-     * @param newPermits how many holders of the key may run at once, 1 to {@link #MAX_PERMITS}; 0 for
-     *                   the key's exclusive lock (see {@link #permits()})
+     * @return how many holders of the key may run at once: 0 (the default) for the key's exclusive lock,
+     *         1 to {@link #MAX_PERMITS} for one of that many permits. A key's permits are counted apart
+     *         from its exclusive lock: an exclusive holder of {@code "k"} neither waits for the permit
+     *         holders of {@code "k"} nor keeps them out. Each permit is a slot of its own, with the tokens
+     *         of that slot; requests of one key that ask for different counts share the slots they have
+     *         in common, so at most the largest count of them hold at once.
+     */
+    public int permits() {
+        return permits;
+    }
+
+    /**
+     * @param newPermits 1 to {@link #MAX_PERMITS}, or 0 for the key's exclusive lock; more than 0 for
+     *                   {@link LockType#EXCLUSIVE} only
      * @return a copy with that many permits
+     * @throws IllegalArgumentException for a count out of that range, or permits of a read/write lock
      */
     public LockRequest permits(int newPermits) {
         return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, newPermits, type);
     }
 
     /**
+     * @return {@link LockType#EXCLUSIVE} (the default), or a reader or the writer of the key's read/write
+     *         lock: readers share the key, a writer has it alone. The read/write lock of a key is apart
+     *         from its exclusive lock and its permits. Up to {@link #MAX_READERS} JVMs read a key at
+     *         once, each in a reader slot of its own: the readers of one lock manager share a slot, in
+     *         the mode and with the lease its first reader asked for (its handle's
+     *         {@link LockHandle#mode()} tells which), and show the group's token
+     */
+    public LockType type() {
+        return type;
+    }
+
+    /**
      * @param newType exclusive, or a reader or the writer of the key's read/write lock (see {@link #type()})
      * @return a copy of that type
+     * @throws IllegalArgumentException for null, a type other than exclusive with permits, a reader with a
+     *                                  minimum hold or lock-delay, or a key too long for the read/write
+     *                                  lock's rows
      */
     public LockRequest type(LockType newType) {
         return new LockRequest(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, permits, newType);
@@ -392,8 +251,21 @@ public record LockRequest(String key, LockMode mode, Duration maxWait, Duration 
     }
 
     @Override
+    public boolean equals(Object other) {
+        return other instanceof LockRequest that && key.equals(that.key) && mode == that.mode
+                && maxWait.equals(that.maxWait) && lease.equals(that.lease) && name.equals(that.name)
+                && holdAtLeast.equals(that.holdAtLeast) && lockDelay.equals(that.lockDelay) && permits == that.permits
+                && type == that.type;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(key, mode, maxWait, lease, name, holdAtLeast, lockDelay, permits, type);
+    }
+
+    @Override
     public String toString() {
-        return "LockRequest[" + Objects.toString(key) + ", " + mode + ", wait " + maxWait + ", lease " + lease
+        return "LockRequest[" + key + ", " + mode + ", wait " + maxWait + ", lease " + lease
                 + ", name " + name + (holdAtLeast.isZero() ? "" : ", hold at least " + holdAtLeast)
                 + (lockDelay.isZero() ? "" : ", lock-delay " + lockDelay) + (permits == 0 ? "" : ", " + permits + " permits")
                 + (type == LockType.EXCLUSIVE ? "" : ", " + type) + "]";

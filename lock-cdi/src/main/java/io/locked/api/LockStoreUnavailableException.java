@@ -10,7 +10,7 @@ public class LockStoreUnavailableException extends LockException {
      * @param cause   the database's failure
      */
     public LockStoreUnavailableException(String key, String message, Throwable cause) {
-        super(key, "Lock store unavailable for '" + key + "': " + message
+        super(key, "Lock store unavailable for " + named(key) + ": " + message
                 + (cause == null ? "" : " (" + cause + ")"), cause);
     }
 }

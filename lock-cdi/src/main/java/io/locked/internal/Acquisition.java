@@ -19,6 +19,8 @@ import java.time.Duration;
 abstract class Acquisition {
     private static final Runnable NOTHING = () -> { };
     final String key;
+    /** Whose row {@link #key} is: the lock key, which of its holders, the slot. */
+    final RowKeys.Place place;
     final String owner;
     /** Who holds it (host, pid, thread), for the log. */
     final String holder;
@@ -42,6 +44,7 @@ abstract class Acquisition {
     Acquisition(String key, String owner, String holder, long token, ThreadScope scope, KeyTurns.Turn turn,
                 LockMeter meter, TimeSource time) {
         this.key = key;
+        this.place = RowKeys.placeOfHold(key);
         this.owner = owner;
         this.holder = holder;
         this.token = token;

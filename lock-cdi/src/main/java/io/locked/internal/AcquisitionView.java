@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.api.HolderKind;
 import io.locked.api.LockHandle;
 import io.locked.api.LockMode;
 
@@ -11,9 +12,24 @@ abstract class AcquisitionView implements LockHandle {
         this.acquisition = acquisition;
     }
 
+    /** @return the key of the row the acquisition holds: the lock key, or a slot's row ({@link RowKeys}) */
+    String rowKey() {
+        return acquisition.key;
+    }
+
     @Override
     public String key() {
-        return acquisition.key;
+        return acquisition.place.key();
+    }
+
+    @Override
+    public HolderKind kind() {
+        return acquisition.place.kind();
+    }
+
+    @Override
+    public int slot() {
+        return acquisition.place.slot();
     }
 
     @Override
@@ -28,6 +44,6 @@ abstract class AcquisitionView implements LockHandle {
 
     @Override
     public String toString() {
-        return "LockHandle[" + acquisition.key + ", " + acquisition.mode() + ", token " + acquisition.token + "]";
+        return "LockHandle[" + acquisition.place + ", " + acquisition.mode() + ", token " + acquisition.token + "]";
     }
 }

@@ -43,7 +43,7 @@ final class Candidacy implements Leadership {
             throw new IllegalArgumentException("The leadership listener must not be null for role '" + role + "'");
         }
         // the request checks role (as a key) and lease; a candidate waits up to half a lease per attempt
-        this.request = LockRequest.of(role).mode(LockMode.OPTIMISTIC).leaseFor(lease).waitFor(lease.dividedBy(2))
+        this.request = LockRequest.of(role).mode(LockMode.OPTIMISTIC).lease(lease).maxWait(lease.dividedBy(2))
                 .name("leadership");
         this.locks = locks;
         this.role = role;

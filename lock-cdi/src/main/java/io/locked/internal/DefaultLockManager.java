@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.spi.LockRows;
 import io.locked.api.Leadership;
 import io.locked.api.LeadershipListener;
 import io.locked.api.LockException;
@@ -15,6 +16,7 @@ import io.locked.api.LockStoreUnavailableException;
 import io.locked.api.LockType;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
 import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
@@ -111,7 +113,7 @@ public final class DefaultLockManager implements LockManager {
         if (key == null) {
             throw new IllegalArgumentException("Lock key must not be null");
         }
-        return view(scopes.get().find(key));
+        return view(scopes.get().findLockKey(key));
     }
 
     @Override
@@ -125,8 +127,8 @@ public final class DefaultLockManager implements LockManager {
     }
 
     @Override
-    public List<LockInfo> list(String prefix, String afterKey, int limit) {
-        return operators.list(prefix, afterKey, limit);
+    public List<LockInfo> list(String prefix, LockInfo after, int limit) {
+        return operators.list(prefix, after, limit);
     }
 
     @Override
@@ -137,6 +139,16 @@ public final class DefaultLockManager implements LockManager {
     @Override
     public Optional<LockInfo> forceRelease(String key, Duration lockDelay) {
         return operators.forceRelease(key, lockDelay);
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockInfo holder) {
+        return operators.forceRelease(holder, Duration.ZERO);
+    }
+
+    @Override
+    public Optional<LockInfo> forceRelease(LockInfo holder, Duration lockDelay) {
+        return operators.forceRelease(holder, lockDelay);
     }
 
     @Override
@@ -160,9 +172,9 @@ public final class DefaultLockManager implements LockManager {
         return switch (LockKind.of(request)) {
             case EXCLUSIVE -> scope.find(key) != null;
             case PERMIT -> IntStream.rangeClosed(1, request.permits())
-                    .anyMatch(slot -> scope.find(LockRequest.permitSlotKey(key, slot)) != null);
-            case READ -> scope.find(LockRequest.writerKey(key)) != null || readWriteSlots.readsNow(key);
-            case WRITE -> scope.find(LockRequest.writerKey(key)) != null;
+                    .anyMatch(slot -> scope.find(LockRows.permitSlot(key, slot)) != null);
+            case READ -> scope.find(LockRows.writer(key)) != null || readWriteSlots.readsNow(key);
+            case WRITE -> scope.find(LockRows.writer(key)) != null;
         };
     }
 
@@ -200,8 +212,8 @@ public final class DefaultLockManager implements LockManager {
             }
 
             @Override
-            public LockInfo inspect(String rowKey) {
-                return DefaultLockManager.this.inspect(rowKey);
+            public LockRowState inspect(String rowKey) {
+                return repository.inspect(rowKey).orElse(null);
             }
 
             @Override
@@ -210,13 +222,13 @@ public final class DefaultLockManager implements LockManager {
             }
 
             @Override
-            public List<LockInfo> inspectAll(List<String> rowKeys) {
-                return operators.inspectAll(rowKeys);
+            public List<LockRowState> inspectAll(List<String> rowKeys) {
+                return repository.inspectAll(rowKeys);
             }
 
             @Override
-            public List<LockInfo> inspectLeases(List<String> rowKeys) {
-                return operators.inspectLeases(rowKeys);
+            public List<LockRowState> inspectLeases(List<String> rowKeys) {
+                return repository.inspectLeases(rowKeys);
             }
 
             @Override

@@ -88,7 +88,7 @@ public final class IdleRowCleanup implements AutoCloseable {
             return true;
         }
         releaseLock();
-        lock = locks.tryAcquire(LockRequest.of(KEY).mode(LockMode.OPTIMISTIC).leaseFor(LEASE)).orElse(null);
+        lock = locks.tryAcquire(LockRequest.of(KEY).mode(LockMode.OPTIMISTIC).lease(LEASE)).orElse(null);
         return lock != null;
     }
 

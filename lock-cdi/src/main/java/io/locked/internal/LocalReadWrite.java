@@ -107,9 +107,9 @@ final class LocalReadWrite {
                     continue;
                 }
                 if (live.members == 0) {
-                    own.withoutReaders().put(live.slot.key(), live);
+                    own.withoutReaders().put(live.slot.rowKey(), live);
                 } else {
-                    own.withReaders().add(live.slot.key());
+                    own.withReaders().add(live.slot.rowKey());
                 }
             }
             return own;

@@ -41,8 +41,8 @@ final class LockLog {
         LOG.warning("Lock '" + key + "' " + mode + " with token " + token + ", held by " + holder + ", was lost: " + reason);
     }
 
-    static void forcedRelease(String key, LockMode mode, Long token, String holder, String session) {
-        LOG.warning("Forced release of '" + key + "' " + mode + " with token " + (token == null ? "unknown" : token)
+    static void forcedRelease(String place, LockMode mode, Long token, String holder, String session) {
+        LOG.warning("Forced release of " + place + " " + mode + " with token " + (token == null ? "unknown" : token)
                 + ", held by " + (holder == null ? "an unknown holder" : holder)
                 + (session == null ? "" : " in database session " + session) + ": the holder loses it");
     }

@@ -5,18 +5,23 @@ import io.locked.api.LockManager;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRows;
 import io.locked.spi.LockRowState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
  * The operators' side of {@link LockManager}: who holds what, read from the table, and forced
- * release, for every kind of row (a key's exclusive lock, its permits, its read/write lock's rows).
+ * release, for every holder of a key (its exclusive lock, its permits, its read/write lock's writer
+ * and reader slots), each told by its key, kind and slot ({@link RowKeys}).
  */
 final class Operators {
+    /** The most holders one {@link #list} page returns. */
+    static final int MAX_PAGE = 1000;
     private final LockRepository repository;
 
     Operators(LockRepository repository) {
@@ -24,65 +29,76 @@ final class Operators {
     }
 
     LockInfo inspect(String key) {
-        String checked = RowKeys.checked(key);
-        return repository.inspect(checked).map(Operators::info)
-                .orElseGet(() -> new LockInfo(checked, null, null, null, null, null, null, false));
+        String checked = LockRequest.of(key).key();
+        return repository.inspect(checked).map(RowInfo::of).orElseGet(() -> RowInfo.free(checked));
     }
 
-    List<LockInfo> list(String prefix, String afterKey, int limit) {
+    List<LockInfo> list(String prefix, LockInfo after, int limit) {
         if (prefix == null) {
             throw new IllegalArgumentException("Key prefix must not be null; use \"\" for every key");
         }
-        if (limit < 1 || limit > LockManager.MAX_PAGE) {
-            throw new IllegalArgumentException("Page limit must be 1 to " + LockManager.MAX_PAGE + ", was " + limit);
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("Page limit must be 1 to " + MAX_PAGE + ", was " + limit);
         }
-        return repository.list(prefix, afterKey, limit).stream().map(Operators::info).toList();
-    }
-
-    /** The rows of the named keys that have one; for the lock manager's own use. */
-    List<LockInfo> inspectAll(List<String> keys) {
-        return repository.inspectAll(keys).stream().map(Operators::info).toList();
-    }
-
-    /** As {@link #inspectAll}, where only live leases count as held; for the lock manager's own use. */
-    List<LockInfo> inspectLeases(List<String> keys) {
-        return repository.inspectLeases(keys).stream().map(Operators::info).toList();
+        String afterRow = after == null ? null : rowOf(after);
+        List<LockInfo> page = new ArrayList<>(limit);
+        // the shared rows of read/write locks are no holder's: read on until the page is full or the table ends
+        while (true) {
+            int wanted = limit - page.size();
+            List<LockRowState> rows = repository.list(prefix, afterRow, wanted);
+            rows.stream().map(RowInfo::of).filter(Objects::nonNull).forEach(page::add);
+            if (rows.size() < wanted || page.size() == limit) {
+                return page;
+            }
+            afterRow = rows.get(rows.size() - 1).key();
+        }
     }
 
     Optional<LockInfo> forceRelease(String key, Duration lockDelay) {
-        String checked = RowKeys.checked(key);
-        if (RowKeys.isSharedRow(checked)) {
-            throw new IllegalArgumentException("'" + checked.replace(LockRequest.PERMIT_SLOT_MARK, '#') + "' is the row that"
-                    + " a read/write lock's pessimistic readers share, and has no holder of its own: force-release the"
-                    + " reader slots that holders() lists, or all of them with forceReleaseAll");
-        }
+        return forceReleaseRow(LockRequest.of(key).key(), lockDelay);
+    }
+
+    Optional<LockInfo> forceRelease(LockInfo holder, Duration lockDelay) {
+        return forceReleaseRow(rowOf(holder), lockDelay);
+    }
+
+    private Optional<LockInfo> forceReleaseRow(String row, Duration lockDelay) {
         // the request checks the delay as a lock-delay
-        LockRequest.of(RowKeys.baseKey(checked)).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay);
-        Optional<LockInfo> ended = repository.forceRelease(checked, lockDelay).map(Operators::info);
-        ended.ifPresent(hold -> LockLog.forcedRelease(checked, hold.mode(), hold.token(), hold.holder(),
-                hold.databaseSession()));
+        LockRequest.of(RowKeys.place(row).key()).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay);
+        Optional<LockInfo> ended = repository.forceRelease(row, lockDelay).map(RowInfo::of);
+        ended.ifPresent(hold -> LockLog.forcedRelease(RowInfo.describe(hold), hold.mode().orElse(null),
+                hold.token().isPresent() ? hold.token().getAsLong() : null, hold.holder().orElse(null),
+                hold.databaseSession().orElse(null)));
         return ended;
     }
 
     List<LockInfo> holders(String key) {
         String checked = LockRequest.of(key).key();
         // one look at every row a holder of the key can hold, each named: found through the key's index
-        return inspectAll(RowKeys.holderRowKeys(checked)).stream()
-                .filter(LockInfo::held)
-                .sorted(Comparator.comparingInt(row -> RowKeys.order(row.key())))
+        return repository.inspectAll(RowKeys.holderRowKeys(checked)).stream()
+                .filter(LockRowState::held)
+                .map(RowInfo::of)
+                .filter(Objects::nonNull)
+                .sorted(Comparator.comparing(LockInfo::kind).thenComparingInt(LockInfo::slot))
+                .map(LockInfo.class::cast)
                 .toList();
     }
 
     List<LockInfo> forceReleaseAll(String key) {
         List<LockInfo> ended = new ArrayList<>();
         for (LockInfo holder : holders(key)) {
-            forceRelease(holder.key(), Duration.ZERO).ifPresent(ended::add);
+            forceRelease(holder, Duration.ZERO).ifPresent(ended::add);
         }
         return ended;
     }
 
-    private static LockInfo info(LockRowState row) {
-        return new LockInfo(row.key(), row.mode(), row.holder(), row.token(), row.since(), row.until(),
-                row.databaseSession(), row.held() && Holder.isThisJvm(row.holder()));
+    /** @return the row of the holder an operator names, checked as a request would check its key */
+    private static String rowOf(LockInfo holder) {
+        if (holder == null || holder.kind() == null) {
+            throw new IllegalArgumentException("Holder must not be null, nor of no kind: pass what inspect, holders"
+                    + " or list returned, was " + holder);
+        }
+        LockRequest checked = LockRequest.of(holder.key());
+        return LockRows.of(checked.key(), holder.kind(), holder.slot());
     }
 }

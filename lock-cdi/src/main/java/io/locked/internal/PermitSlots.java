@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.spi.LockRows;
 import io.locked.api.LockHandle;
 import io.locked.api.LockRequest;
 import java.time.Duration;
@@ -29,7 +30,7 @@ final class PermitSlots {
     LockHandle acquire(LockRequest request, ThreadScope scope, long deadline, RowAccess rows) {
         int permits = request.permits();
         for (int slot = 1; slot <= permits; slot++) {
-            LockHandle nested = rows.reenter(scope, LockRequest.permitSlotKey(request.key(), slot));
+            LockHandle nested = rows.reenter(scope, LockRows.permitSlot(request.key(), slot));
             if (nested != null) {
                 return nested;
             }
@@ -38,7 +39,7 @@ final class PermitSlots {
         int first = ThreadLocalRandom.current().nextInt(permits);
         while (true) {
             for (int i = 0; i < permits; i++) {
-                LockHandle permit = rows.take(LockRequest.permitSlotKey(request.key(), (first + i) % permits + 1),
+                LockHandle permit = rows.take(LockRows.permitSlot(request.key(), (first + i) % permits + 1),
                         Duration.ZERO);
                 if (permit != null) {
                     return permit;

@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.spi.LockRows;
 import static io.locked.internal.ReadWriteSlots.closeAfterFailure;
 import static io.locked.internal.ReadWriteSlots.giveBack;
 import static io.locked.internal.ReadWriteSlots.lockAnotherRow;
@@ -7,10 +8,10 @@ import static io.locked.internal.ReadWriteSlots.pause;
 import static io.locked.internal.ReadWriteSlots.readHolding;
 
 import io.locked.api.LockHandle;
-import io.locked.api.LockInfo;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.spi.PessimisticHold;
+import io.locked.spi.LockRowState;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -40,7 +41,7 @@ final class ReadSide {
      *         a nested hold of that write (a downgrade)
      */
     LockHandle read(LockRequest request, ThreadScope scope, long deadline, RowAccess rows) {
-        LockHandle underTheWrite = rows.reenter(scope, LockRequest.writerKey(request.key()));
+        LockHandle underTheWrite = rows.reenter(scope, LockRows.writer(request.key()));
         if (underTheWrite != null) {
             return underTheWrite;
         }
@@ -58,7 +59,7 @@ final class ReadSide {
 
     /** @return a reader's hold in a group of this JVM, or null when none came within the wait */
     private LockHandle readIn(LocalReadWrite.KeyState state, LockRequest request, long deadline, RowAccess rows) {
-        String writer = LockRequest.writerKey(request.key());
+        String writer = LockRows.writer(request.key());
         Backoff backoff = Backoff.standard();
         while (true) {
             ReaderGroup lookFor = null;
@@ -150,7 +151,7 @@ final class ReadSide {
      */
     private FormedOrNot form(LocalReadWrite.KeyState state, LockRequest request, RowAccess rows) {
         String key = request.key();
-        String sharedRow = LockRequest.sharedRowKey(key);
+        String sharedRow = LockRows.shared(key);
         ReaderGroup formed = null;
         boolean writerSeen = false;
         try {
@@ -170,11 +171,11 @@ final class ReadSide {
                 shared = request.mode() == LockMode.PESSIMISTIC
                         ? readHolding(() -> lockAnotherRow(slot, sharedRow, true), slot)
                         : PessimisticHold.AnotherRow.LOCKED;
-                LockInfo writerRow = shared != PessimisticHold.AnotherRow.LOCKED ? null
-                        : readHolding(() -> rows.inspect(LockRequest.writerKey(key)), slot);
-                if (writerRow != null && !writerRow.held()) {
+                LockRowState writerRow = shared != PessimisticHold.AnotherRow.LOCKED ? null
+                        : readHolding(() -> rows.inspect(LockRows.writer(key)), slot);
+                if (shared == PessimisticHold.AnotherRow.LOCKED && (writerRow == null || !writerRow.held())) {
                     // every later writer draws its token on that row, above this one
-                    long token = writerRow.token() == null ? 0 : writerRow.token();
+                    long token = writerRow == null || writerRow.token() == null ? 0 : writerRow.token();
                     formed = new ReaderGroup(slot.handOver(), token, time.nanoTime());
                 } else {
                     // a writer holds the key or waits for it: give the slot back, wait until its row is free

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * a writer.
  *
  * <p>{@code PESSIMISTIC} adds the database's shared row lock: a reader slot's transaction also locks the
- * key's shared row ({@link LockRequest#sharedRowKey}) shared, before it reads the writer row, and a writer,
+ * key's shared row ({@link io.locked.spi.LockRows#shared}) shared, before it reads the writer row, and a writer,
  * holding the writer row, locks it exclusively before it reads the slots. So the database itself keeps
  * a pessimistic writer out while any JVM's pessimistic reader is in. Neither waits in the database's
  * queue for it (PostgreSQL lets a new shared lock pass a waiting exclusive one): the writer row, seen

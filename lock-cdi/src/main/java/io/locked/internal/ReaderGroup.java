@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.api.HolderKind;
 import io.locked.api.LockHandle;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
@@ -19,7 +20,7 @@ import java.util.Map;
  */
 final class ReaderGroup {
     /** The slot's hold, out of every thread's scope: it belongs to the group, not to its first reader. */
-    final LockHandle slot;
+    final AcquisitionView slot;
     /**
      * What a reader joining it shows: the writer row's token when the slot was taken, or the token of a
      * writer of this JVM that wrote while the group was parked; never above the last writer's, below every
@@ -44,8 +45,8 @@ final class ReaderGroup {
     private final SessionConfirmation sessions;
 
     ReaderGroup(LockHandle slot, long token, long writerFreeAtNanos) {
-        this.slot = slot;
-        this.sessions = new SessionConfirmation(((AcquisitionView) slot).acquisition);
+        this.slot = (AcquisitionView) slot;
+        this.sessions = new SessionConfirmation(this.slot.acquisition);
         this.token = token;
         this.writerFreeAtNanos = writerFreeAtNanos;
     }
@@ -98,6 +99,16 @@ final class ReaderGroup {
         @Override
         public String key() {
             return group.slot.key();
+        }
+
+        @Override
+        public HolderKind kind() {
+            return group.slot.kind();
+        }
+
+        @Override
+        public int slot() {
+            return group.slot.slot();
         }
 
         @Override

@@ -1,7 +1,7 @@
 package io.locked.internal;
 
 import io.locked.api.LockHandle;
-import io.locked.api.LockInfo;
+import io.locked.spi.LockRowState;
 import java.time.Duration;
 import java.util.List;
 
@@ -13,7 +13,8 @@ interface RowAccess {
     /** @return the row's lock, waiting up to {@code wait} for it (zero: one try), or null */
     LockHandle take(String rowKey, Duration wait);
 
-    LockInfo inspect(String rowKey);
+    /** @return the row as the table has it, or null where the table has no row */
+    LockRowState inspect(String rowKey);
 
     /**
      * Makes sure the row exists, holding nothing ({@link io.locked.spi.LockRepository#createRow}).
@@ -23,10 +24,10 @@ interface RowAccess {
     boolean createRow(String rowKey);
 
     /** @return the rows of the named keys that have one ({@link io.locked.spi.LockRepository#inspectAll}) */
-    List<LockInfo> inspectAll(List<String> rowKeys);
+    List<LockRowState> inspectAll(List<String> rowKeys);
 
     /** @return the rows as {@link #inspectAll} reads them, where only a live lease counts as held ({@link io.locked.spi.LockRepository#inspectLeases}) */
-    List<LockInfo> inspectLeases(List<String> rowKeys);
+    List<LockRowState> inspectLeases(List<String> rowKeys);
 
     /** The request got a hold on a row another request took (a reader joined its JVM's group). */
     void joined();

@@ -21,6 +21,17 @@ final class ThreadScope {
         return null;
     }
 
+    /** @return the innermost acquisition of any of the lock key's holders (its exclusive lock, a permit, a writer) */
+    synchronized Acquisition findLockKey(String lockKey) {
+        for (int i = entered.size() - 1; i >= 0; i--) {
+            Acquisition acquisition = entered.get(i);
+            if (acquisition.place.key().equals(lockKey)) {
+                return acquisition;
+            }
+        }
+        return null;
+    }
+
     synchronized Acquisition innermost() {
         return entered.isEmpty() ? null : entered.get(entered.size() - 1);
     }

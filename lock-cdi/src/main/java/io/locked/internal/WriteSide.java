@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.spi.LockRows;
 import static io.locked.internal.ReadWriteSlots.closeAfterFailure;
 import static io.locked.internal.ReadWriteSlots.giveBack;
 import static io.locked.internal.ReadWriteSlots.lockAnotherRow;
@@ -7,10 +8,10 @@ import static io.locked.internal.ReadWriteSlots.pause;
 import static io.locked.internal.ReadWriteSlots.readHolding;
 
 import io.locked.api.LockHandle;
-import io.locked.api.LockInfo;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.spi.PessimisticHold;
+import io.locked.spi.LockRowState;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -34,7 +35,7 @@ final class WriteSide {
      * @throws IllegalStateException when this thread reads the key: its write would wait for itself
      */
     LockHandle write(LockRequest request, ThreadScope scope, long deadline, RowAccess rows) {
-        String writer = LockRequest.writerKey(request.key());
+        String writer = LockRows.writer(request.key());
         LockHandle nested = rows.reenter(scope, writer);
         if (nested != null) {
             return nested;
@@ -95,10 +96,10 @@ final class WriteSide {
      * @return the write, or null, nothing held, when the rows did not come within the wait
      */
     private LockHandle takeTheRows(LockRequest request, long deadline, RowAccess rows, LocalReadWrite.KeyState state) {
-        String shared = LockRequest.sharedRowKey(request.key());
+        String shared = LockRows.shared(request.key());
         Backoff backoff = Backoff.standard();
         while (true) {
-            LockHandle write = rows.take(LockRequest.writerKey(request.key()),
+            LockHandle write = rows.take(LockRows.writer(request.key()),
                     Duration.ofNanos(Math.max(0, deadline - time.nanoTime())));
             if (write == null || request.mode() != LockMode.PESSIMISTIC) {
                 return write;
@@ -161,7 +162,7 @@ final class WriteSide {
                                   LocalReadWrite.KeyState state) {
         Backoff backoff = Backoff.standard();
         List<String> readers = RowKeys.readerSlotKeys(request.key());
-        Map<String, LockInfo> waitedFor = null;
+        Map<String, LockRowState> waitedFor = null;
         boolean look = true;
         while (true) {
             long seen;
@@ -169,8 +170,8 @@ final class WriteSide {
                 seen = state.changes();
             }
             if (look) {
-                Map<String, LockInfo> held = new HashMap<>();
-                for (LockInfo slot : readHolding(() -> lookAtTheSlots(request, rows, readers), write)) {
+                Map<String, LockRowState> held = new HashMap<>();
+                for (LockRowState slot : readHolding(() -> lookAtTheSlots(request, rows, readers), write)) {
                     if (slot.held() && (waitedFor == null || waitedFor.containsKey(slot.key()))) {
                         held.put(slot.key(), slot);
                     }
@@ -205,7 +206,7 @@ final class WriteSide {
      * common prefix, so that each row is found through the key's index, whatever the table's size and the
      * column's collation.
      */
-    private static List<LockInfo> lookAtTheSlots(LockRequest request, RowAccess rows, List<String> readers) {
+    private static List<LockRowState> lookAtTheSlots(LockRequest request, RowAccess rows, List<String> readers) {
         return request.mode() == LockMode.PESSIMISTIC ? rows.inspectLeases(readers) : rows.inspectAll(readers);
     }
 
@@ -216,7 +217,7 @@ final class WriteSide {
      *         have taken it and entered since, while the group has not learnt of the loss yet: the row then
      *         shows another token than the group's lease.
      */
-    private static boolean stillOurs(LockInfo slot, ReaderGroup empty) {
+    private static boolean stillOurs(LockRowState slot, ReaderGroup empty) {
         return empty != null && slot.mode() == LockMode.OPTIMISTIC && empty.slot.mode() == LockMode.OPTIMISTIC
                 && slot.token() != null && slot.token() == empty.slot.token(); // the slot handle shows its row's token
     }

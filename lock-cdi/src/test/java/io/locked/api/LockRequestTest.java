@@ -1,14 +1,50 @@
 package io.locked.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Bad input is refused with an IllegalArgumentException that names the bad value. */
+/**
+ * A request is a value that grows by withers without breaking callers; bad input is refused with an
+ * IllegalArgumentException that names the bad value.
+ */
 class LockRequestTest {
+
+    @Test
+    void aRequestIsAFinalValueWithoutAPublicConstructor() {
+        assertTrue(Modifier.isFinal(LockRequest.class.getModifiers()), "no subclass can change what a request is");
+        assertEquals(0, LockRequest.class.getConstructors().length, "requests are made by of(...) and withers only");
+        assertFalse(LockRequest.class.isRecord(), "a record's canonical constructor would be public API");
+    }
+
+    @Test
+    void withersReturnCopiesAndEqualRequestsAreEqual() {
+        LockRequest base = LockRequest.of("order:42");
+        LockRequest changed = base.mode(LockMode.OPTIMISTIC).maxWait(Duration.ofSeconds(5)).lease(Duration.ofSeconds(9))
+                .name("order").holdAtLeast(Duration.ofMinutes(1)).lockDelay(Duration.ofSeconds(2));
+        assertEquals(LockMode.PESSIMISTIC, base.mode(), "the original is left as it was");
+        assertEquals(LockRequest.DEFAULT_WAIT, base.maxWait());
+        assertEquals(List.of(LockMode.OPTIMISTIC, Duration.ofSeconds(5), Duration.ofSeconds(9), "order", Duration.ofMinutes(1),
+                Duration.ofSeconds(2), 0, LockType.EXCLUSIVE), List.of(changed.mode(), changed.maxWait(), changed.lease(),
+                changed.name(), changed.holdAtLeast(), changed.lockDelay(), changed.permits(), changed.type()));
+        LockRequest same = LockRequest.of("order:42").lockDelay(Duration.ZERO).mode(LockMode.OPTIMISTIC)
+                .lockDelay(Duration.ofSeconds(2)).holdAtLeast(Duration.ofMinutes(1)).name("order").lease(Duration.ofSeconds(9))
+                .maxWait(Duration.ofSeconds(5));
+        assertEquals(changed, same, "the same settings in another order");
+        assertEquals(changed.hashCode(), same.hashCode());
+        assertNotEquals(changed, same.permits(2));
+        assertNotEquals(changed, same.write());
+        assertEquals(LockType.READ, base.read().type());
+        assertEquals(3, base.permits(3).permits());
+        assertTrue(changed.toString().contains("order:42") && changed.toString().contains("lock-delay PT2S"), changed.toString());
+    }
 
     @Test
     void nullKey() {
@@ -50,20 +86,20 @@ class LockRequestTest {
 
     @Test
     void negativeWait() {
-        assertMessage(() -> LockRequest.of("order:1").waitFor(Duration.ofSeconds(-1)), "was PT-1S");
+        assertMessage(() -> LockRequest.of("order:1").maxWait(Duration.ofSeconds(-1)), "was PT-1S");
     }
 
     @Test
     void zeroAndNegativeLease() {
-        assertMessage(() -> LockRequest.of("order:1").leaseFor(Duration.ZERO), "Lock lease must be positive for key 'order:1', was PT0S");
-        assertMessage(() -> LockRequest.of("order:1").leaseFor(Duration.ofMillis(-5)), "was PT-0.005S");
+        assertMessage(() -> LockRequest.of("order:1").lease(Duration.ZERO), "Lock lease must be positive for key 'order:1', was PT0S");
+        assertMessage(() -> LockRequest.of("order:1").lease(Duration.ofMillis(-5)), "was PT-0.005S");
     }
 
     @Test
     void leaseOverAYearOrTooLargeToCount() {
-        assertMessage(() -> LockRequest.of("order:1").leaseFor(Duration.ofDays(366)), "at most 365 days for key 'order:1'");
-        assertMessage(() -> LockRequest.of("order:1").leaseFor(Duration.ofSeconds(Long.MAX_VALUE)), "at most 365 days");
-        assertEquals(Duration.ofDays(365), LockRequest.of("order:1").leaseFor(Duration.ofDays(365)).lease());
+        assertMessage(() -> LockRequest.of("order:1").lease(Duration.ofDays(366)), "at most 365 days for key 'order:1'");
+        assertMessage(() -> LockRequest.of("order:1").lease(Duration.ofSeconds(Long.MAX_VALUE)), "at most 365 days");
+        assertEquals(Duration.ofDays(365), LockRequest.of("order:1").lease(Duration.ofDays(365)).lease());
     }
 
     @Test
@@ -82,7 +118,7 @@ class LockRequestTest {
 
     @Test
     void zeroWaitIsATryOnce() {
-        assertEquals(Duration.ZERO, LockRequest.of("order:1").waitFor(Duration.ZERO).maxWait());
+        assertEquals(Duration.ZERO, LockRequest.of("order:1").maxWait(Duration.ZERO).maxWait());
     }
 
     @Test

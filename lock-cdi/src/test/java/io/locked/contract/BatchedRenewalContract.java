@@ -109,16 +109,16 @@ public interface BatchedRenewalContract {
         try (LockManager holders = LockManagerBuilder.on(store).build();
              LockManager others = LockManagerBuilder.on(inspectedStore()).build()) {
             List<LockHandle> kept = new ArrayList<>();
-            kept.add(holders.acquire(LockRequest.of(prefix + "a").mode(LockMode.OPTIMISTIC).leaseFor(lease)));
-            LockHandle victim = holders.acquire(LockRequest.of(victimKey).mode(LockMode.OPTIMISTIC).leaseFor(lease));
-            kept.add(holders.acquire(LockRequest.of(prefix + "b").mode(LockMode.OPTIMISTIC).leaseFor(lease)));
-            kept.add(holders.acquire(LockRequest.of(prefix + "c").mode(LockMode.OPTIMISTIC).leaseFor(lease)));
+            kept.add(holders.acquire(LockRequest.of(prefix + "a").mode(LockMode.OPTIMISTIC).lease(lease)));
+            LockHandle victim = holders.acquire(LockRequest.of(victimKey).mode(LockMode.OPTIMISTIC).lease(lease));
+            kept.add(holders.acquire(LockRequest.of(prefix + "b").mode(LockMode.OPTIMISTIC).lease(lease)));
+            kept.add(holders.acquire(LockRequest.of(prefix + "c").mode(LockMode.OPTIMISTIC).lease(lease)));
 
             // the victim's renewals stop reaching the store (as for a holder cut off from it) while its
             // holder is told they succeeded; once its lease ran out, another owner takes the key
             store.holdBack.set(true);
-            LockHandle thief = others.acquire(LockRequest.of(victimKey).mode(LockMode.OPTIMISTIC).leaseFor(lease)
-                    .waitFor(Duration.ofSeconds(30)));
+            LockHandle thief = others.acquire(LockRequest.of(victimKey).mode(LockMode.OPTIMISTIC).lease(lease)
+                    .maxWait(Duration.ofSeconds(30)));
             store.holdBack.set(false);
             assertTrue(thief.token() > victim.token(), "the new owner's token is higher");
 

@@ -47,12 +47,12 @@ final class DrainWithReentries {
      */
     void closeWhileHeld(String process, LockManager locks, List<String> keys, LockMode rwMode) throws InterruptedException {
         List<Entry> entries = new ArrayList<>();
-        entries.add(new Entry(process + "/drainP", LockRequest.of(keys.get(0)).mode(LockMode.PESSIMISTIC).waitFor(WAIT), false, false));
-        entries.add(new Entry(process + "/drainO", LockRequest.of(keys.get(1)).mode(LockMode.OPTIMISTIC).waitFor(WAIT), false, false));
+        entries.add(new Entry(process + "/drainP", LockRequest.of(keys.get(0)).mode(LockMode.PESSIMISTIC).maxWait(WAIT), false, false));
+        entries.add(new Entry(process + "/drainO", LockRequest.of(keys.get(1)).mode(LockMode.OPTIMISTIC).maxWait(WAIT), false, false));
         if (!readWrite.isEmpty()) {
             List<String> rw = readWrite.keys();
-            entries.add(new Entry(process + "/drain-read", LockRequest.of(rw.get(0)).mode(rwMode).waitFor(WAIT).read(), true, false));
-            entries.add(new Entry(process + "/drain-write", LockRequest.of(rw.get(1 % rw.size())).mode(rwMode).waitFor(WAIT).write(),
+            entries.add(new Entry(process + "/drain-read", LockRequest.of(rw.get(0)).mode(rwMode).maxWait(WAIT).read(), true, false));
+            entries.add(new Entry(process + "/drain-write", LockRequest.of(rw.get(1 % rw.size())).mode(rwMode).maxWait(WAIT).write(),
                     true, true));
         }
         CountDownLatch inside = new CountDownLatch(entries.size());
@@ -121,7 +121,7 @@ final class DrainWithReentries {
     }
 
     private void reenter(LockManager locks, Entry entry, LockHandle outer) {
-        LockRequest again = entry.request().waitFor(Duration.ZERO);
+        LockRequest again = entry.request().maxWait(Duration.ZERO);
         try (LockHandle inner = locks.acquire(again)) {
             if (inner.token() != outer.token() && outer.isValid()) {
                 run.problem(entry.holder() + ": a re-entry of '" + again.key() + "' in the drain got token " + inner.token()
@@ -165,7 +165,7 @@ final class DrainWithReentries {
     /** A key one of the drain's holders holds is refused to this thread, which does not hold it: no wait, no grant. */
     private void refusesAnotherThread(String process, LockManager locks, LockRequest held) {
         try {
-            Optional<LockHandle> granted = locks.tryAcquire(held.waitFor(Duration.ZERO));
+            Optional<LockHandle> granted = locks.tryAcquire(held.maxWait(Duration.ZERO));
             granted.ifPresent(LockHandle::close);
             run.problem(process + ": the closing manager answered a new acquisition of '" + held.key() + "' by another thread"
                     + " with " + (granted.isPresent() ? "a grant" : "\"busy\"") + ", not a refusal");

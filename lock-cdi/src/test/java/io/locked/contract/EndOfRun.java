@@ -89,7 +89,7 @@ final class EndOfRun {
     private void freeWithHigherTokens(Map<String, List<CriticalSection>> exclusive) {
         exclusive.forEach((key, sections) -> {
             long highest = sections.stream().mapToLong(CriticalSection::token).max().orElse(0);
-            try (LockHandle after = operator.acquire(LockRequest.of(key).waitFor(Duration.ofSeconds(10)))) {
+            try (LockHandle after = operator.acquire(LockRequest.of(key).maxWait(Duration.ofSeconds(10)))) {
                 if (after.token() <= highest) {
                     run.problem("'" + key + "' after the run: token " + after.token() + ", not above " + highest);
                 }

@@ -14,17 +14,17 @@ import io.locked.api.LockInfo;
 record ForcedRelease(String key, long startNanos, long endNanos, LockInfo ended, String outcome) {
     /** @return whether it ended a hold it could name by its token */
     boolean endedToken() {
-        return ended != null && ended.token() != null;
+        return ended != null && ended.token().isPresent();
     }
 
     /** @return whether it ended the hold of this token of this key */
     boolean ended(String endedKey, long token) {
-        return endedToken() && key.equals(endedKey) && ended.token() == token;
+        return endedToken() && key.equals(endedKey) && ended.token().getAsLong() == token;
     }
 
     /** @return whether it ended a session without knowing which hold that was */
     boolean endedUnnamed() {
-        return ended != null && ended.token() == null;
+        return ended != null && ended.token().isEmpty();
     }
 
     /** @return one line of the history */

@@ -2,11 +2,10 @@ package io.locked.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.locked.api.HolderKind;
 import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
 import io.locked.api.LockLostException;
@@ -17,9 +16,11 @@ import io.locked.api.LockRequest;
 import io.locked.spi.LockRepository;
 import io.locked.spi.LockRowState;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -66,35 +67,39 @@ public interface InspectionContract {
         try (LockManager holders = manager(); LockManager operator = manager()) {
             LockInfo never = operator.inspect(key);
             assertFalse(never.held(), "a key never locked is free");
-            assertNull(never.token());
+            assertTrue(never.token().isEmpty(), "a key never locked has no token: " + never);
+            assertEquals(HolderKind.EXCLUSIVE, never.kind());
+            assertEquals(0, never.slot());
             long token;
-            try (LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofSeconds(30)))) {
+            try (LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).lease(Duration.ofSeconds(30)))) {
                 token = held.token();
                 LockInfo info = operator.inspect(key);
                 assertTrue(info.held(), "the held key shows as held: " + info);
-                assertEquals(mode, info.mode());
+                assertEquals(Optional.of(mode), info.mode());
+                assertEquals(key, info.key());
+                assertEquals(HolderKind.EXCLUSIVE, info.kind());
                 if (mode == LockMode.OPTIMISTIC || showsPessimisticHolders()) {
                     assertTrue(info.heldByThisJvm(), "the holder is this JVM: " + info);
-                    assertEquals(token, info.token(), "the holder's token");
-                    assertNotNull(info.holder());
-                    assertTrue(info.holder().contains("/" + ProcessHandle.current().pid() + "/"),
+                    assertEquals(OptionalLong.of(token), info.token(), "the holder's token");
+                    assertTrue(info.holder().orElseThrow().contains("/" + ProcessHandle.current().pid() + "/"),
                             "the holder names this process: " + info.holder());
-                    assertNotNull(info.since(), "since when");
+                    assertTrue(info.since().isPresent(), "since when: " + info);
                 }
                 if (mode == LockMode.OPTIMISTIC) {
-                    assertTrue(info.until().isAfter(info.since()), "the lease ends after it began: " + info);
-                    assertNull(info.databaseSession());
+                    assertTrue(info.until().orElseThrow().isAfter(info.since().orElseThrow()), "the lease ends after it began: " + info);
+                    assertTrue(info.databaseSession().isEmpty(), "a lease has no database session: " + info);
                 } else {
-                    assertNull(info.until(), "a pessimistic hold has no end");
+                    assertTrue(info.until().isEmpty(), "a pessimistic hold has no end: " + info);
                     if (showsPessimisticHolders()) {
-                        assertNotNull(info.databaseSession(), "the holder's database session");
+                        assertTrue(info.databaseSession().isPresent(), "the holder's database session: " + info);
                     }
                 }
             }
             LockInfo released = operator.inspect(key);
             assertFalse(released.held(), "the released key is free: " + released);
             assertFalse(released.heldByThisJvm());
-            assertEquals(token, released.token(), "a free key shows the last token drawn");
+            assertEquals(OptionalLong.of(token), released.token(), "a free key shows the last token drawn");
+            assertTrue(released.mode().isEmpty() && released.until().isEmpty(), "free: " + released);
         }
     }
 
@@ -110,21 +115,21 @@ public interface InspectionContract {
             holders.acquire(LockRequest.of(lookAlike).mode(LockMode.OPTIMISTIC)).close();
             try (LockHandle third = holders.acquire(LockRequest.of(keys.get(2)).mode(LockMode.OPTIMISTIC))) {
                 List<LockInfo> seen = new ArrayList<>();
-                String after = null;
+                LockInfo after = null;
                 List<LockInfo> page;
                 int pages = 0;
                 do {
                     page = operator.list(prefix, after, 2);
                     assertTrue(page.size() <= 2, "a page holds at most its limit");
                     seen.addAll(page);
-                    after = page.isEmpty() ? after : page.get(page.size() - 1).key();
+                    after = page.isEmpty() ? after : page.get(page.size() - 1);
                     pages++;
                 } while (page.size() == 2 && pages < 10);
                 assertEquals(keys, seen.stream().map(LockInfo::key).toList(), "every key once, in order, no look-alike");
                 for (LockInfo info : seen) {
                     assertEquals(info.key().equals(keys.get(2)), info.held(), "held is the third only: " + info);
                 }
-                assertEquals(third.token(), seen.get(2).token());
+                assertEquals(OptionalLong.of(third.token()), seen.get(2).token());
             }
         }
     }
@@ -147,7 +152,7 @@ public interface InspectionContract {
             holders.acquire(LockRequest.of(locked).mode(LockMode.PESSIMISTIC)).close(); // its row committed before the hold
             holders.acquire(LockRequest.of(free).mode(LockMode.OPTIMISTIC)).close();
             try (LockHandle lease = holders.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC)
-                         .leaseFor(Duration.ofSeconds(30)));
+                         .lease(Duration.ofSeconds(30)));
                  LockHandle near = holders.acquire(LockRequest.of(neighbour).mode(LockMode.OPTIMISTIC));
                  LockHandle hold = other.acquire(LockRequest.of(locked).mode(LockMode.PESSIMISTIC))) {
                 List<String> named = List.of(missing, free, locked, leased);
@@ -179,7 +184,7 @@ public interface InspectionContract {
                     .getMessage().contains("prefix"));
             assertTrue(assertThrows(IllegalArgumentException.class, () -> operator.list("", null, 0))
                     .getMessage().contains("was 0"));
-            assertThrows(IllegalArgumentException.class, () -> operator.list("", null, LockManager.MAX_PAGE + 1));
+            assertThrows(IllegalArgumentException.class, () -> operator.list("", null, 1001));
         }
     }
 
@@ -207,7 +212,7 @@ public interface InspectionContract {
         String key = key("forced");
         try (LockManager holders = manager(); LockManager operator = manager()) {
             // a short lease: the optimistic holder's next renewal, a third of it away, tells it the lease was ended
-            LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofMillis(600)));
+            LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).lease(Duration.ofMillis(600)));
             try {
                 if (mode == LockMode.PESSIMISTIC && !showsPessimisticHolders()) {
                     IllegalStateException refused = assertThrows(IllegalStateException.class, () -> operator.forceRelease(key));
@@ -217,9 +222,9 @@ public interface InspectionContract {
                 }
                 Optional<LockInfo> ended = operator.forceRelease(key);
                 assertTrue(ended.isPresent(), "a held key's hold is ended");
-                assertEquals(held.token(), ended.get().token(), "the hold ended is the holder's");
-                assertEquals(mode, ended.get().mode());
-                try (LockHandle next = operator.acquire(LockRequest.of(key).mode(mode).waitFor(PATIENCE))) {
+                assertEquals(OptionalLong.of(held.token()), ended.get().token(), "the hold ended is the holder's");
+                assertEquals(Optional.of(mode), ended.get().mode());
+                try (LockHandle next = operator.acquire(LockRequest.of(key).mode(mode).maxWait(PATIENCE))) {
                     assertTrue(next.token() > held.token(), "the next holder's token is higher");
                 }
                 Await.invalid(held, PATIENCE, "the forced release");
@@ -240,16 +245,17 @@ public interface InspectionContract {
             // the check reads the database's times, as LockDelayContract's: half a second outlasts the look
             Duration delay = Duration.ofMillis(500);
             try (LockManager holders = manager(); LockManager operator = manager()) {
-                LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofMillis(600)));
+                LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).lease(Duration.ofMillis(600)));
                 try {
                     assertTrue(operator.forceRelease(key, delay).isPresent(), "the hold is ended");
                     LockInfo kept = operator.inspect(key);
                     assertTrue(kept.held() && !kept.heldByThisJvm(), "the lock-delay keeps the key taken, by nobody: " + kept);
-                    assertFalse(kept.until().isBefore(kept.since().plus(delay)), "for the delay: " + kept);
-                    try (LockHandle next = operator.acquire(LockRequest.of(key).mode(mode).waitFor(PATIENCE))) {
-                        long until = kept.until().getEpochSecond() * 1_000_000L + kept.until().getNano() / 1000;
+                    Instant keptUntil = kept.until().orElseThrow();
+                    assertFalse(keptUntil.isBefore(kept.since().orElseThrow().plus(delay)), "for the delay: " + kept);
+                    try (LockHandle next = operator.acquire(LockRequest.of(key).mode(mode).maxWait(PATIENCE))) {
+                        long until = keptUntil.getEpochSecond() * 1_000_000L + keptUntil.getNano() / 1000;
                         assertTrue(next.token() >= until - MinimumHoldContract.CLOCK_SLACK_MICROS, mode + ": the next holder"
-                                + " entered (token " + next.token() + ") before the delay's end at " + kept.until());
+                                + " entered (token " + next.token() + ") before the delay's end at " + keptUntil);
                     }
                     Await.invalid(held, PATIENCE, "the forced release");
                 } finally {

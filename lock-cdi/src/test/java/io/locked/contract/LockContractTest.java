@@ -144,14 +144,15 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
 
     private static List<String> heldRows(LockManager operator, String prefix) {
         List<String> held = new ArrayList<>();
-        String after = null;
+        LockInfo after = null;
         while (true) {
             List<LockInfo> page = operator.list(prefix, after, 500);
-            page.stream().filter(LockInfo::held).map(LockInfo::key).forEach(held::add);
+            page.stream().filter(LockInfo::held).map(info -> info.kind() + " " + info.key() + " " + info.slot())
+                    .forEach(held::add);
             if (page.size() < 500) {
                 return held;
             }
-            after = page.get(page.size() - 1).key();
+            after = page.get(page.size() - 1);
         }
     }
 
@@ -210,7 +211,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
             // over one second, so that one such wait runs out there. An optimistic waiter of the same
             // manager waits in the JVM's queue for the key, where any wait runs out alike.
             Duration wait = Duration.ofMillis(mode == LockMode.PESSIMISTIC ? 1200 : 400);
-            LockRequest impatient = LockRequest.of(key).mode(mode).waitFor(wait);
+            LockRequest impatient = LockRequest.of(key).mode(mode).maxWait(wait);
             // the bound is a hang detector, not a speed check
             LockNotAcquiredException refused = assertTimeoutPreemptively(Duration.ofSeconds(15), () ->
                     assertThrows(LockNotAcquiredException.class, () -> inOtherThreadUnwrapped(impatient)));
@@ -236,7 +237,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         CountDownLatch waiting = new CountDownLatch(1);
         Future<Long> waiter = threads.submit(() -> {
             waiting.countDown();
-            try (LockHandle next = locks.acquire(LockRequest.of(key).mode(mode).waitFor(LONG_WAIT))) {
+            try (LockHandle next = locks.acquire(LockRequest.of(key).mode(mode).maxWait(LONG_WAIT))) {
                 return next.token();
             }
         });
@@ -250,7 +251,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
     void aWaitOfMonthsTakesAFreeKeyAndWaitsForAHeldOne(LockMode mode) throws Exception {
         // PostgreSQL refuses a lock_timeout above 2^31-1 ms (24.9 days), H2 and MariaDB have limits of their own
         Duration months = Duration.ofDays(90);
-        try (LockHandle free = locks.acquire(LockRequest.of(freshKey("months-free")).mode(mode).waitFor(months))) {
+        try (LockHandle free = locks.acquire(LockRequest.of(freshKey("months-free")).mode(mode).maxWait(months))) {
             assertTrue(free.isValid());
         }
         String key = freshKey("months-held");
@@ -259,7 +260,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         CountDownLatch waiting = new CountDownLatch(1);
         Future<Long> waiter = threads.submit(() -> {
             waiting.countDown();
-            try (LockHandle next = elsewhere.acquire(LockRequest.of(key).mode(mode).waitFor(months))) {
+            try (LockHandle next = elsewhere.acquire(LockRequest.of(key).mode(mode).maxWait(months))) {
                 return next.token();
             }
         });
@@ -291,7 +292,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
     @Timeout(30)
     void sameThreadReentersAndOutermostCloseReleases(LockMode mode) throws Exception {
         String key = freshKey("reentrant");
-        LockRequest request = LockRequest.of(key).mode(mode).waitFor(Duration.ofSeconds(2));
+        LockRequest request = LockRequest.of(key).mode(mode).maxWait(Duration.ofSeconds(2));
         LockHandle outer = locks.acquire(request);
         LockHandle inner = locks.acquire(request);
         assertEquals(outer.token(), inner.token(), "a reentrant hold is the same acquisition");
@@ -312,7 +313,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
     @Timeout(60)
     void aThreadThatHandedItsHandleOverWaitsLikeAnyoneElse(LockMode mode) throws Exception {
         String key = freshKey("handed-over");
-        LockRequest request = LockRequest.of(key).mode(mode).waitFor(Duration.ofMillis(300));
+        LockRequest request = LockRequest.of(key).mode(mode).maxWait(Duration.ofMillis(300));
         LockHandle exported = locks.acquire(request).handOver();
         assertFalse(locks.tryAcquire(request).isPresent(), "the thread re-entered a lock it had handed over");
         assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request));
@@ -336,7 +337,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         }
         LockLostException lost = assertThrows(LockLostException.class, held::close);
         assertTrue(lost.getMessage().contains("session ended"), lost.getMessage());
-        try (LockHandle next = inOtherThread(() -> locks.acquire(LockRequest.of(key).waitFor(LONG_WAIT)))) {
+        try (LockHandle next = inOtherThread(() -> locks.acquire(LockRequest.of(key).maxWait(LONG_WAIT)))) {
             assertTrue(next.isValid());
         }
     }
@@ -347,7 +348,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         String key = freshKey("lost-reentry");
         PausableRepository paused = new PausableRepository(repository());
         LockManager pausedHolder = manager(paused, Clock.systemUTC());
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(400)).waitFor(LONG_WAIT);
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(400)).maxWait(LONG_WAIT);
         LockHandle outer = pausedHolder.acquire(request);
         paused.cutRenewals();
         while (outer.isValid()) {
@@ -418,7 +419,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         String key = freshKey("async");
         LockHandle held = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC));
         CompletableFuture.runAsync(held::close, threads).get(30, TimeUnit.SECONDS);
-        try (LockHandle again = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(Duration.ZERO))) {
+        try (LockHandle again = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).maxWait(Duration.ZERO))) {
             assertTrue(again.token() > held.token(), "not a new acquisition after the async release");
         }
     }
@@ -426,7 +427,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
     @Test
     void watchdogKeepsALeaseAliveLongerThanItsLength() throws Exception {
         String key = freshKey("renewed");
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(600));
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(600));
         try (LockHandle held = locks.acquire(request)) {
             // two lease lengths go by: by the end the lease lives only through renewals sent after
             // its first length ran out, and another holder is refused all along
@@ -444,10 +445,10 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         String key = freshKey("lost");
         PausableRepository paused = new PausableRepository(repository());
         LockManager pausedHolder = manager(paused, Clock.systemUTC());
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(400));
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(400));
         LockHandle stale = pausedHolder.acquire(request);
         paused.cutRenewals();
-        LockHandle next = inOtherThread(() -> locks.acquire(request.waitFor(LONG_WAIT)));
+        LockHandle next = inOtherThread(() -> locks.acquire(request.maxWait(LONG_WAIT)));
         assertTrue(next.token() > stale.token(), "takeover token must be higher");
         assertFalse(stale.isValid(), "the cut-off holder still believes it holds the lock");
         LockLostException lost = assertThrows(LockLostException.class, stale::close);
@@ -466,7 +467,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         String key = freshKey("expired");
         PausableRepository paused = new PausableRepository(repository());
         LockManager pausedHolder = manager(paused, Clock.systemUTC());
-        LockHandle held = pausedHolder.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(300)));
+        LockHandle held = pausedHolder.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(300)));
         paused.cutRenewals();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (held.isValid() && System.nanoTime() < deadline) {
@@ -475,7 +476,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         assertFalse(held.isValid());
         assertThrows(LockLostException.class, held::close);
         // and the expired row was freed for the next holder
-        try (LockHandle next = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(Duration.ZERO))) {
+        try (LockHandle next = locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).maxWait(Duration.ZERO))) {
             assertTrue(next.token() > held.token());
         }
     }
@@ -490,14 +491,14 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         LockManager skewedHolder = manager(paused, skewed);
         LockManager oppositeContender = manager(repository(), opposite);
         // minutes of skew against a lease of milliseconds: any lease length shows who wins
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(600));
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(600));
 
         LockHandle held = skewedHolder.acquire(request);
         // cannot steal a live lease
         assertFalse(inOtherThread(() -> oppositeContender.tryAcquire(request)).isPresent(), "skewed client stole a live lease");
         // cannot keep a dead one: once renewals stop, the lease dies on the database clock
         paused.cutRenewals();
-        LockHandle takeover = inOtherThread(() -> oppositeContender.acquire(request.waitFor(LONG_WAIT)));
+        LockHandle takeover = inOtherThread(() -> oppositeContender.acquire(request.maxWait(LONG_WAIT)));
         assertTrue(takeover.token() > held.token());
         assertFalse(held.isValid());
         assertThrows(LockLostException.class, held::close);
@@ -514,7 +515,7 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         FaultyRepository faulty = new FaultyRepository(repository());
         LockManager holder = manager(faulty, Clock.systemUTC());
         faulty.loseRenewalRepliesOf(key, 1);
-        try (LockHandle held = holder.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(900)))) {
+        try (LockHandle held = holder.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(900)))) {
             while (faulty.renewals(key) < 3 && held.isValid()) {
                 Thread.sleep(20); // polling a condition; @Timeout bounds it
             }
@@ -532,8 +533,8 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         // the stuck lease's first renewal goes out at a third of its length and hangs until its
         // statement's timeout (seconds on the JPA store); the other lease's three renewals come well
         // before that, and the stuck lease is still live when it is closed
-        LockHandle stuck = holder.acquire(LockRequest.of(stuckKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(2400)));
-        LockHandle other = holder.acquire(LockRequest.of(otherKey).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(600)));
+        LockHandle stuck = holder.acquire(LockRequest.of(stuckKey).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(2400)));
+        LockHandle other = holder.acquire(LockRequest.of(otherKey).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(600)));
         try (AutoCloseable rowLock = lockRowFromOutside(stuckKey)) {
             while (counted.renewalsSent(stuckKey) == 0) {
                 Thread.sleep(20); // polling a condition; @Timeout bounds it

@@ -36,20 +36,20 @@ public interface LockDelayContract {
     @Test
     default void anAbandonedLeaseKeepsTheKeyTakenForTheLockDelayPastItsEnd() throws Exception {
         String key = "delay:abandoned:" + UUID.randomUUID();
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(LEASE).lockDelay(DELAY);
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(LEASE).lockDelay(DELAY);
         try (LockManager operator = LockManagerBuilder.on(inspectedStore()).build()) {
             LockManager dying = LockManagerBuilder.on(inspectedStore()).build();
             LockHandle abandoned = dying.acquire(request);
             dying.close(); // its watchdog stops: no renewal, no release, as when the JVM dies
             LockInfo left = operator.inspect(key);
             assertTrue(left.held(), "the abandoned lease holds the key: " + left);
-            assertFalse(left.until().isBefore(left.since().plus(LEASE).plus(DELAY)),
+            assertFalse(left.until().orElseThrow().isBefore(left.since().orElseThrow().plus(LEASE).plus(DELAY)),
                     "the store keeps the lease plus the lock-delay: " + left);
-            try (LockHandle next = operator.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(30)))) {
-                long until = micros(left.until());
+            try (LockHandle next = operator.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).maxWait(Duration.ofSeconds(30)))) {
+                long until = micros(left.until().orElseThrow());
                 assertTrue(next.token() >= until - MinimumHoldContract.CLOCK_SLACK_MICROS, "the next holder entered at "
                         + Instant.EPOCH.plusNanos(next.token() * 1000) + " (its token, on the database's clock), before the"
-                        + " lock-delay's end at " + left.until());
+                        + " lock-delay's end at " + left.until().orElseThrow());
                 assertFalse(abandoned.isValid(), "the abandoned holder counts on its lease only, not on the delay");
             }
         }
@@ -63,7 +63,7 @@ public interface LockDelayContract {
             try (LockHandle held = holders.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).lockDelay(Duration.ofMinutes(5)))) {
                 assertTrue(held.isValid());
             }
-            assertTrue(others.tryAcquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(Duration.ZERO))
+            assertTrue(others.tryAcquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).maxWait(Duration.ZERO))
                     .map(next -> { next.close(); return true; }).orElse(false), "a release leaves no delay");
         }
     }

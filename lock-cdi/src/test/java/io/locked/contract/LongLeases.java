@@ -67,8 +67,8 @@ final class LongLeases {
         List<LockHandle> jobs = new ArrayList<>();
         try {
             for (int job = 0; job < JOBS && System.nanoTime() - deadlineNanos < 0; job++) {
-                LockRequest request = LockRequest.of(prefix + job).mode(LockMode.OPTIMISTIC).leaseFor(TimedAcquisitions.JOB_LEASE)
-                        .waitFor(Duration.ofSeconds(5));
+                LockRequest request = LockRequest.of(prefix + job).mode(LockMode.OPTIMISTIC).lease(TimedAcquisitions.JOB_LEASE)
+                        .maxWait(Duration.ofSeconds(5));
                 jobs.add(locks.acquire(request));
                 // the jobs' pace: their renewals then fall on every step of the gathering's grid
                 Thread.sleep(TimedAcquisitions.JOB_LEASE.toMillis() / 12);

@@ -64,7 +64,7 @@ final class LossExplanations {
             }
         });
         for (ForcedRelease release : forced) {
-            if (release.endedToken() && !toldHolds.contains(release.key() + "#" + release.ended().token())
+            if (release.endedToken() && !toldHolds.contains(release.key() + "#" + release.ended().token().getAsLong())
                     && holds.stream().noneMatch(hold -> release.ended(hold.key(), hold.token())
                             && hold.closedNanos() - release.endNanos() <= 0)) {
                 problems.add("forceRelease('" + release.key() + "') reported ending " + release.ended()

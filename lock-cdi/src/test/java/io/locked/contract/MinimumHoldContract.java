@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -66,13 +67,13 @@ public interface MinimumHoldContract {
                 return; // this machine took the whole hold to acquire, release and look: nothing to judge
             }
             assertTrue(kept.held(), "released under a minimum hold of " + HOLD + ", the key still shows as taken: " + kept);
-            assertEquals(firstToken, kept.token(), "the hold is the released holder's, under its token");
-            assertFalse(kept.until().isBefore(kept.since().plus(HOLD)),
+            assertEquals(OptionalLong.of(firstToken), kept.token(), "the hold is the released holder's, under its token");
+            assertFalse(kept.until().orElseThrow().isBefore(kept.since().orElseThrow().plus(HOLD)),
                     "the hold ends no earlier than " + HOLD + " after the acquisition: " + kept);
-            long holdEnd = micros(kept.until());
+            long holdEnd = micros(kept.until().orElseThrow());
 
             // the releasing JVM's own next acquisition, in the same mode, goes to the database as well
-            Optional<LockHandle> sameJvm = first.tryAcquire(LockRequest.of(key).mode(mode).waitFor(Duration.ZERO));
+            Optional<LockHandle> sameJvm = first.tryAcquire(LockRequest.of(key).mode(mode).maxWait(Duration.ZERO));
             sameJvm.ifPresent(entered -> {
                 try (entered) {
                     assertEnteredAfter(holdEnd, entered.token(), "the releasing manager, " + mode);
@@ -82,7 +83,7 @@ public interface MinimumHoldContract {
                 return; // this machine was slow enough for the hold to pass; the check above held
             }
             // another JVM in the other mode waits for the hold's end, and enters only then
-            try (LockHandle next = second.acquire(LockRequest.of(key).mode(other).waitFor(Duration.ofSeconds(30)))) {
+            try (LockHandle next = second.acquire(LockRequest.of(key).mode(other).maxWait(Duration.ofSeconds(30)))) {
                 assertEnteredAfter(holdEnd, next.token(), "another manager, " + other);
             }
         }
@@ -95,12 +96,12 @@ public interface MinimumHoldContract {
             try (LockHandle held = holders.acquire(LockRequest.of(key).holdAtLeast(Duration.ofMinutes(5)))) {
                 assertTrue(held.isValid());
             }
-            assertTrue(operator.tryAcquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(Duration.ZERO)).isEmpty(),
+            assertTrue(operator.tryAcquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).maxWait(Duration.ZERO)).isEmpty(),
                     "a five-minute hold keeps the key taken");
             Optional<LockInfo> ended = operator.forceRelease(key);
             assertTrue(ended.isPresent(), "the forced release ended the hold");
-            try (LockHandle next = operator.acquire(LockRequest.of(key).waitFor(Duration.ZERO))) {
-                assertTrue(next.token() > ended.get().token(), "the next holder's token is higher");
+            try (LockHandle next = operator.acquire(LockRequest.of(key).maxWait(Duration.ZERO))) {
+                assertTrue(next.token() > ended.get().token().orElseThrow(), "the next holder's token is higher");
             }
         }
     }

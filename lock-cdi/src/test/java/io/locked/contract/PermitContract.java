@@ -1,11 +1,6 @@
 package io.locked.contract;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import io.locked.api.HolderKind;
 import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
 import io.locked.api.LockLostException;
@@ -16,9 +11,11 @@ import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.contract.PermitHistoryChecker.PermitSection;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRows;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -30,6 +27,11 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Permits ({@link LockRequest#permits()}) on every store of the contract suite, in both modes: as
@@ -56,7 +58,7 @@ public interface PermitContract {
     }
 
     private static LockRequest permits(String key, LockMode mode, int count) {
-        return LockRequest.of(key).mode(mode).permits(count).waitFor(PERMIT_PATIENCE);
+        return LockRequest.of(key).mode(mode).permits(count).maxWait(PERMIT_PATIENCE);
     }
 
     @ParameterizedTest
@@ -70,23 +72,25 @@ public interface PermitContract {
             for (int i = 0; i < 3; i++) {
                 held.add(jvms.get(i).acquire(permits(key, mode, 3)));
             }
-            Set<String> slots = held.stream().map(LockHandle::key).collect(Collectors.toSet());
-            assertEquals(Set.of(LockRequest.permitSlotKey(key, 1), LockRequest.permitSlotKey(key, 2),
-                    LockRequest.permitSlotKey(key, 3)), slots, "three holders, each in a slot of its own");
+            Set<String> slots = held.stream().map(Places::of).collect(Collectors.toSet());
+            assertEquals(Set.of(LockRows.permitSlot(key, 1), LockRows.permitSlot(key, 2),
+                    LockRows.permitSlot(key, 3)), slots, "three holders, each in a slot of its own");
             LockManager late = jvms.get(3);
             assertTrue(late.tryAcquire(permits(key, mode, 3)).isEmpty(), "a fourth holder of three permits is refused");
             assertThrows(LockNotAcquiredException.class,
-                    () -> late.acquire(permits(key, mode, 3).waitFor(Duration.ofMillis(300))));
+                    () -> late.acquire(permits(key, mode, 3).maxWait(Duration.ofMillis(300))));
 
             if (mode == LockMode.OPTIMISTIC || readsPessimisticRows()) {
                 List<LockInfo> holders = late.holders(key);
-                assertEquals(held.stream().map(LockHandle::key).sorted().toList(),
-                        holders.stream().map(LockInfo::key).toList(), "the operator sees the three holders in slot order");
+                assertEquals(held.stream().map(Places::of).sorted().toList(),
+                        holders.stream().map(Places::of).toList(), "the operator sees the three holders in slot order");
                 for (LockInfo holder : holders) {
-                    LockHandle handle = held.stream().filter(h -> h.key().equals(holder.key())).findFirst().orElseThrow();
-                    assertEquals(mode, holder.mode());
-                    if (holder.token() != null) {
-                        assertEquals(handle.token(), holder.token(), "the slot's token: " + holder);
+                    LockHandle handle = held.stream().filter(h -> Places.of(h).equals(Places.of(holder))).findFirst().orElseThrow();
+                    assertEquals(Optional.of(mode), holder.mode());
+                    assertEquals(HolderKind.PERMIT, holder.kind());
+                    assertEquals(handle.slot(), holder.slot());
+                    if (holder.token().isPresent()) {
+                        assertEquals(handle.token(), holder.token().getAsLong(), "the slot's token: " + holder);
                     }
                 }
             }
@@ -96,7 +100,7 @@ public interface PermitContract {
             long releasedToken = released.token();
             released.close();
             LockHandle next = waiter.get(PERMIT_PATIENCE.toSeconds(), TimeUnit.SECONDS);
-            assertEquals(released.key(), next.key(), "the waiter got the slot that came free");
+            assertEquals(Places.of(released), Places.of(next), "the waiter got the slot that came free");
             assertTrue(next.token() > releasedToken, "the slot's tokens increase");
             held.add(next);
             while (!held.isEmpty()) {
@@ -114,7 +118,7 @@ public interface PermitContract {
     @EnumSource(LockMode.class)
     default void threadsWithPermitsNeverExceedTheirCountAndDoRunSideBySide(LockMode mode) throws Exception {
         PermitHistoryChecker.Verdict verdict = cycle(LockRequest.of("permits:cycle:" + UUID.randomUUID()).mode(mode)
-                .permits(3).waitFor(PERMIT_PATIENCE), 6, 12);
+                .permits(3).maxWait(PERMIT_PATIENCE), 6, 12);
         assertEquals(List.of(), verdict.silent(), mode.toString());
         assertEquals(List.of(), verdict.signalled(), mode.toString());
         assertTrue(verdict.mostInsideAtOnce() >= 2, "three permits never had two holders at once: they ran one at a"
@@ -125,7 +129,7 @@ public interface PermitContract {
     @Test
     default void theSideBySideMeasureSeesAnExclusiveLockRunOneAtATime() throws Exception {
         PermitHistoryChecker.Verdict verdict = cycle(LockRequest.of("permits:control:" + UUID.randomUUID())
-                .mode(LockMode.OPTIMISTIC).waitFor(PERMIT_PATIENCE), 6, 4);
+                .mode(LockMode.OPTIMISTIC).maxWait(PERMIT_PATIENCE), 6, 4);
         assertEquals(List.of(), verdict.silent());
         assertEquals(1, verdict.mostInsideAtOnce(), "an exclusive lock had more than one holder inside");
     }
@@ -149,7 +153,7 @@ public interface PermitContract {
                         } catch (LockLostException told) {
                             lost = true;
                         }
-                        sections.add(new PermitSection(permit.key(), new CriticalSection(Thread.currentThread().getName(),
+                        sections.add(new PermitSection(Places.of(permit), new CriticalSection(Thread.currentThread().getName(),
                                 permit.token(), enter, exit, lost)));
                     }
                     return null;
@@ -172,10 +176,10 @@ public interface PermitContract {
         try (LockManager locks = permitManager(); LockManager other = permitManager()) {
             try (LockHandle outer = locks.acquire(permits(key, mode, 2))) {
                 try (LockHandle inner = locks.acquire(permits(key, mode, 2))) {
-                    assertEquals(outer.key(), inner.key(), "the nested request holds the same slot");
+                    assertEquals(Places.of(outer), Places.of(inner), "the nested request holds the same slot");
                     assertEquals(outer.token(), inner.token());
                     try (LockHandle second = other.acquire(permits(key, mode, 2))) {
-                        assertNotEquals(outer.key(), second.key(), "the second permit is still free for another holder");
+                        assertNotEquals(Places.of(outer), Places.of(second), "the second permit is still free for another holder");
                     }
                 }
                 assertTrue(outer.isValid());
@@ -205,13 +209,15 @@ public interface PermitContract {
             }
             try (LockHandle exclusive = holders.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC))) {
                 LockHandle first = held.get(0);
-                assertTrue(operator.forceRelease(first.key()).isPresent(), "the one permit's hold was ended");
+                assertTrue(Places.forceRelease(operator, Places.of(first)).isPresent(), "the one permit's hold was ended");
                 assertThrows(LockLostException.class, first::close, "its holder learns it lost the permit");
                 assertEquals(3, operator.holders(key).size(), "the exclusive holder and two permits are left");
 
                 List<LockInfo> ended = operator.forceReleaseAll(key);
                 assertEquals(3, ended.size(), "the exclusive hold and both permits ended: " + ended);
                 assertEquals(key, ended.get(0).key(), "the exclusive hold first");
+                assertEquals(HolderKind.EXCLUSIVE, ended.get(0).kind());
+                assertEquals(List.of(HolderKind.PERMIT, HolderKind.PERMIT), ended.subList(1, 3).stream().map(LockInfo::kind).toList());
                 assertThrows(LockLostException.class, held.get(1)::close);
                 assertThrows(LockLostException.class, held.get(2)::close);
                 assertThrows(LockLostException.class, exclusive::close);
@@ -242,7 +248,7 @@ public interface PermitContract {
             assertThrows(IllegalArgumentException.class, () -> operator.inspect("k\u001F0"));
             assertThrows(IllegalArgumentException.class, () -> operator.inspect("k\u001Fx"));
             assertThrows(IllegalArgumentException.class, () -> operator.holders("k\u001F1"));
-            assertFalse(operator.inspect(LockRequest.permitSlotKey("permits:never:" + UUID.randomUUID(), 100)).held());
+            assertFalse(Places.held(operator, LockRows.permitSlot("permits:never:" + UUID.randomUUID(), 100)));
         }
     }
 }

@@ -17,7 +17,7 @@ public final class PermitHistoryChecker {
     }
 
     /**
-     * @param slot    the slot key the holder held ({@code LockHandle.key()} of the permit)
+     * @param slot    the slot the holder held, as {@link Places#of(io.locked.api.LockHandle)} names it
      * @param section the critical section
      */
     public record PermitSection(String slot, CriticalSection section) {

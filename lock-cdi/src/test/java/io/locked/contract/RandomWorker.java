@@ -72,7 +72,7 @@ final class RandomWorker {
         Duration lease = shortLease ? Duration.ofMillis(400 + random.nextInt(400))
                 : jobLease ? TimedAcquisitions.JOB_LEASE : LockRequest.DEFAULT_LEASE;
         long holdMillis = shortLease ? lease.toMillis() * 6 / 5 : random.nextInt(12);
-        LockRequest request = LockRequest.of(key).mode(mode).waitFor(wait).leaseFor(lease);
+        LockRequest request = LockRequest.of(key).mode(mode).maxWait(wait).lease(lease);
         String holder = name + "#" + operation + (mode == LockMode.PESSIMISTIC ? "P" : "O");
         switch (random.nextInt(4)) {
             case 0 -> acquire(request).ifPresent(held -> leave(holder, key, System.nanoTime(), held, holdMillis, shortLease));
@@ -104,7 +104,7 @@ final class RandomWorker {
     private void reenterThenLeave(String holder, String key, LockHandle held, long holdMillis, boolean shortLease) {
         long enter = System.nanoTime();
         LockMode otherMode = held.mode() == LockMode.PESSIMISTIC ? LockMode.OPTIMISTIC : LockMode.PESSIMISTIC;
-        LockRequest again = LockRequest.of(key).mode(otherMode).waitFor(Duration.ZERO);
+        LockRequest again = LockRequest.of(key).mode(otherMode).maxWait(Duration.ZERO);
         try {
             LockHandle nested = locks.acquire(again);
             if (nested.token() == held.token()) {
@@ -173,7 +173,7 @@ final class RandomWorker {
         long enter = System.nanoTime();
         held.handOver();
         // only a loss the holder is told of (a forced release) can free the key here; the history judges
-        acquire(LockRequest.of(key).mode(held.mode()).waitFor(Duration.ZERO)).ifPresent(again -> {
+        acquire(LockRequest.of(key).mode(held.mode()).maxWait(Duration.ZERO)).ifPresent(again -> {
             if (again.token() == held.token()) {
                 run.problem(holder + ": the thread that handed '" + key + "' (token " + held.token()
                         + ") over re-entered it");

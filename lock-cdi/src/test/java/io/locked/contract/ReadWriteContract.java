@@ -1,12 +1,7 @@
 package io.locked.contract;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
+import io.locked.api.HolderKind;
 import io.locked.api.LockHandle;
-import io.locked.api.LockInfo;
 import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
@@ -16,6 +11,7 @@ import io.locked.api.LockRequest;
 import io.locked.api.LockType;
 import io.locked.contract.ReadWriteHistoryChecker.Access;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRows;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +30,10 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Read/write locks ({@link LockRequest#read()}, {@link LockRequest#write()}) on every store of the
@@ -76,7 +76,7 @@ public interface ReadWriteContract {
     }
 
     private static LockRequest access(String key, LockMode mode, LockType type) {
-        return LockRequest.of(key).mode(mode).type(type).waitFor(READ_WRITE_PATIENCE);
+        return LockRequest.of(key).mode(mode).type(type).maxWait(READ_WRITE_PATIENCE);
     }
 
     @ParameterizedTest
@@ -97,7 +97,7 @@ public interface ReadWriteContract {
             assertEquals(3, other.holders(key).size(), "the refused writer left no row held");
 
             Future<LockHandle> writer = writerThread.submit(() -> other.acquire(access(key, mode, LockType.WRITE)));
-            Await.until(() -> other.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+            Await.until(() -> Places.held(other, LockRows.writer(key)), READ_WRITE_PATIENCE,
                     "the writer took its row and waits for the readers");
             assertTrue(refused(other, access(key, mode, LockType.READ)), "a new reader waits behind a waiting writer");
             long highestReader = readers.stream().mapToLong(LockHandle::token).max().orElseThrow();
@@ -105,15 +105,20 @@ public interface ReadWriteContract {
                 readers.remove(0).close();
             }
             try (LockHandle write = writer.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
-                assertEquals(LockRequest.writerKey(key), write.key());
+                assertEquals(LockRows.writer(key), Places.of(write));
+                assertEquals(key, write.key(), "a handle names the lock key, not its row");
+                assertEquals(HolderKind.WRITER, write.kind());
+                assertEquals(0, write.slot());
                 assertTrue(write.token() > highestReader, "the writer's token is above every earlier reader's");
-                assertTrue(other.holders(key).stream().map(LockInfo::key).toList().equals(List.of(write.key())),
+                assertTrue(other.holders(key).stream().map(Places::of).toList().equals(List.of(Places.of(write))),
                         "the writer alone: " + other.holders(key));
                 assertTrue(refused(jvms.get(1), access(key, mode, LockType.READ)), "a reader while a writer writes");
                 assertTrue(refused(jvms.get(2), access(key, mode, LockType.WRITE)), "a second writer");
             }
             try (LockHandle reader = jvms.get(1).acquire(access(key, mode, LockType.READ))) {
-                assertTrue(reader.key().startsWith(key + LockRequest.PERMIT_SLOT_MARK + "r"), reader.key());
+                assertTrue(Places.of(reader).startsWith(key + LockRows.MARK + "r"), Places.of(reader));
+                assertEquals(HolderKind.READER, reader.kind());
+                assertTrue(reader.slot() >= 1 && reader.slot() <= LockRequest.MAX_READERS, "a reader slot: " + reader);
             }
         } finally {
             writerThread.shutdownNow();
@@ -198,7 +203,7 @@ public interface ReadWriteContract {
                         } catch (LockLostException told) {
                             lost = true;
                         }
-                        accesses.add(new Access(writes, held.key(), new CriticalSection(process + Thread.currentThread().getName(),
+                        accesses.add(new Access(writes, Places.of(held), new CriticalSection(process + Thread.currentThread().getName(),
                                 held.token(), enter, exit, lost)));
                     }
                     return null;
@@ -223,7 +228,7 @@ public interface ReadWriteContract {
         try (LockManager locks = readWriteManager()) {
             try (LockHandle write = locks.acquire(access(key, mode, LockType.WRITE))) {
                 try (LockHandle read = locks.acquire(access(key, mode, LockType.READ))) {
-                    assertEquals(write.key(), read.key(), "the read inside the write holds the write");
+                    assertEquals(Places.of(write), Places.of(read), "the read inside the write holds the write");
                     assertEquals(write.token(), read.token());
                 }
                 assertTrue(write.isValid());
@@ -233,7 +238,7 @@ public interface ReadWriteContract {
                         () -> locks.acquire(access(key, mode, LockType.WRITE)));
                 assertTrue(refused.getMessage().contains("while this thread reads it"), refused.getMessage());
                 try (LockHandle again = locks.acquire(access(key, mode, LockType.READ))) {
-                    assertEquals(read.key(), again.key(), "a read inside a read re-enters its slot");
+                    assertEquals(Places.of(read), Places.of(again), "a read inside a read re-enters its slot");
                 }
             }
             // an OPTIMISTIC slot stays held a moment for this JVM's next reader or writer
@@ -415,16 +420,16 @@ public interface ReadWriteContract {
             try (LockHandle first = jvm.acquire(access(key, mode, LockType.READ));
                  LockHandle second = secondThread.submit(() -> jvm.acquire(access(key, mode, LockType.READ)))
                          .get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
-                assertEquals(first.key(), second.key(), "two readers of one JVM in one slot");
+                assertEquals(Places.of(first), Places.of(second), "two readers of one JVM in one slot");
                 assertEquals(first.token(), second.token());
-                assertEquals(List.of(first.key()), other.holders(key).stream().map(LockInfo::key).toList());
+                assertEquals(List.of(Places.of(first)), other.holders(key).stream().map(Places::of).toList());
                 try (LockHandle elsewhere = other.acquire(access(key, mode, LockType.READ))) {
-                    assertTrue(!elsewhere.key().equals(first.key()), "another JVM's reader takes a slot of its own");
+                    assertTrue(!Places.of(elsewhere).equals(Places.of(first)), "another JVM's reader takes a slot of its own");
                     assertEquals(2, other.holders(key).size(), other.holders(key).toString());
                 }
                 first.close();
                 assertTrue(second.isValid(), "the slot stays held for the reader still inside");
-                Await.until(() -> other.holders(key).stream().map(LockInfo::key).toList().equals(List.of(second.key())),
+                Await.until(() -> other.holders(key).stream().map(Places::of).toList().equals(List.of(Places.of(second))),
                         READ_WRITE_PATIENCE, "the other JVM's slot released, this JVM's held for its reader");
             }
             awaitNoHolder(other, key, "the last reader out released the slot");
@@ -446,13 +451,13 @@ public interface ReadWriteContract {
         LockMode mode = LockMode.OPTIMISTIC;
         String key = "rw:forced:" + UUID.randomUUID();
         // a short lease: the renewal that finds the loss comes within a third of it
-        LockRequest read = access(key, mode, LockType.READ).leaseFor(Duration.ofSeconds(3));
+        LockRequest read = access(key, mode, LockType.READ).lease(Duration.ofSeconds(3));
         ExecutorService secondThread = Executors.newSingleThreadExecutor();
         try (LockManager jvm = readWriteManager(); LockManager operator = readWriteManager()) {
             LockHandle first = jvm.acquire(read);
             LockHandle second = secondThread.submit(() -> jvm.acquire(read)).get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS);
-            assertEquals(first.key(), second.key());
-            assertTrue(operator.forceRelease(first.key()).isPresent(), "the shared slot's hold was ended");
+            assertEquals(Places.of(first), Places.of(second));
+            assertTrue(Places.forceRelease(operator, Places.of(first)).isPresent(), "the shared slot's hold was ended");
             Await.invalid(second, READ_WRITE_PATIENCE, "the readers inside learn the loss at the slot's next renewal");
             assertTrue(!first.isValid(), "every reader inside shares the slot's hold");
             assertThrows(LockLostException.class, first::close, "a reader that leaves after the renewal is told");
@@ -484,7 +489,7 @@ public interface ReadWriteContract {
             LockHandle first = jvm.acquire(access(key, mode, LockType.READ));
             LockHandle second = secondThread.submit(() -> jvm.acquire(access(key, mode, LockType.READ)))
                     .get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS);
-            assertEquals(first.key(), second.key(), "two readers of one JVM in one slot");
+            assertEquals(Places.of(first), Places.of(second), "two readers of one JVM in one slot");
             endSessionsInTransactionFromOutside();
             try (LockHandle write = other.acquire(access(key, mode, LockType.WRITE))) {
                 assertTrue(write.isValid(), "a writer of another JVM entered once the readers' session was gone");
@@ -511,15 +516,15 @@ public interface ReadWriteContract {
         List<LockHandle> otherSlots = new ArrayList<>();
         try (LockManager jvm = readWriteManager(); LockManager operator = readWriteManager()) {
             LockHandle ownRead = jvm.acquire(access(key, mode, LockType.READ));
-            String slot = ownRead.key();
+            String slot = Places.of(ownRead);
             for (int i = 1; i < LockRequest.MAX_READERS; i++) {
                 others.add(readWriteManager());
                 otherSlots.add(others.get(others.size() - 1).acquire(access(key, mode, LockType.READ)));
             }
-            assertTrue(operator.forceRelease(slot).isPresent(), "the operator ended the JVM's shared slot");
+            assertTrue(Places.forceRelease(operator, slot).isPresent(), "the operator ended the JVM's shared slot");
             others.add(readWriteManager());
             LockHandle foreignRead = others.get(others.size() - 1).acquire(access(key, mode, LockType.READ));
-            assertEquals(slot, foreignRead.key(), "the only free slot: the one the JVM's readers lost");
+            assertEquals(slot, Places.of(foreignRead), "the only free slot: the one the JVM's readers lost");
             for (LockHandle other : otherSlots) {
                 other.close();
             }
@@ -550,9 +555,9 @@ public interface ReadWriteContract {
         try (LockManager jvm = LockManagerBuilder.on(readWriteStore()).sessionCheckEvery(Duration.ofMinutes(10)).build();
              LockManager operator = readWriteManager()) {
             LockHandle ownRead = jvm.acquire(access(key, mode, LockType.READ));
-            String slot = ownRead.key();
+            String slot = Places.of(ownRead);
             try {
-                assertTrue(operator.forceRelease(slot).isPresent(), "the operator ended the JVM's readers' session");
+                assertTrue(Places.forceRelease(operator, slot).isPresent(), "the operator ended the JVM's readers' session");
             } catch (IllegalStateException cannotEndSessions) {
                 closeQuietly(ownRead);
                 assumeTrue(false, "this store cannot end a pessimistic holder's session: " + cannotEndSessions.getMessage());
@@ -561,7 +566,7 @@ public interface ReadWriteContract {
             // key's shared row in the slot's transaction, as every pessimistic reader does before it enters
             foreign = readWriteStore().lockPessimistic(slot, "another-jvm", "another JVM's reader", READ_WRITE_PATIENCE);
             assertTrue(foreign != null, "the slot row was free once the session ended");
-            assertEquals(PessimisticHold.AnotherRow.LOCKED, foreign.lockAnotherRow(LockRequest.sharedRowKey(key), true),
+            assertEquals(PessimisticHold.AnotherRow.LOCKED, foreign.lockAnotherRow(LockRows.shared(key), true),
                     "the other JVM's reader shares the shared row");
             assertTrue(ownRead.isValid(), "the JVM's readers have not learnt of the loss yet");
             assertTrue(!writesWhenItsLastReaderLeaves(jvm, operator, key, mode, ownRead, writerThread),
@@ -583,13 +588,13 @@ public interface ReadWriteContract {
     private boolean writesWhenItsLastReaderLeaves(LockManager jvm, LockManager operator, String key, LockMode mode,
                                                   LockHandle lastRead, ExecutorService writerThread) throws Exception {
         Future<Boolean> wrote = writerThread.submit(() -> {
-            try (LockHandle write = jvm.acquire(access(key, mode, LockType.WRITE).waitFor(Duration.ofSeconds(3)))) {
+            try (LockHandle write = jvm.acquire(access(key, mode, LockType.WRITE).maxWait(Duration.ofSeconds(3)))) {
                 return write.isValid();
             } catch (LockNotAcquiredException notWithinTheWait) {
                 return false;
             }
         });
-        Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+        Await.until(() -> Places.held(operator, LockRows.writer(key)), READ_WRITE_PATIENCE,
                 "the writer took its row and waits for the readers");
         try {
             lastRead.close();
@@ -613,14 +618,14 @@ public interface ReadWriteContract {
         Future<LockHandle> laterRead = null;
         try (LockManager jvm = readWriteManager(); LockManager operator = readWriteManager()) {
             LockHandle firstRead = jvm.acquire(access(key, mode, LockType.READ));
-            String slot = firstRead.key();
+            String slot = Places.of(firstRead);
             Thread[] writer = new Thread[1];
             Future<LockHandle> write = writerThread.submit(() -> {
                 writer[0] = Thread.currentThread();
                 return jvm.acquire(access(key, mode, LockType.WRITE));
             });
             // its row is in the table a moment before the writer knows it holds it: wait until it waits
-            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held() && writer[0] != null
+            Await.until(() -> Places.held(operator, LockRows.writer(key)) && writer[0] != null
                             && writer[0].getState() == Thread.State.TIMED_WAITING, READ_WRITE_PATIENCE,
                     "the writer took its row and waits for the reader");
             Thread[] laterReader = new Thread[1];
@@ -632,12 +637,12 @@ public interface ReadWriteContract {
                     READ_WRITE_PATIENCE, "a later reader waits behind the writer");
             firstRead.close();
             try (LockHandle writing = write.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
-                assertTrue(operator.inspect(slot).held(), "the emptied slot stays held while its JVM's writer writes");
+                assertTrue(Places.held(operator, slot), "the emptied slot stays held while its JVM's writer writes");
                 assertTrue(!laterRead.isDone(), "no reader beside the writer");
                 long writerToken = writing.token();
                 writing.close();
                 try (LockHandle read = laterRead.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
-                    assertEquals(slot, read.key(), "the reader after the write joined the parked slot");
+                    assertEquals(slot, Places.of(read), "the reader after the write joined the parked slot");
                     assertEquals(writerToken, read.token(), "and shows the writer's token, the last writer's");
                 }
             }
@@ -667,18 +672,18 @@ public interface ReadWriteContract {
         ExecutorService writerThread = Executors.newSingleThreadExecutor();
         try (LockManager jvm = readWriteManager(); LockManager operator = readWriteManager()) {
             LockHandle firstRead = jvm.acquire(access(key, mode, LockType.READ));
-            String slot = firstRead.key();
+            String slot = Places.of(firstRead);
             Future<LockHandle> write = writerThread.submit(() -> jvm.acquire(access(key, mode, LockType.WRITE)));
-            Await.until(() -> operator.inspect(LockRequest.writerKey(key)).held(), READ_WRITE_PATIENCE,
+            Await.until(() -> Places.held(operator, LockRows.writer(key)), READ_WRITE_PATIENCE,
                     "the writer took its row and waits for the reader");
             assertTrue(!write.isDone(), "the writer waits while its JVM's reader reads");
             firstRead.close();
             try (LockHandle writing = write.get(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
-                assertTrue(!operator.inspect(slot).held(), "the emptied slot was released, not parked");
-                assertEquals(List.of(writing.key()), operator.holders(key).stream().map(LockInfo::key).toList());
+                assertTrue(!Places.held(operator, slot), "the emptied slot was released, not parked");
+                assertEquals(List.of(Places.of(writing)), operator.holders(key).stream().map(Places::of).toList());
             }
             try (LockHandle read = jvm.acquire(access(key, mode, LockType.READ))) {
-                assertTrue(read.isValid() && operator.inspect(read.key()).held(), "the reader after the write took a slot");
+                assertTrue(read.isValid() && Places.held(operator, Places.of(read)), "the reader after the write took a slot");
             }
             assertEquals(List.of(), operator.holders(key), "nothing held once all left");
         } finally {
@@ -697,20 +702,20 @@ public interface ReadWriteContract {
         LockMode mode = LockMode.PESSIMISTIC;
         assumeTrue(runs(mode), whyNot(mode));
         String key = "rw:shared-row:" + UUID.randomUUID();
-        String sharedRow = LockRequest.sharedRowKey(key);
+        String sharedRow = LockRows.shared(key);
         try (LockManager first = readWriteManager(); LockManager second = readWriteManager()) {
             try (LockHandle one = first.acquire(access(key, mode, LockType.READ));
                  LockHandle two = second.acquire(access(key, mode, LockType.READ))) {
-                assertTrue(!one.key().equals(two.key()), "two JVMs' readers, in two slots");
+                assertTrue(!Places.of(one).equals(Places.of(two)), "two JVMs' readers, in two slots");
                 assertEquals(PessimisticHold.AnotherRow.LOCKED, anotherTransactionLocks(sharedRow, true),
                         "another transaction shares the row beside the readers");
                 assertEquals(PessimisticHold.AnotherRow.BUSY, anotherTransactionLocks(sharedRow, false),
                         "no transaction has the row alone while readers read");
-                assertEquals(List.of(one.key(), two.key()).stream().sorted().toList(),
-                        first.holders(key).stream().map(LockInfo::key).sorted().toList(),
+                assertEquals(List.of(Places.of(one), Places.of(two)).stream().sorted().toList(),
+                        first.holders(key).stream().map(Places::of).sorted().toList(),
                         "holders() lists the readers' slots, not the shared row");
-                assertTrue(assertThrows(IllegalArgumentException.class, () -> first.forceRelease(sharedRow))
-                        .getMessage().contains("has no holder of its own"));
+                assertTrue(first.list(key, null, 1000).stream().noneMatch(info -> Places.of(info).equals(sharedRow)),
+                        "list() shows no place for the shared row either: " + first.list(key, null, 1000));
             }
             try (LockHandle write = first.acquire(access(key, mode, LockType.WRITE))) {
                 assertEquals(PessimisticHold.AnotherRow.BUSY, anotherTransactionLocks(sharedRow, true),
@@ -739,7 +744,7 @@ public interface ReadWriteContract {
                 readerToken = read.token();
                 assertTrue(refused(writers, access(key, writerMode, LockType.WRITE)),
                         "a " + writerMode + " writer beside another JVM's " + readerMode + " reader");
-                assertEquals(List.of(read.key()), writers.holders(key).stream().map(LockInfo::key).toList(),
+                assertEquals(List.of(Places.of(read)), writers.holders(key).stream().map(Places::of).toList(),
                         "the refused writer left no row held");
             }
             try (LockHandle write = writers.acquire(access(key, writerMode, LockType.WRITE))) {
@@ -767,22 +772,22 @@ public interface ReadWriteContract {
                 String slot;
                 long firstToken;
                 try (LockHandle read = jvm.acquire(access(key, mode, LockType.READ))) {
-                    slot = read.key();
+                    slot = Places.of(read);
                     firstToken = read.token();
                 }
                 assertEquals(List.of(slot), heldKeys(operator, key), "the emptied slot stays held");
                 try (LockHandle read = jvm.acquire(access(key, mode, LockType.READ))) {
-                    assertEquals(slot, read.key(), "the next reader joined the kept slot");
+                    assertEquals(slot, Places.of(read), "the next reader joined the kept slot");
                     assertEquals(firstToken, read.token());
                 }
                 long writerToken;
                 try (LockHandle write = jvm.acquire(access(key, mode, LockType.WRITE))) {
                     writerToken = write.token();
-                    assertEquals(List.of(slot, write.key()).stream().sorted().toList(), heldKeys(operator, key),
+                    assertEquals(List.of(slot, Places.of(write)).stream().sorted().toList(), heldKeys(operator, key),
                             "the JVM's writer wrote beside its own kept slot");
                 }
                 try (LockHandle read = jvm.acquire(access(key, mode, LockType.READ))) {
-                    assertEquals(slot, read.key(), "the reader after the write joined the slot kept through it");
+                    assertEquals(slot, Places.of(read), "the reader after the write joined the slot kept through it");
                     assertEquals(writerToken, read.token(), "showing the writer's token");
                 }
                 assertTrue(refused(operator, access(key, mode, LockType.WRITE)), "a writer of another JVM waits for it");
@@ -803,13 +808,13 @@ public interface ReadWriteContract {
              LockManager other = readWriteManager()) {
             jvm.acquire(access(key, mode, LockType.READ)).close();
             try (LockHandle write = other.acquire(access(key, mode, LockType.WRITE))) {
-                assertEquals(List.of(write.key()), heldKeys(other, key), "the writer alone, the JVM's manager still open");
+                assertEquals(List.of(Places.of(write)), heldKeys(other, key), "the writer alone, the JVM's manager still open");
             }
         }
     }
 
     private static List<String> heldKeys(LockManager locks, String key) {
-        return locks.holders(key).stream().map(LockInfo::key).sorted().toList();
+        return locks.holders(key).stream().map(Places::of).sorted().toList();
     }
 
     /** @return what another transaction, holding a row of its own, finds when it locks the row beside it */
@@ -862,8 +867,8 @@ public interface ReadWriteContract {
             assertThrows(IllegalArgumentException.class, () -> operator.inspect("k\u001Fr33"));
             assertThrows(IllegalArgumentException.class, () -> operator.inspect("k\u001Fr01"));
             assertThrows(IllegalArgumentException.class, () -> operator.inspect("k\u001Fx"));
-            assertTrue(!operator.inspect(LockRequest.readerSlotKey("rw:never:" + UUID.randomUUID(), 32)).held());
-            assertTrue(!operator.inspect(LockRequest.writerKey("rw:never:" + UUID.randomUUID())).held());
+            assertTrue(!Places.held(operator, LockRows.readerSlot("rw:never:" + UUID.randomUUID(), 32)));
+            assertTrue(!Places.held(operator, LockRows.writer("rw:never:" + UUID.randomUUID())));
         }
     }
 

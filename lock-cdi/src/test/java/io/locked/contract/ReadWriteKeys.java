@@ -61,7 +61,7 @@ final class ReadWriteKeys {
     void record(String key, LockHandle held, boolean writer, CriticalSection section) {
         List<ReadWriteHistoryChecker.Access> list = accesses.get(key);
         synchronized (list) {
-            list.add(new ReadWriteHistoryChecker.Access(writer, held.key(), section));
+            list.add(new ReadWriteHistoryChecker.Access(writer, Places.of(held), section));
         }
     }
 
@@ -85,7 +85,7 @@ final class ReadWriteKeys {
         List<String> problems = new ArrayList<>();
         for (String key : keys) {
             long highest = accesses(key).stream().mapToLong(access -> access.section().token()).max().orElse(0);
-            LockRequest write = LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(10)).write();
+            LockRequest write = LockRequest.of(key).mode(LockMode.OPTIMISTIC).maxWait(Duration.ofSeconds(10)).write();
             try (LockHandle after = operator.acquire(write)) {
                 if (after.token() <= highest) {
                     problems.add("read/write '" + key + "' after the run: a writer's token " + after.token() + ", not above " + highest);

@@ -53,7 +53,7 @@ final class ReadWriteWorker {
     }
 
     private LockRequest request(String key, LockMode mode) {
-        return LockRequest.of(key).mode(mode).waitFor(WAITS.get(random.nextInt(WAITS.size())));
+        return LockRequest.of(key).mode(mode).maxWait(WAITS.get(random.nextInt(WAITS.size())));
     }
 
     /** Most of a crowd comes without waiting, the shape that forms several groups at once. */
@@ -62,7 +62,7 @@ final class ReadWriteWorker {
         List<Integer> workMillis = new ArrayList<>();
         for (int r = 0; r < crowd.size(); r++) {
             Duration wait = random.nextInt(4) == 0 ? Duration.ofMillis(50) : Duration.ZERO;
-            requests.add(LockRequest.of(key).mode(mode).waitFor(wait).read());
+            requests.add(LockRequest.of(key).mode(mode).maxWait(wait).read());
             workMillis.add(random.nextInt(3));
         }
         boolean tryAcquire = random.nextBoolean();
@@ -94,7 +94,7 @@ final class ReadWriteWorker {
 
     /** A read inside a write of the same key is allowed, and takes nothing more. */
     private void readInside(String holder, LockRequest write, LockHandle held) {
-        LockRequest read = LockRequest.of(write.key()).mode(write.mode()).waitFor(Duration.ZERO).read();
+        LockRequest read = LockRequest.of(write.key()).mode(write.mode()).maxWait(Duration.ZERO).read();
         try {
             locks.acquire(read).close();
         } catch (LockNotAcquiredException refused) {

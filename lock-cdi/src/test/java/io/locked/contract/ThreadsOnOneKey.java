@@ -34,7 +34,7 @@ public final class ThreadsOnOneKey {
         for (int t = 0; t < threadCount; t++) {
             workers.add(threads.submit(() -> {
                 for (int i = 0; i < cycles; i++) {
-                    try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).waitFor(wait))) {
+                    try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).maxWait(wait))) {
                         long enter = System.nanoTime();
                         int read = counter[0];
                         Thread.yield();

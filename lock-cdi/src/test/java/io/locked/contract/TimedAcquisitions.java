@@ -73,11 +73,11 @@ final class TimedAcquisitions {
         LockMode mode = kind == 0 ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
         Duration hold = Duration.ofMillis(HELD_WORK_MILLIS + 100 + random.nextInt(500));
         long workMillis = HELD_WORK_MILLIS + random.nextInt((int) hold.toMillis() - HELD_WORK_MILLIS - 100 + 1);
-        LockRequest request = LockRequest.of(key).mode(mode).waitFor(WAITS.get(random.nextInt(WAITS.size())))
+        LockRequest request = LockRequest.of(key).mode(mode).maxWait(WAITS.get(random.nextInt(WAITS.size())))
                 .holdAtLeast(hold);
         Duration delay = Duration.ZERO;
         if (mode == LockMode.OPTIMISTIC) {
-            request = request.leaseFor(HELD_LEASE);
+            request = request.lease(HELD_LEASE);
             if (kind == 2) {
                 delay = JOB_LEASE.minus(HELD_LEASE);
                 request = request.lockDelay(delay);
@@ -98,8 +98,8 @@ final class TimedAcquisitions {
 
     /** An optimistic lease of {@link #DELAYED_LEASE} with a lock-delay that makes it {@link #JOB_LEASE} in the store. */
     void lockDelay(String name, String key) {
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(WAITS.get(random.nextInt(WAITS.size())))
-                .leaseFor(DELAYED_LEASE).lockDelay(JOB_LEASE.minus(DELAYED_LEASE));
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).maxWait(WAITS.get(random.nextInt(WAITS.size())))
+                .lease(DELAYED_LEASE).lockDelay(JOB_LEASE.minus(DELAYED_LEASE));
         int workMillis = random.nextInt(DELAYED_WORK_MILLIS);
         acquire.apply(request).ifPresent(held -> {
             Left left = leave(key, held, workMillis);

@@ -40,7 +40,7 @@ class ConfirmHeldTest {
     void aLeaseLostBeforeItsReleaseIsNotConfirmed(LockMode mode) throws InterruptedException {
         InMemoryLockRepository store = new InMemoryLockRepository();
         try (LockManager locks = LockManagerBuilder.on(store).build()) {
-            LockHandle held = locks.acquire(LockRequest.of("k").mode(mode).leaseFor(Duration.ofMillis(100)));
+            LockHandle held = locks.acquire(LockRequest.of("k").mode(mode).lease(Duration.ofMillis(100)));
             Acquisition acquisition = ((AcquisitionView) held).acquisition;
             store.cutRenewals();
             Await.invalid(held, Duration.ofSeconds(30), "its lease running out without a confirmed renewal");

@@ -32,7 +32,7 @@ class DrainOnCloseTest {
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
         CompletableFuture<Boolean> job = CompletableFuture.supplyAsync(() -> {
-            try (LockHandle handle = locks.acquire(LockRequest.of("job").mode(mode).leaseFor(Duration.ofMillis(300)))) {
+            try (LockHandle handle = locks.acquire(LockRequest.of("job").mode(mode).lease(Duration.ofMillis(300)))) {
                 held.countDown();
                 finish.await();
                 return handle.isValid(); // its lease was renewed while the manager drained

@@ -40,7 +40,7 @@ class FailingReportTest {
         };
         try (LockManager locks = new DefaultLockManager(store, TimeSource.system(java.time.Clock.systemUTC()), 1, Duration.ofSeconds(30),
                 (name, lockMode, kind) -> throwing)) {
-            LockRequest request = LockRequest.of("reported").mode(mode).waitFor(Duration.ZERO);
+            LockRequest request = LockRequest.of("reported").mode(mode).maxWait(Duration.ZERO);
             IllegalStateException failure = assertThrows(IllegalStateException.class, () -> locks.acquire(request));
             assertEquals("meter registry broken", failure.getMessage());
             assertEquals(Optional.empty(), locks.current("reported"), "the failed call left the key in the thread's scope");
@@ -77,7 +77,7 @@ class FailingReportTest {
         try (DefaultLockManager locks = new DefaultLockManager(store, TimeSource.system(java.time.Clock.systemUTC()), 1,
                 Duration.ofSeconds(30), (name, lockMode, kind) -> throwingAtTheJoin)) {
             locks.keepReaderSlotsFor(Duration.ZERO);
-            LockRequest read = LockRequest.of("reported").read().mode(LockMode.OPTIMISTIC).waitFor(Duration.ZERO);
+            LockRequest read = LockRequest.of("reported").read().mode(LockMode.OPTIMISTIC).maxWait(Duration.ZERO);
             LockHandle first = locks.acquire(read);
             CompletionException failure = assertThrows(CompletionException.class,
                     () -> CompletableFuture.supplyAsync(() -> locks.acquire(read)).join());

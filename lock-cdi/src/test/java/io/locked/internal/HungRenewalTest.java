@@ -32,7 +32,7 @@ class HungRenewalTest {
     }
 
     private static LockRequest optimistic(String key, Duration lease) {
-        return LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(lease);
+        return LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(lease);
     }
 
     /** Polls a condition; the hang detector around the caller bounds it. */
@@ -96,7 +96,7 @@ class HungRenewalTest {
             store.awaitStall();
             assertDoesNotThrow(stuck::close);
         });
-        try (LockHandle next = locks.acquire(optimistic("stuck", Duration.ofSeconds(6)).waitFor(Duration.ZERO))) {
+        try (LockHandle next = locks.acquire(optimistic("stuck", Duration.ofSeconds(6)).maxWait(Duration.ZERO))) {
             assertTrue(next.token() > stuck.token(), "the close did not free the row");
         }
     }

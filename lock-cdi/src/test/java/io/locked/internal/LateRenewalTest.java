@@ -54,7 +54,7 @@ class LateRenewalTest {
     @Test
     void aLateRenewalAfterAFailedReentryDoesNotStrandAReservedWaiter() throws Exception {
         LockRequest request = LockRequest.of("k").mode(LockMode.OPTIMISTIC)
-                .leaseFor(Duration.ofSeconds(60)).waitFor(Duration.ofMinutes(10));
+                .lease(Duration.ofSeconds(60)).maxWait(Duration.ofMinutes(10));
         LockHandle held = locks.acquire(request);
         Future<LockHandle> b = threads.submit(() -> locks.acquire(request));
         awaitParked(b);

@@ -46,7 +46,7 @@ class LocalQueueTest {
         for (int t = 0; t < threadCount; t++) {
             workers.add(threads.submit(() -> {
                 for (int i = 0; i < cycles; i++) {
-                    try (LockHandle ignored = locks.acquire(LockRequest.of("hot").mode(mode).waitFor(Duration.ofSeconds(30)))) {
+                    try (LockHandle ignored = locks.acquire(LockRequest.of("hot").mode(mode).maxWait(Duration.ofSeconds(30)))) {
                         counter[0]++;
                     }
                 }
@@ -66,7 +66,7 @@ class LocalQueueTest {
 
     @Test
     void anOptimisticHolderHandsItsLeaseToTheNextLocalWaiterInOneStoreCall() throws Exception {
-        LockRequest request = LockRequest.of("passed").mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(30));
+        LockRequest request = LockRequest.of("passed").mode(LockMode.OPTIMISTIC).maxWait(Duration.ofSeconds(30));
         LockHandle held = locks.acquire(request);
         AtomicReference<Thread> waiterThread = new AtomicReference<>();
         Future<Long> waiter = threads.submit(() -> {
@@ -88,8 +88,8 @@ class LocalQueueTest {
 
     @Test
     void aPessimisticWaiterOrADifferentLeaseIsNotHandedALease() throws Exception {
-        LockRequest optimistic = LockRequest.of("not-passed").mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(30));
-        for (LockRequest other : List.of(optimistic.mode(LockMode.PESSIMISTIC), optimistic.leaseFor(Duration.ofSeconds(7)))) {
+        LockRequest optimistic = LockRequest.of("not-passed").mode(LockMode.OPTIMISTIC).maxWait(Duration.ofSeconds(30));
+        for (LockRequest other : List.of(optimistic.mode(LockMode.PESSIMISTIC), optimistic.lease(Duration.ofSeconds(7)))) {
             LockHandle held = locks.acquire(optimistic);
             AtomicReference<Thread> waiterThread = new AtomicReference<>();
             Future<Long> waiter = threads.submit(() -> {
@@ -117,7 +117,7 @@ class LocalQueueTest {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     void aWaitInTheQueueIsBoundedAndTryAcquireDoesNotQueue(LockMode mode) throws Exception {
-        LockRequest request = LockRequest.of("busy").mode(mode).waitFor(Duration.ofMillis(200));
+        LockRequest request = LockRequest.of("busy").mode(mode).maxWait(Duration.ofMillis(200));
         try (LockHandle held = locks.acquire(request)) {
             assertTrue(CompletableFuture.supplyAsync(() -> locks.tryAcquire(request)).get(10, TimeUnit.SECONDS).isEmpty());
             Future<Boolean> waiter = threads.submit(() -> {
@@ -136,7 +136,7 @@ class LocalQueueTest {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     void anInterruptedWaitSaysSoAndKeepsTheInterrupt(LockMode mode) throws Exception {
-        LockRequest request = LockRequest.of("interrupted").mode(mode).waitFor(Duration.ofMinutes(1));
+        LockRequest request = LockRequest.of("interrupted").mode(mode).maxWait(Duration.ofMinutes(1));
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         AtomicReference<Boolean> flagKept = new AtomicReference<>();
         try (LockHandle held = locks.acquire(request)) {
@@ -175,7 +175,7 @@ class LocalQueueTest {
     @Test
     void anInterruptedBackoffAgainstAnotherJvmSaysSo() throws Exception {
         LockManager otherJvm = LockManagerBuilder.on(store).build();
-        LockRequest request = LockRequest.of("remote").mode(LockMode.OPTIMISTIC).waitFor(Duration.ofMinutes(1));
+        LockRequest request = LockRequest.of("remote").mode(LockMode.OPTIMISTIC).maxWait(Duration.ofMinutes(1));
         try (LockHandle held = otherJvm.acquire(request)) {
             Thread.currentThread().interrupt();
             assertThrows(LockInterruptedException.class, () -> locks.acquire(request));

@@ -89,7 +89,7 @@ class LockLogTest {
         };
         try (LockManager locks = LockManagerBuilder.on(takenOver).build()) {
             LockHandle lock = locks.acquire(LockRequest.of("log:lost").mode(LockMode.OPTIMISTIC)
-                    .leaseFor(Duration.ofMillis(300)));
+                    .lease(Duration.ofMillis(300)));
             Await.invalid(lock, Duration.ofSeconds(10), "the failed renewal");
             assertThrows(LockLostException.class, lock::close);
         }

@@ -67,7 +67,7 @@ class LockMetricsTest {
                 }
             }
             LockHandle report = locks.acquire(LockRequest.of("report:2026-11").name("report")
-                    .mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(300)));
+                    .mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(300)));
             Await.invalid(report, Duration.ofSeconds(10), "the refused renewal");
             assertThrows(LockLostException.class, report::close);
         }
@@ -126,7 +126,7 @@ class LockMetricsTest {
         };
         try (LockManager locks = LockManagerBuilder.on(drained).meterRegistry(registry).build()) {
             for (LockMode mode : LockMode.values()) {
-                LockRequest request = LockRequest.of("job:" + mode).mode(mode).waitFor(Duration.ofMinutes(5));
+                LockRequest request = LockRequest.of("job:" + mode).mode(mode).maxWait(Duration.ofMinutes(5));
                 // a wait of minutes: only an answer at once, not a loop of retries, ends this test
                 LockNotAcquiredException refused = assertThrows(LockNotAcquiredException.class, () -> locks.acquire(request));
                 assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION, refused.reason());
@@ -150,7 +150,7 @@ class LockMetricsTest {
             assertTrue(held.isValid());
             Exception refused = otherThread.submit(() -> {
                 try {
-                    locks.acquire(LockRequest.of("stock:7").waitFor(Duration.ZERO));
+                    locks.acquire(LockRequest.of("stock:7").maxWait(Duration.ZERO));
                     return null;
                 } catch (LockNotAcquiredException expected) {
                     return expected;

@@ -55,7 +55,7 @@ class LostWhileStoreDownTest {
 
     @Test
     void aLeaseThatRanOutWhileTheStoreWasDownIsReportedLostAtClose() {
-        LockHandle held = locks.acquire(LockRequest.of("down").mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(30)));
+        LockHandle held = locks.acquire(LockRequest.of("down").mode(LockMode.OPTIMISTIC).lease(Duration.ofSeconds(30)));
         storeDown.set(true);
         time.advance(31, TimeUnit.SECONDS); // no renewal could confirm it
         assertFalse(held.isValid());
@@ -68,7 +68,7 @@ class LostWhileStoreDownTest {
     @Test
     void aLossFoundByTheWatchdogIsReportedAtCloseThoughTheReleaseFails() {
         LockHandle held = locks.acquire(LockRequest.of("down-renewed").mode(LockMode.OPTIMISTIC)
-                .leaseFor(Duration.ofSeconds(30)));
+                .lease(Duration.ofSeconds(30)));
         storeDown.set(true);
         time.advance(31, TimeUnit.SECONDS);
         ((OptimisticAcquisition) ((Handle) held).acquisition).renew(); // the watchdog's tick marks it lost

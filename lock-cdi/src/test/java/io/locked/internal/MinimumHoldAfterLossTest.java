@@ -25,7 +25,7 @@ class MinimumHoldAfterLossTest {
     void aLeaseLostOnItsHoldersCountStillLeavesItsMinimumHold() throws InterruptedException {
         InMemoryLockRepository store = new InMemoryLockRepository();
         Duration lease = Duration.ofMillis(100);
-        LockRequest job = LockRequest.of("nightly").mode(LockMode.OPTIMISTIC).leaseFor(lease)
+        LockRequest job = LockRequest.of("nightly").mode(LockMode.OPTIMISTIC).lease(lease)
                 .lockDelay(Duration.ofMinutes(1)).holdAtLeast(Duration.ofMinutes(10));
         try (LockManager first = LockManagerBuilder.on(store).build(); LockManager second = LockManagerBuilder.on(store).build()) {
             LockHandle held = first.acquire(job);

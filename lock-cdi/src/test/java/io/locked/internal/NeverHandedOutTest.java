@@ -32,7 +32,7 @@ class NeverHandedOutTest {
             // the reader's look at the writer row answers three of its leases after the slot was taken
             store.slowInspectionsOf(write.key(), SHORT_LEASE.multipliedBy(3));
             Optional<LockHandle> read = readerJvm.tryAcquire(
-                    LockRequest.of("k").mode(LockMode.OPTIMISTIC).read().leaseFor(SHORT_LEASE));
+                    LockRequest.of("k").mode(LockMode.OPTIMISTIC).read().lease(SHORT_LEASE));
             assertEquals(Optional.empty(), read, "a read while another JVM writes");
         }
     }
@@ -44,8 +44,8 @@ class NeverHandedOutTest {
              LockHandle read = readerJvm.acquire(LockRequest.of("k").mode(LockMode.OPTIMISTIC).read())) {
             store.cutRenewals();
             // its writer row's lease runs out (100 ms) well before its wait for the reader (400 ms)
-            LockRequest write = LockRequest.of("k").mode(LockMode.OPTIMISTIC).write().leaseFor(SHORT_LEASE)
-                    .waitFor(SHORT_LEASE.multipliedBy(4));
+            LockRequest write = LockRequest.of("k").mode(LockMode.OPTIMISTIC).write().lease(SHORT_LEASE)
+                    .maxWait(SHORT_LEASE.multipliedBy(4));
             LockNotAcquiredException refused = assertThrows(LockNotAcquiredException.class, () -> writerJvm.acquire(write));
             assertEquals("k", refused.key());
         }

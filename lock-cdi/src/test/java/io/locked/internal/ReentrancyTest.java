@@ -33,7 +33,7 @@ class ReentrancyTest {
     }
 
     private static LockRequest request(LockMode mode) {
-        return LockRequest.of("export").mode(mode).waitFor(Duration.ofMillis(300));
+        return LockRequest.of("export").mode(mode).maxWait(Duration.ofMillis(300));
     }
 
     @ParameterizedTest
@@ -104,8 +104,8 @@ class ReentrancyTest {
 
     @Test
     void aLostLockIsNotReenteredButAcquiredAfresh() throws Exception {
-        LockRequest shortLease = LockRequest.of("lost").mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(200))
-                .waitFor(Duration.ofSeconds(5));
+        LockRequest shortLease = LockRequest.of("lost").mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(200))
+                .maxWait(Duration.ofSeconds(5));
         LockHandle outer = locks.acquire(shortLease);
         store.cutRenewals();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -8,6 +8,7 @@ import io.locked.jpa.internal.fence.FenceDetection;
 import io.locked.jpa.internal.fence.JdbcFenceTransaction;
 import io.locked.jpa.internal.fence.JpaFenceTransaction;
 import io.locked.jpa.internal.transaction.FenceTransaction;
+import io.locked.spi.LockRows;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceException;
 import java.sql.Connection;
@@ -152,7 +153,9 @@ public final class LockFence {
 
     /** The fence itself, on statements of any kind; package-private so tests can pick the statements. */
     static void pass(FenceTransaction transaction, FenceStatements statements, LockHandle handle) throws SQLException {
-        long fenced = statements.raise(transaction, handle.key(), handle.token());
+        // a permit's and a read/write lock's holders count their tokens per slot: the fence row is the slot's
+        String row = LockRows.of(handle.key(), handle.kind(), handle.slot());
+        long fenced = statements.raise(transaction, row, handle.token());
         if (fenced > handle.token()) {
             throw new LockLostException(handle.key(), handle.token(), "a later holder (token " + fenced
                     + ") has written through the fence; roll back this transaction");

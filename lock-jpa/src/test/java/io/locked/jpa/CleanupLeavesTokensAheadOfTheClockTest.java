@@ -48,7 +48,7 @@ class CleanupLeavesTokensAheadOfTheClockTest {
                     locks.acquire(LockRequest.of(key).mode(mode)).close();
                 }
             }
-            long raised = locks.inspect(ahead).token() + HOUR_MICROS;
+            long raised = locks.inspect(ahead).token().orElseThrow() + HOUR_MICROS;
             setToken(database, ahead, raised);
 
             store.repository().deleteIdleRows(Duration.ofNanos(1000));

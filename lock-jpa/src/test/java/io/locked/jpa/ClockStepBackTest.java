@@ -138,7 +138,7 @@ class ClockStepBackTest {
             business.rollback();
             assertTrue(refused.getMessage().contains(key), refused.getMessage());
             assertThrows(LockLostException.class, ended::close, "the ended holder was not told");
-            try (LockHandle next = operator.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC).waitFor(WAIT))) {
+            try (LockHandle next = operator.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC).maxWait(WAIT))) {
                 assertTrue(next.token() > ended.token(), "the next holder's token " + next.token()
                         + " is not above the ended hold's " + ended.token());
             }

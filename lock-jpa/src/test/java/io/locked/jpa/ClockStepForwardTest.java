@@ -1,7 +1,6 @@
 package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -106,7 +105,7 @@ class ClockStepForwardTest {
     }
 
     private static LockRequest optimistic(String key) {
-        return LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(LEASE);
+        return LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(LEASE);
     }
 
     /**
@@ -123,7 +122,7 @@ class ClockStepForwardTest {
 
         long stepped = System.nanoTime();
         server.stepClock(STEP);
-        LockHandle second = jvm2.acquire(optimistic(key).waitFor(LEASE));
+        LockHandle second = jvm2.acquire(optimistic(key).maxWait(LEASE));
         long secondEntered = System.nanoTime();
 
         long told = awaitWithin(() -> !first.isValid(), stepped, TOLD_WITHIN, "the first holder was not told its"
@@ -153,7 +152,7 @@ class ClockStepForwardTest {
         Duration step = LEASE.multipliedBy(7).dividedBy(12).minus(RENEWAL_BOUND).minusMillis(100);
         assertTrue(!step.isNegative() && !step.isZero(), "no such step for a lease of " + LEASE);
         heldThroughAStep(LockRequest.of("step-forward-short:" + UUID.randomUUID()).mode(LockMode.OPTIMISTIC)
-                .leaseFor(LEASE), step);
+                .lease(LEASE), step);
     }
 
     /**
@@ -175,16 +174,15 @@ class ClockStepForwardTest {
         String key = request.key();
         LockHandle first = jvm1.acquire(request);
         long firstEntered = System.nanoTime();
-        Instant untilBefore = jvm2.inspect(key).until();
-        assertNotNull(untilBefore, "the key shows no lease");
+        Instant untilBefore = jvm2.inspect(key).until().orElseThrow(() -> new AssertionError("the key shows no lease"));
         CompletableFuture<LockHandle> trying = CompletableFuture.supplyAsync(
-                () -> jvm2.acquire(optimistic(key).waitFor(LEASE.multipliedBy(4))));
+                () -> jvm2.acquire(optimistic(key).maxWait(LEASE.multipliedBy(4))));
 
         long stepped = System.nanoTime();
         server.stepClock(step);
         // the holder's first renewal on the stepped clock: its row's end moved by the step and more
         awaitWithin(() -> {
-            Instant until = jvm2.inspect(key).until();
+            Instant until = jvm2.inspect(key).until().orElse(null);
             return until != null && until.isAfter(untilBefore.plus(step));
         }, stepped, TOLD_WITHIN, "the holder's lease was not renewed after the step");
         assertTrue(first.isValid(), "the holder lost its lease to a step of " + step);

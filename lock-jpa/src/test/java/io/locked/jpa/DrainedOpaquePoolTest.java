@@ -73,8 +73,8 @@ class DrainedOpaquePoolTest {
                 assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
                     // no connection: not "held", and said at once, not after the caller's wait of retries
                     for (Executable attempt : List.<Executable>of(() -> locks.tryAcquire(request),
-                            () -> locks.acquire(request.waitFor(Duration.ZERO)),
-                            () -> locks.acquire(request.waitFor(Duration.ofMillis(500))))) {
+                            () -> locks.acquire(request.maxWait(Duration.ZERO)),
+                            () -> locks.acquire(request.maxWait(Duration.ofMillis(500))))) {
                         assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION,
                                 assertThrows(LockNotAcquiredException.class, attempt).reason());
                     }

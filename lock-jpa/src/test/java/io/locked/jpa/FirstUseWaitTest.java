@@ -56,7 +56,7 @@ class FirstUseWaitTest {
                 sent.clear();
                 slowCommits.set(true);
                 long started = System.nanoTime();
-                try (LockHandle held = locks.acquire(LockRequest.of("first-use:" + UUID.randomUUID()).waitFor(WAIT))) {
+                try (LockHandle held = locks.acquire(LockRequest.of("first-use:" + UUID.randomUUID()).maxWait(WAIT))) {
                     assertTrue(held.isValid());
                 }
                 slowCommits.set(false);

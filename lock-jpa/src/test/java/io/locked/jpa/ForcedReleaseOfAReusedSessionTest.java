@@ -1,7 +1,6 @@
 package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -28,6 +27,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -91,14 +91,14 @@ class ForcedReleaseOfAReusedSessionTest {
              LockManager other = manager(others)) {
             holding.acquire(pessimistic(a)).close();
             LockHandle first = holding.acquire(pessimistic(a));
-            String session = operator.inspect(a).databaseSession();
-            assertNotNull(session, "the holder's session shows");
+            String session = operator.inspect(a).databaseSession()
+                    .orElseThrow(() -> new AssertionError("the holder's session shows"));
             AtomicReference<LockHandle> second = new AtomicReference<>();
             AtomicReference<String> secondsSession = new AtomicReference<>();
             hook.before(endingStatement(database, session), () -> {
                 first.close();
                 second.set(holding.acquire(pessimistic(b)));
-                secondsSession.set(other.inspect(b).databaseSession());
+                secondsSession.set(other.inspect(b).databaseSession().orElse(null));
             });
             Object answer = forceRelease(operator, a);
             LockHandle onB = second.get();
@@ -156,7 +156,7 @@ class ForcedReleaseOfAReusedSessionTest {
             holding.acquire(pessimistic(a)).close();
             try (Connection application = holders.pool().dataSource().getConnection()) {
                 rowLock(application, a);
-                assertEquals(LockMode.PESSIMISTIC, operator.inspect(a).mode(), "a shows as held by that session");
+                assertEquals(Optional.of(LockMode.PESSIMISTIC), operator.inspect(a).mode(), "a shows as held by that session");
                 Object answer = forceRelease(operator, a);
                 try (PreparedStatement goOn = application.prepareStatement("SELECT 1")) {
                     goOn.execute();
@@ -193,7 +193,7 @@ class ForcedReleaseOfAReusedSessionTest {
 
             assertTrue(hook.ran(), "the operator never ended the session");
             assertEquals(Optional.empty(), answer, "the hold had released itself: nothing was ended");
-            assertEquals(first.token(), other.inspect(a).token(), "the released hold's token is not the key's");
+            assertEquals(OptionalLong.of(first.token()), other.inspect(a).token(), "the released hold's token is not the key's");
             try (LockHandle onB = holding.acquire(pessimistic(b))) {
                 assertNotTakenBy(other, b, onB);
             }
@@ -272,10 +272,10 @@ class ForcedReleaseOfAReusedSessionTest {
             assertTrue(hook.ran(), "the operator never ended the session");
             assertTrue(replies.cut(), "the holder's commit never came");
             assertEquals(Thread.State.TERMINATED, releasing.getState(), "the holder's release did not end");
-            assertEquals(first.token(), other.inspect(a).token(), "the holder's commit had not landed");
+            assertEquals(OptionalLong.of(first.token()), other.inspect(a).token(), "the holder's commit had not landed");
             assertEquals(Optional.empty(), forced, "the hold had released itself: nothing was ended");
             assertNull(told.get(), "the holder was told of a loss that the forced release does not report");
-            try (LockHandle next = other.acquire(pessimistic(a).waitFor(TAKE_WAIT))) {
+            try (LockHandle next = other.acquire(pessimistic(a).maxWait(TAKE_WAIT))) {
                 assertTrue(next.token() > first.token(), "the next holder's token is not above the released one's");
             }
         }
@@ -303,13 +303,13 @@ class ForcedReleaseOfAReusedSessionTest {
             AtomicReference<LockHandle> next = new AtomicReference<>();
             // the operator's row lock after the kill, which reads whether the hold is still the one it ended
             hook.before(sql -> sql.contains("CASE WHEN owner IS NOT NULL") && sql.contains("FOR UPDATE"), () ->
-                    next.set(other.acquire(LockRequest.of(a).mode(LockMode.OPTIMISTIC).waitFor(TAKE_WAIT))));
+                    next.set(other.acquire(LockRequest.of(a).mode(LockMode.OPTIMISTIC).maxWait(TAKE_WAIT))));
 
             Optional<LockInfo> forced = operator.forceRelease(a);
 
             assertTrue(hook.ran(), "the operator never read the row again");
             assertTrue(forced.isPresent(), "the forced release ended a hold and answered that the key was free");
-            assertEquals(ended.token(), forced.get().token());
+            assertEquals(OptionalLong.of(ended.token()), forced.get().token());
             assertTrue(next.get().isValid());
             assertTrue(next.get().token() > ended.token(), "the new holder's token is not above the ended one's");
             next.get().close();
@@ -352,7 +352,7 @@ class ForcedReleaseOfAReusedSessionTest {
     }
 
     private static void assertNotTakenBy(LockManager other, String key, LockHandle holder) {
-        try (LockHandle stolen = other.acquire(pessimistic(key).waitFor(TAKE_WAIT))) {
+        try (LockHandle stolen = other.acquire(pessimistic(key).maxWait(TAKE_WAIT))) {
             fail("another manager took " + key + " while its first holder's isValid() was " + holder.isValid());
         } catch (LockNotAcquiredException stillHeld) {
             assertTrue(holder.isValid(), "the holder of " + key + " lost it");

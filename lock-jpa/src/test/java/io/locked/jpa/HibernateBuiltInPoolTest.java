@@ -55,7 +55,7 @@ class HibernateBuiltInPoolTest {
     void exhaustedPoolIsALockExceptionNamingTheKey(LockMode mode) {
         try (LockHandle holder = locks.acquire(LockRequest.of("built-in-pool:" + UUID.randomUUID()))) {
             String key = "built-in-pool:" + UUID.randomUUID();
-            LockRequest request = LockRequest.of(key).mode(mode).waitFor(Duration.ZERO);
+            LockRequest request = LockRequest.of(key).mode(mode).maxWait(Duration.ZERO);
             LockException refused = assertThrows(LockException.class, () -> locks.acquire(request));
             assertEquals(key, refused.key());
             assertTrue(refused.getMessage().contains(key), refused.getMessage());

@@ -76,7 +76,7 @@ class HungServerBoundTest {
                 LockManager locks = LockManagerBuilder.on(repository).build();
                 try {
                     LockRequest request = LockRequest.of("hung-server:" + mode + ":" + UUID.randomUUID()).mode(mode)
-                            .waitFor(MAX_WAIT);
+                            .maxWait(MAX_WAIT);
                     // this thread's last connection, used just now: HikariCP lends it again unchecked (it
                     // checks a connection idle for more than half a second), so the call meets the server
                     locks.acquire(request).close();

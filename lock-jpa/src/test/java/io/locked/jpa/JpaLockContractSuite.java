@@ -199,7 +199,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
             for (int t = 0; t < threads; t++) {
                 tokens.add(pool.submit(() -> {
                     start.await();
-                    try (LockHandle handle = locks.acquire(LockRequest.of(key).mode(mode).waitFor(Duration.ofSeconds(30)))) {
+                    try (LockHandle handle = locks.acquire(LockRequest.of(key).mode(mode).maxWait(Duration.ofSeconds(30)))) {
                         return handle.token();
                     }
                 }));
@@ -366,7 +366,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
             try {
                 LockManager locks = LockManagerBuilder.on(counted).build();
                 managers.add(locks);
-                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
+                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).lease(Duration.ofSeconds(1)));
                 LockHandle held = locks.acquire(LockRequest.of(contended));
                 // each waiter through a manager of its own, as callers of other keys, or of other
                 // JVMs on this pool, would be: none queues behind another inside the JVM
@@ -375,7 +375,7 @@ abstract class JpaLockContractSuite extends LockContractTest {
                     LockManager waiter = LockManagerBuilder.on(counted).build();
                     managers.add(waiter);
                     waiting.add(waiters.submit(() -> {
-                        waiter.acquire(LockRequest.of(contended).waitFor(Duration.ofSeconds(30))).close();
+                        waiter.acquire(LockRequest.of(contended).maxWait(Duration.ofSeconds(30))).close();
                         return null;
                     }));
                 }
@@ -404,12 +404,12 @@ abstract class JpaLockContractSuite extends LockContractTest {
             List<LockHandle> holds = new ArrayList<>();
             try (LockManager locks = LockManagerBuilder.on(counted).build()) {
                 String leased = "jpa:renewed:" + UUID.randomUUID();
-                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofSeconds(1)));
+                LockHandle lease = locks.acquire(LockRequest.of(leased).mode(LockMode.OPTIMISTIC).lease(Duration.ofSeconds(1)));
                 int refused = 0;
                 for (int holder = 0; holder < 3; holder++) {
                     try {
                         holds.add(locks.acquire(LockRequest.of("jpa:holder:" + holder + ":" + UUID.randomUUID())
-                                .waitFor(Duration.ofMillis(200))));
+                                .maxWait(Duration.ofMillis(200))));
                     } catch (LockNotAcquiredException spent) {
                         assertEquals(LockNotAcquiredException.Reason.NO_CONNECTION, spent.reason());
                         refused++;

@@ -97,7 +97,7 @@ class JtaCallerTransactionTest {
             Transaction caller = transactions.getTransaction();
             writeInCallersTransaction(store, work);
 
-            LockHandle handle = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT));
+            LockHandle handle = locks.acquire(LockRequest.of(key).mode(mode).maxWait(WAIT));
 
             assertSame(caller, transactions.getTransaction(), "the caller's transaction is the thread's again");
             assertEquals(Status.STATUS_ACTIVE, transactions.getStatus(), "the caller's transaction is active and unmarked");
@@ -111,7 +111,7 @@ class JtaCallerTransactionTest {
             handle.close();
             assertFalse(workCommitted(work), "the caller's work rolled back with it");
             CompletableFuture<Long> next = CompletableFuture.supplyAsync(() -> {
-                try (LockHandle second = otherJvm.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT))) {
+                try (LockHandle second = otherJvm.acquire(LockRequest.of(key).mode(mode).maxWait(WAIT))) {
                     return second.token();
                 }
             });
@@ -129,7 +129,7 @@ class JtaCallerTransactionTest {
         try (LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
             transactions.setTransactionTimeout(7);
             try {
-                locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT)).close();
+                locks.acquire(LockRequest.of(key).mode(mode).maxWait(WAIT)).close();
                 assertEquals(7, narayana.getTimeout(), "the application's timeout for its next transaction was reset");
             } finally {
                 transactions.setTransactionTimeout(0);
@@ -145,7 +145,7 @@ class JtaCallerTransactionTest {
         String work = UUID.randomUUID().toString();
         try (LockManager locks = LockManagerBuilder.on(store.repository()).build();
              LockManager otherJvm = LockManagerBuilder.on(store.repository()).build()) {
-            LockHandle handle = locks.acquire(LockRequest.of(key).mode(mode).waitFor(WAIT));
+            LockHandle handle = locks.acquire(LockRequest.of(key).mode(mode).maxWait(WAIT));
             transactions.begin();
             Transaction caller = transactions.getTransaction();
             writeInCallersTransaction(store, work);
@@ -169,7 +169,7 @@ class JtaCallerTransactionTest {
         try (LockManager locks = LockManagerBuilder.on(store.repository()).build();
              LockManager otherJvm = LockManagerBuilder.on(store.repository()).build()) {
             transactions.begin();
-            LockHandle handle = locks.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC).waitFor(WAIT));
+            LockHandle handle = locks.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC).maxWait(WAIT));
             transactions.setRollbackOnly(); // the method failed
 
             handle.close(); // no LockLostException: the hold's own transaction committed
@@ -203,7 +203,7 @@ class JtaCallerTransactionTest {
             try (LockManager locks = LockManagerBuilder.on(repository).build()) {
                 transactions.begin();
                 Transaction caller = transactions.getTransaction();
-                locks.acquire(LockRequest.of("jta:handed:" + UUID.randomUUID()).waitFor(WAIT)).close();
+                locks.acquire(LockRequest.of("jta:handed:" + UUID.randomUUID()).maxWait(WAIT)).close();
                 assertSame(caller, transactions.getTransaction());
                 assertEquals(Status.STATUS_ACTIVE, transactions.getStatus());
                 transactions.rollback();
@@ -251,7 +251,7 @@ class JtaCallerTransactionTest {
     /** Tries the key once from another thread, which has no transaction, through another manager. */
     private static boolean triedElsewhere(LockManager otherJvm, String key, LockMode mode) throws Exception {
         return CompletableFuture.supplyAsync(() -> {
-            Optional<LockHandle> taken = otherJvm.tryAcquire(LockRequest.of(key).mode(mode).waitFor(Duration.ZERO));
+            Optional<LockHandle> taken = otherJvm.tryAcquire(LockRequest.of(key).mode(mode).maxWait(Duration.ZERO));
             taken.ifPresent(LockHandle::close);
             return taken.isPresent();
         }).get(30, TimeUnit.SECONDS);

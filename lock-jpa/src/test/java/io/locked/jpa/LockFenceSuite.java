@@ -166,7 +166,7 @@ abstract class LockFenceSuite {
         String key = freshKey("paused");
         String item = freshItem();
         PausableRepository pausable = new PausableRepository(store.repository());
-        LockHandle holder = held(manager(pausable).acquire(optimistic(key).leaseFor(SHORT_LEASE)));
+        LockHandle holder = held(manager(pausable).acquire(optimistic(key).lease(SHORT_LEASE)));
         int readBeforePause = stock.quantity(item);
         pausable.cutRenewals();
         LockHandle successor = takeOver(key);
@@ -201,7 +201,7 @@ abstract class LockFenceSuite {
         String item = freshItem();
         LockManager unaware = LockManagerBuilder.on(store.repository()).sessionCheckEvery(Duration.ofMinutes(10)).build();
         managers.add(unaware);
-        LockHandle holder = held(unaware.acquire(LockRequest.of(key).mode(mode).leaseFor(Duration.ofMinutes(10))));
+        LockHandle holder = held(unaware.acquire(LockRequest.of(key).mode(mode).lease(Duration.ofMinutes(10))));
         int readBeforeRelease = stock.quantity(item);
 
         assertTrue(manager(store.repository()).forceRelease(key).isPresent(), "the hold was ended");
@@ -220,7 +220,7 @@ abstract class LockFenceSuite {
         String key = freshKey("unfenced");
         String item = freshItem();
         PausableRepository pausable = new PausableRepository(store.repository());
-        LockHandle holder = held(manager(pausable).acquire(optimistic(key).leaseFor(SHORT_LEASE)));
+        LockHandle holder = held(manager(pausable).acquire(optimistic(key).lease(SHORT_LEASE)));
         int readBeforePause = stock.quantity(item);
         pausable.cutRenewals();
         LockHandle successor = takeOver(key);
@@ -273,7 +273,7 @@ abstract class LockFenceSuite {
         String key = freshKey("ordering");
         String item = freshItem();
         PausableRepository pausable = new PausableRepository(store.repository());
-        LockHandle holder = held(manager(pausable).acquire(optimistic(key).leaseFor(SHORT_LEASE)));
+        LockHandle holder = held(manager(pausable).acquire(optimistic(key).lease(SHORT_LEASE)));
         if (fencedBefore) {
             decrement(Access.JDBC, item, holder);
         }
@@ -494,12 +494,12 @@ abstract class LockFenceSuite {
     /** Another JVM's view: a manager of its own takes the key once the paused holder's lease ran out. */
     private LockHandle takeOver(String key) throws Exception {
         LockManager other = manager(store.repository());
-        return held(elsewhere(() -> other.acquire(optimistic(key).waitFor(LONG_WAIT))));
+        return held(elsewhere(() -> other.acquire(optimistic(key).maxWait(LONG_WAIT))));
     }
 
     private LockHandle acquireElsewhere(LockRequest request) throws Exception {
         LockManager other = manager(store.repository());
-        return held(elsewhere(() -> other.acquire(request.waitFor(LONG_WAIT))));
+        return held(elsewhere(() -> other.acquire(request.maxWait(LONG_WAIT))));
     }
 
     private LockHandle held(LockHandle handle) {

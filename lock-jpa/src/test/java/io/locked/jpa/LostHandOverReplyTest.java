@@ -67,8 +67,8 @@ class LostHandOverReplyTest {
             JpaLockRepository repository = JpaLockRepository.builder(factory).statements(path).build();
             repository.createTableIfMissing();
             try (LockManager locks = LockManagerBuilder.on(repository).build()) {
-                LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(LEASE)
-                        .waitFor(Duration.ofSeconds(15));
+                LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(LEASE)
+                        .maxWait(Duration.ofSeconds(15));
                 LockHandle giver = locks.acquire(request);
                 AtomicReference<Thread> waiter = new AtomicReference<>();
                 CompletableFuture<LockHandle> successor = CompletableFuture.supplyAsync(() -> {

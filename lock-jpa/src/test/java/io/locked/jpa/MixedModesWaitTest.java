@@ -61,7 +61,7 @@ class MixedModesWaitTest {
                 holders.acquire(LockRequest.of(key)).close();
             }
             try (LockHandle held = holders.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC))) {
-                LockRequest optimistic = LockRequest.of(key).mode(LockMode.OPTIMISTIC).waitFor(Duration.ofSeconds(1));
+                LockRequest optimistic = LockRequest.of(key).mode(LockMode.OPTIMISTIC).maxWait(Duration.ofSeconds(1));
                 LockNotAcquiredException refused = assertTimeoutPreemptively(HANG,
                         () -> assertThrows(LockNotAcquiredException.class, () -> waiters.acquire(optimistic)));
                 assertEquals(key, refused.key());

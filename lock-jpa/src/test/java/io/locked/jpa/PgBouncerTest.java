@@ -181,7 +181,7 @@ class PgBouncerTest {
         PrivatePgBouncer statement = bouncer("statement", "statement", 3);
         LockManager locks = manager(repositoryThrough(statement, TRANSACTION_POOLING_URL, 6), Duration.ofSeconds(1));
         assertExclusion(locks, "pgbouncer:statement:" + UUID.randomUUID(), LockMode.OPTIMISTIC);
-        LockRequest pessimistic = LockRequest.of("pgbouncer:statement:" + UUID.randomUUID()).waitFor(Duration.ofSeconds(1));
+        LockRequest pessimistic = LockRequest.of("pgbouncer:statement:" + UUID.randomUUID()).maxWait(Duration.ofSeconds(1));
         LockStoreUnavailableException refused = assertThrows(LockStoreUnavailableException.class,
                 () -> locks.acquire(pessimistic));
         assertTrue(refused.getMessage().contains("transaction blocks not allowed in statement pooling mode"),
@@ -217,7 +217,7 @@ class PgBouncerTest {
         }
         LockLostException lost = assertThrows(LockLostException.class, held::close);
         assertTrue(lost.getMessage().contains("session ended"), lost.getMessage());
-        try (LockHandle next = threads.submit(() -> locks.acquire(LockRequest.of(key).waitFor(LONG_WAIT)))
+        try (LockHandle next = threads.submit(() -> locks.acquire(LockRequest.of(key).maxWait(LONG_WAIT)))
                 .get(LONG_WAIT.toSeconds() + 5, TimeUnit.SECONDS)) {
             assertTrue(next.isValid());
             assertTrue(next.token() > held.token());
@@ -242,7 +242,7 @@ class PgBouncerTest {
         String key = "pgbouncer:leak:" + UUID.randomUUID();
         for (int round = 0; round < 6; round++) { // past pgJDBC's prepareThreshold of 5
             for (LockMode mode : LockMode.values()) {
-                try (LockHandle held = locks.acquire(LockRequest.of(key).mode(mode).waitFor(LONG_WAIT))) {
+                try (LockHandle held = locks.acquire(LockRequest.of(key).mode(mode).maxWait(LONG_WAIT))) {
                     assertTrue(held.isValid());
                 }
                 Optional<LockHandle> now = locks.tryAcquire(LockRequest.of(key).mode(mode));

@@ -1,5 +1,6 @@
 package io.locked.jpa;
 
+import io.locked.spi.LockRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -191,7 +192,7 @@ class RandomizedConcurrencyTest {
 
         @Override
         public boolean releaseLease(Lease lease) {
-            return lease.key().contains(LockRequest.PERMIT_SLOT_MARK + "r") || delegate.releaseLease(lease);
+            return lease.key().contains(LockRows.MARK + "r") || delegate.releaseLease(lease);
         }
     }
 

@@ -51,7 +51,7 @@ class ReaderTokensUnderClockTokensTest {
 
     private static long tokenOf(LockManager locks, String key, LockType type) {
         try (LockHandle held = locks.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC).type(type)
-                .waitFor(Duration.ofSeconds(10)))) {
+                .maxWait(Duration.ofSeconds(10)))) {
             return held.token();
         }
     }

@@ -55,7 +55,7 @@ class StatementsPerCycleTest {
     @MethodSource("cycles")
     void aCycleOnAnExistingRowSendsWhatItAlwaysSent(TestDatabase database, LockStatements path, LockMode mode,
                                                      int statements, int transactionCalls) throws Exception {
-        LockRequest request = LockRequest.of("cycle:" + UUID.randomUUID()).mode(mode).waitFor(Duration.ZERO);
+        LockRequest request = LockRequest.of("cycle:" + UUID.randomUUID()).mode(mode).maxWait(Duration.ZERO);
         assertCounts(database, path, mode + "", statements, transactionCalls, (locks, others) -> {
             for (int i = 0; i < 3; i++) {
                 cycle(locks, request); // creates the row, warms the pool
@@ -75,7 +75,7 @@ class StatementsPerCycleTest {
         static final int PERMITS = 4;
 
         LockRequest request(String key, LockMode mode) {
-            LockRequest request = LockRequest.of(key).mode(mode).waitFor(Duration.ZERO);
+            LockRequest request = LockRequest.of(key).mode(mode).maxWait(Duration.ZERO);
             return switch (this) {
                 case PERMIT -> request.permits(PERMITS);
                 case READ -> request.read();
@@ -166,7 +166,7 @@ class StatementsPerCycleTest {
      * pessimistic holder keeps a connection, and the counting pool has 4.
      */
     private static void holdEverySlotAtOnce(LockManagers others, String key, SharedForm form) {
-        LockRequest request = form.request(key, LockMode.OPTIMISTIC).waitFor(WARM_UP_PATIENCE);
+        LockRequest request = form.request(key, LockMode.OPTIMISTIC).maxWait(WARM_UP_PATIENCE);
         List<LockHandle> held = new ArrayList<>();
         try {
             for (int i = 0; i < form.slots(); i++) {

@@ -61,7 +61,7 @@ class StoreUnavailableTest {
     @ParameterizedTest
     @EnumSource(LockMode.class)
     void acquireFailsClearlyWithinBoundedTime(LockMode mode) {
-        LockRequest request = LockRequest.of("order:down").mode(mode).waitFor(Duration.ofSeconds(2));
+        LockRequest request = LockRequest.of("order:down").mode(mode).maxWait(Duration.ofSeconds(2));
         LockStoreUnavailableException failure = assertTimeoutPreemptively(Duration.ofSeconds(30),
                 () -> assertThrows(LockStoreUnavailableException.class, () -> locks.acquire(request)));
         assertEquals("order:down", failure.key());

@@ -202,7 +202,7 @@ class SysdateIsNowTest {
                     running.add(threads.submit(() -> {
                         for (int i = 0; i < holdsPerThread; i++) {
                             try (LockHandle held = manager.acquire(LockRequest.of(key).mode(LockMode.PESSIMISTIC)
-                                    .waitFor(LONG))) {
+                                    .maxWait(LONG))) {
                                 long enter = System.nanoTime();
                                 spinFor(Duration.ofMillis(1));
                                 history.record(new CriticalSection(holder, held.token(), enter, System.nanoTime(),

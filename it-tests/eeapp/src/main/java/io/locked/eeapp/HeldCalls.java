@@ -1,6 +1,5 @@
 package io.locked.eeapp;
 
-import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -26,11 +25,12 @@ public class HeldCalls {
     /**
      * Called inside a locked method: counts the call as inside until the test releases it.
      *
-     * @return the key the call held (a permit's slot key for permits)
+     * @return the key the call held, and for a permit its slot ({@code key#slot})
      */
     public String hold(String batch, String call) throws InterruptedException {
         String id = batch + "/" + call;
-        String key = locks.current().map(LockHandle::key).orElse("(no lock)");
+        String key = locks.current().map(held -> held.slot() == 0 ? held.key() : held.key() + "#" + held.slot())
+                .orElse("(no lock)");
         inside.put(id, call + " " + Counter.INSTANCE + " " + key);
         try {
             if (!release(id).await(BOUND_SECONDS, TimeUnit.SECONDS)) {

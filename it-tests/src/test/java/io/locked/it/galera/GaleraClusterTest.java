@@ -328,7 +328,7 @@ class GaleraClusterTest {
                      .sessionCheckEvery(Duration.ofMillis(200)).build()) {
             LockRequest first = LockRequest.of("it:galera:two-nodes:a:" + UUID.randomUUID()).mode(LockMode.PESSIMISTIC);
             LockRequest second = LockRequest.of("it:galera:two-nodes:b:" + UUID.randomUUID()).mode(LockMode.PESSIMISTIC)
-                    .waitFor(Duration.ofSeconds(5));
+                    .maxWait(Duration.ofSeconds(5));
             try (LockHandle held = locks.acquire(first)) {
                 LockStoreUnavailableException refused = assertThrows(LockStoreUnavailableException.class,
                         () -> locks.acquire(second));

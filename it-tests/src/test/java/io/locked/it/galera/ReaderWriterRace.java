@@ -1,5 +1,6 @@
 package io.locked.it.galera;
 
+import io.locked.spi.LockRows;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import io.locked.api.LockRequest;
@@ -65,8 +66,8 @@ final class ReaderWriterRace implements AutoCloseable {
 
     private boolean missedEachOther() throws Exception {
         String key = "it:galera:reader-writer-race:" + UUID.randomUUID();
-        String writer = LockRequest.writerKey(key);
-        String slot = LockRequest.readerSlotKey(key, 1);
+        String writer = LockRows.writer(key);
+        String slot = LockRows.readerSlot(key, 1);
         CyclicBarrier together = new CyclicBarrier(2);
         Future<Boolean> readerSaw = both.submit(() -> takeThenSee(together, readerTakes, slot, readerReads, writer));
         Future<Boolean> writerSaw = both.submit(() -> takeThenSee(together, writerTakes, writer, writerReads, slot));

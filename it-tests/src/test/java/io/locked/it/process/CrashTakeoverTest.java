@@ -40,7 +40,7 @@ class CrashTakeoverTest {
             "MARIADB, PESSIMISTIC, JPA", "MARIADB, OPTIMISTIC, JPA"})
     void nextHolderTakesOverAfterKill(TestDatabase database, LockMode mode, LockStatements statements) throws Exception {
         String key = "it:crash:" + mode + ":" + UUID.randomUUID();
-        LockRequest request = LockRequest.of(key).mode(mode).leaseFor(Duration.ofMillis(LEASE_MILLIS));
+        LockRequest request = LockRequest.of(key).mode(mode).lease(Duration.ofMillis(LEASE_MILLIS));
         try (Store store = database.open(4, Map.of(), settings -> settings.statements(statements));
              LockManager locks = LockManagerBuilder.on(store.repository()).build();
              WorkerProcess holder = WorkerProcess.start(dir.resolve("holder.log"), database.workerEnvironment(), "hold",
@@ -53,7 +53,7 @@ class CrashTakeoverTest {
             holder.kill();
 
             long killedAt = System.nanoTime();
-            try (LockHandle next = locks.acquire(request.waitFor(Duration.ofSeconds(60)))) {
+            try (LockHandle next = locks.acquire(request.maxWait(Duration.ofSeconds(60)))) {
                 long tookMillis = (System.nanoTime() - killedAt) / 1_000_000;
                 System.out.printf("crash %s %s %s: took over %d ms after kill -9 (lease %d ms), token %d > %d%n",
                         database, statements, mode, tookMillis, LEASE_MILLIS, next.token(), crashedToken);
@@ -68,7 +68,7 @@ class CrashTakeoverTest {
     void aLockDelayKeepsAKilledHoldersKeyTakenPastItsLease(TestDatabase database) throws Exception {
         String key = "it:crash:delay:" + UUID.randomUUID();
         long delayMillis = 2000;
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMillis(LEASE_MILLIS));
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(LEASE_MILLIS));
         try (Store store = database.open(4, Map.of(), settings -> settings.statements(LockStatements.AUTO));
              LockManager locks = LockManagerBuilder.on(store.repository()).build();
              WorkerProcess holder = WorkerProcess.start(dir.resolve("holder.log"), database.workerEnvironment(), "hold",
@@ -82,15 +82,16 @@ class CrashTakeoverTest {
 
             // the row as the killed holder's last renewal left it: it changes no more
             LockInfo left = locks.inspect(key);
-            assertTrue(left.held() && left.token() == killedToken, "the killed holder's lease: " + left);
-            Instant leaseEnd = left.until().minusMillis(delayMillis);
-            assertFalse(leaseEnd.isBefore(left.since().plusMillis(LEASE_MILLIS)), "the store keeps lease plus delay: " + left);
-            try (LockHandle next = locks.acquire(request.waitFor(Duration.ofSeconds(60)))) {
+            assertTrue(left.held() && left.token().orElseThrow() == killedToken, "the killed holder's lease: " + left);
+            Instant leftUntil = left.until().orElseThrow();
+            Instant leaseEnd = leftUntil.minusMillis(delayMillis);
+            assertFalse(leaseEnd.isBefore(left.since().orElseThrow().plusMillis(LEASE_MILLIS)), "the store keeps lease plus delay: " + left);
+            try (LockHandle next = locks.acquire(request.maxWait(Duration.ofSeconds(60)))) {
                 Instant entered = Instant.EPOCH.plusNanos(next.token() * 1000); // drawn from the database's clock
                 System.out.printf("crash %s OPTIMISTIC with a lock-delay of %d ms: the lease ended at %s, the next holder"
                         + " entered %d ms after it%n", database, delayMillis, leaseEnd, Duration.between(leaseEnd, entered).toMillis());
-                assertFalse(entered.isBefore(left.until().minusMillis(1)), "the next holder entered at " + entered
-                        + ", before the lock-delay's end at " + left.until());
+                assertFalse(entered.isBefore(leftUntil.minusMillis(1)), "the next holder entered at " + entered
+                        + ", before the lock-delay's end at " + leftUntil);
             }
         }
     }

@@ -10,6 +10,7 @@ import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryRecorder;
 import io.locked.contract.PermitHistoryChecker.PermitSection;
+import io.locked.contract.Places;
 import io.locked.contract.ReadWriteHistoryChecker.Access;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -62,7 +63,7 @@ final class CycleLoop {
         this.writes = writes;
         this.rows = rows;
         this.request = options.mode() == null ? null
-                : LockRequest.of(options.key()).mode(options.mode()).waitFor(options.maxWait()).leaseFor(options.lease())
+                : LockRequest.of(options.key()).mode(options.mode()).maxWait(options.maxWait()).lease(options.lease())
                         .permits(options.permits());
     }
 
@@ -136,10 +137,10 @@ final class CycleLoop {
         CriticalSection section = new CriticalSection(holder(), lock.token(), enter, exit, lost);
         String rowLine = null;
         if (options.permits() > 0) {
-            rowLine = RowLines.toLine(new PermitSection(lock.key(), section));
+            rowLine = RowLines.toLine(new PermitSection(Places.of(lock), section));
             rows.record(rowLine);
         } else if (options.readWrite()) {
-            rowLine = RowLines.toLine(new Access(writer, lock.key(), section));
+            rowLine = RowLines.toLine(new Access(writer, Places.of(lock), section));
             rows.record(rowLine);
         } else {
             history.record(section);

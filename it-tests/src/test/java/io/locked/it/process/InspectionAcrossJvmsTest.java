@@ -3,7 +3,6 @@ package io.locked.it.process;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockInfo;
@@ -16,6 +15,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,22 +46,22 @@ class InspectionAcrossJvmsTest {
 
             LockInfo seen = operator.inspect(key);
             assertTrue(seen.held(), "the other JVM's hold shows: " + seen);
-            assertEquals(mode, seen.mode());
-            assertEquals(token, seen.token(), "its token");
-            assertTrue(seen.holder().contains("/" + holder.pid() + "/"), "its holder names the other process: " + seen);
+            assertEquals(Optional.of(mode), seen.mode());
+            assertEquals(OptionalLong.of(token), seen.token(), "its token");
+            assertTrue(seen.holder().orElseThrow().contains("/" + holder.pid() + "/"), "its holder names the other process: " + seen);
             assertFalse(seen.heldByThisJvm(), "held by another JVM");
-            assertNotNull(seen.since());
+            assertTrue(seen.since().isPresent(), "since when: " + seen);
             if (mode == LockMode.PESSIMISTIC) {
-                assertNull(seen.until());
-                assertNotNull(seen.databaseSession(), "the session to end");
+                assertTrue(seen.until().isEmpty(), "a pessimistic hold has no end: " + seen);
+                assertTrue(seen.databaseSession().isPresent(), "the session to end: " + seen);
             } else {
-                assertTrue(seen.until().isAfter(seen.since()));
+                assertTrue(seen.until().orElseThrow().isAfter(seen.since().orElseThrow()));
             }
             assertEquals(List.of(seen.key()), operator.list(prefix, null, 10).stream().map(LockInfo::key).toList());
             assertTrue(operator.list(prefix, null, 10).get(0).held(), "the listing shows it held too");
 
             Optional<LockInfo> ended = operator.forceRelease(key);
-            assertEquals(Optional.of(token), ended.map(LockInfo::token), "the hold ended is the other JVM's");
+            assertEquals(OptionalLong.of(token), ended.orElseThrow().token(), "the hold ended is the other JVM's");
             holder.send("write");
             assertEquals("FENCE refused", holder.awaitLine("FENCE ", 60), "the old holder's fenced write");
             assertEquals("LOST", holder.awaitLine("LOST", 60), "the old holder's handle learns it");
@@ -74,7 +74,7 @@ class InspectionAcrossJvmsTest {
 
             LockInfo released = operator.inspect(key);
             assertFalse(released.held(), "the released key shows as free: " + released);
-            assertEquals(next, released.token(), "with the last token drawn");
+            assertEquals(OptionalLong.of(next), released.token(), "with the last token drawn");
             System.out.printf("inspection across JVMs %s %s: seen %s; forced release; next token %d%n",
                     database, mode, seen, next);
         }

@@ -187,7 +187,7 @@ public final class LockWorker {
 
     private static void holdUntilForced(TestDatabase database, LockMode mode, String key) throws Exception {
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        LockRequest request = LockRequest.of(key).mode(mode).leaseFor(Duration.ofSeconds(4)).waitFor(PATIENT);
+        LockRequest request = LockRequest.of(key).mode(mode).lease(Duration.ofSeconds(4)).maxWait(PATIENT);
         try (Store store = database.open(4, Map.of());
              LockManager locks = LockManagerBuilder.on(store.repository()).sessionCheckEvery(Duration.ofSeconds(1)).build()) {
             ready();
@@ -232,7 +232,7 @@ public final class LockWorker {
         Store store = database.open(4, Map.of(), settings -> settings.statements(statements));
         LockManager locks = LockManagerBuilder.on(store.repository()).build();
         ready();
-        LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).leaseFor(lease).lockDelay(lockDelay).waitFor(PATIENT));
+        LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).lease(lease).lockDelay(lockDelay).maxWait(PATIENT));
         WorkerEvents.print("HELD " + lock.token());
         // held until SIGKILL; the lock is never released by this process
         new CountDownLatch(1).await();

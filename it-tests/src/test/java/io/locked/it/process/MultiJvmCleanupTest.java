@@ -95,7 +95,7 @@ class MultiJvmCleanupTest {
                 idleToken = lock.token();
             }
             locks.acquire(LockRequest.of(otherIdle)).close();
-            LockHandle heldLock = locks.acquire(LockRequest.of(held).mode(LockMode.OPTIMISTIC).leaseFor(Duration.ofMinutes(5)));
+            LockHandle heldLock = locks.acquire(LockRequest.of(held).mode(LockMode.OPTIMISTIC).lease(Duration.ofMinutes(5)));
             // idle for two hours as far as the cleanup can tell; the held row too, so that only its
             // live lease protects it
             backdateAcquisitions(store, idle, otherIdle, held);

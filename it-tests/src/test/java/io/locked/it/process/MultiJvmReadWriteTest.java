@@ -1,5 +1,6 @@
 package io.locked.it.process;
 
+import io.locked.spi.LockRows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -120,7 +121,7 @@ class MultiJvmReadWriteTest {
             assertEquals(List.of(), verdict.silent(), "silent violations");
             assertEquals(List.of(), troubles, "failed, late or lost acquisitions, failed closes");
             assertTrue(verdict.mostReadersAtOnce() >= 2, "the readers never shared the key: " + verdict.mostReadersAtOnce());
-            assertEquals(LockRequest.writerKey(key), killed.row(), "the killed holder held the writer row");
+            assertEquals(LockRows.writer(key), killed.row(), "the killed holder held the writer row");
         } finally {
             workers.forEach(WorkerProcess::close);
         }

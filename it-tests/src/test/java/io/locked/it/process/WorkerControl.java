@@ -1,6 +1,7 @@
 package io.locked.it.process;
 
 import io.locked.api.LockHandle;
+import io.locked.contract.Places;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -82,7 +83,7 @@ final class WorkerControl {
         if (gate == null || (gate.writersOnly() && !writer) || !armedGate.compareAndSet(gate, null)) {
             return false;
         }
-        WorkerEvents.print("GATED " + thread + " " + lock.token() + " " + enter + " " + RowLines.encode(lock.key()));
+        WorkerEvents.print("GATED " + thread + " " + lock.token() + " " + enter + " " + RowLines.encode(Places.of(lock)));
         gate.latch().await();
         return true;
     }

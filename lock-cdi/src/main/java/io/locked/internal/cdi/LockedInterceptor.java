@@ -66,9 +66,10 @@ public class LockedInterceptor {
             return invocation.proceed();
         }
         // metrics are tagged with the template, never the rendered key: one set of meters per method
-        LockRequest request = new LockRequest(settings.key().render(invocation.getParameters()),
-                settings.mode(), settings.maxWait(), settings.lease(), settings.key().toString(), settings.holdAtLeast(),
-                settings.lockDelay(), settings.permits(), settings.type());
+        // the mode and type first: a lock-delay needs OPTIMISTIC, permits and minimum holds need their type
+        LockRequest request = LockRequest.of(settings.key().render(invocation.getParameters())).mode(settings.mode())
+                .type(settings.type()).maxWait(settings.maxWait()).lease(settings.lease()).name(settings.key().toString())
+                .holdAtLeast(settings.holdAtLeast()).lockDelay(settings.lockDelay()).permits(settings.permits());
         long started = System.nanoTime();
         LockHandle handle;
         try {

@@ -17,6 +17,7 @@ import io.locked.it.weld.LockedDeployment;
 import io.locked.it.weld.TestConfig;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -62,13 +63,13 @@ class ForcedReleaseWeldTest {
 
             LockInfo held = operator.inspect(key);
             assertTrue(held.held(), "the job's key is held: " + held);
-            assertEquals(mode, held.mode());
+            assertEquals(Optional.of(mode), held.mode());
             assertTrue(held.heldByThisJvm(), "by this JVM: " + held);
             long token = container.select(EventLog.class).get().of(LockAcquired.class).get(0).token();
-            assertEquals(token, held.token());
+            assertEquals(OptionalLong.of(token), held.token());
 
             Optional<LockInfo> ended = operator.forceRelease(key);
-            assertEquals(Optional.of(token), ended.map(LockInfo::token));
+            assertEquals(OptionalLong.of(token), ended.orElseThrow().token());
             assertFalse(operator.inspect(key).held(), "free after the forced release");
 
             job.letGo();

@@ -1,5 +1,6 @@
 package io.locked.it.weld.permits;
 
+import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
 import io.locked.api.Locked;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -16,11 +17,12 @@ public class Renderings {
     /**
      * @param inside counted down once the call holds its permit
      * @param finish what the call waits for before it returns
-     * @return the slot key the call held
+     * @return the permit the call held: its key and slot
      */
     @Locked(value = "render", permits = 2, maxWait = "0s")
     public String render(CountDownLatch inside, CountDownLatch finish) throws InterruptedException {
-        String slot = locks.current().orElseThrow().key();
+        LockHandle held = locks.current().orElseThrow();
+        String slot = held.key() + "#" + held.slot();
         inside.countDown();
         if (!finish.await(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("the test never let the rendering finish");

@@ -1,5 +1,6 @@
 package io.locked.jpa.internal.inspection;
 
+import io.locked.spi.LockRows;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.jpa.LockRow;
@@ -138,17 +139,17 @@ public final class NativeInspection {
 
     /** @return the prefix of a read/write lock's reader slots when the keys are all of them, in slot order; else null */
     private static String readerSlotsPrefix(List<String> keys) {
-        int mark = keys.get(0).lastIndexOf(LockRequest.PERMIT_SLOT_MARK);
+        int mark = keys.get(0).lastIndexOf(LockRows.MARK);
         if (mark < 0 || keys.size() != LockRequest.MAX_READERS) {
             return null;
         }
         String key = keys.get(0).substring(0, mark);
         for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
-            if (!keys.get(slot - 1).equals(LockRequest.readerSlotKey(key, slot))) {
+            if (!keys.get(slot - 1).equals(LockRows.readerSlot(key, slot))) {
                 return null;
             }
         }
-        return key + LockRequest.PERMIT_SLOT_MARK + "r";
+        return key + LockRows.MARK + "r";
     }
 
     /** @return what a failure to read the keys names: the first key, and how many more */

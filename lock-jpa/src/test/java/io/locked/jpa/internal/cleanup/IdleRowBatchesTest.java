@@ -94,7 +94,7 @@ class IdleRowBatchesTest {
             }
             for (int index : HELD_OPTIMISTIC) {
                 held.add(locks.acquire(LockRequest.of(keys.get(index)).mode(LockMode.OPTIMISTIC)
-                        .leaseFor(Duration.ofMinutes(5))));
+                        .lease(Duration.ofMinutes(5))));
                 heldKeys.add(keys.get(index));
             }
 

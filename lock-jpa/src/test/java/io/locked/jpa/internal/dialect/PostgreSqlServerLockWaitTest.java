@@ -74,7 +74,7 @@ class PostgreSqlServerLockWaitTest {
                 // EXCLUSIVE lets readers through and stops every row lock and write, as an extension stops inserts
                 sql.execute("LOCK TABLE " + SCHEMA + ".locked_lock IN EXCLUSIVE MODE");
                 acquired = acquirer.submit(() -> {
-                    Optional<LockHandle> handle = locks.tryAcquire(LockRequest.of(key).mode(mode).waitFor(Duration.ZERO));
+                    Optional<LockHandle> handle = locks.tryAcquire(LockRequest.of(key).mode(mode).maxWait(Duration.ZERO));
                     handle.ifPresent(LockHandle::close);
                     return handle.isPresent();
                 });
