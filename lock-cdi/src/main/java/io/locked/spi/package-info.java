@@ -5,5 +5,11 @@
  * <p>Every time judgement (lease start, expiry, takeover) is made by the store with the database's
  * clock. Implementations throw {@link io.locked.api.LockStoreUnavailableException} for database
  * failures and never let a persistence or JDBC exception escape.
+ *
+ * <p>Public and supported, for a store of a database that {@code lock-jpa} does not cover: within a
+ * major version a method is added to its interfaces only with a default that keeps an existing store
+ * working, and its records ({@link io.locked.spi.Lease}, {@link io.locked.spi.LockRowState}) change only in a
+ * major release. The core's unit tests run on a store in another package that uses nothing but this
+ * SPI and the API ({@code io.locked.testing.InMemoryLockRepository} in lock-cdi's tests).
  */
 package io.locked.spi;

@@ -11,6 +11,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.contract.Await;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

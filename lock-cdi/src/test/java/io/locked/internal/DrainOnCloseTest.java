@@ -8,6 +8,7 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;

@@ -8,6 +8,7 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -10,6 +10,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.contract.FaultyRepository;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;

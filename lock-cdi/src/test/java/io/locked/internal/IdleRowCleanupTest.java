@@ -9,6 +9,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.contract.DelegatingRepository;
 import io.locked.internal.definition.CleanupSettings;
 import io.locked.spi.LockRepository;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;

@@ -10,6 +10,7 @@ import io.locked.api.LockRequest;
 import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;

@@ -12,6 +12,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

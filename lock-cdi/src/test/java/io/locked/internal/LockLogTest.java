@@ -14,6 +14,7 @@ import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.Await;
 import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
+import io.locked.testing.InMemoryLockRepository;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -17,6 +17,7 @@ import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
 import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
+import io.locked.testing.InMemoryLockRepository;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.SQLException;

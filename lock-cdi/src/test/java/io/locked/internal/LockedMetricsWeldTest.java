@@ -10,6 +10,7 @@ import io.locked.internal.cdi.LockedExtension;
 import io.locked.internal.cdi.LockedInterceptor;
 import io.locked.internal.cdi.LockedMethods;
 import io.locked.spi.LockRepository;
+import io.locked.testing.InMemoryLockRepository;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -12,6 +12,7 @@ import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.DelegatingRepository;
 import io.locked.spi.Lease;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -4,12 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.locked.api.LockHandle;
-import io.locked.contract.Await;
 import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.contract.Await;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

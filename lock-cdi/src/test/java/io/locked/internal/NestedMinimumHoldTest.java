@@ -7,6 +7,7 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -13,6 +13,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -8,6 +8,7 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockRequest;
 import io.locked.internal.metrics.MicrometerPresence;
+import io.locked.testing.InMemoryLockRepository;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.function.Supplier;

@@ -149,7 +149,7 @@ public final class NativeInspection {
                 return null;
             }
         }
-        return key + LockRows.MARK + "r";
+        return LockRows.readerSlotPrefix(key);
     }
 
     /** @return what a failure to read the keys names: the first key, and how many more */

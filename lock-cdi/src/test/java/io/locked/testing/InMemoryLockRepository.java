@@ -1,4 +1,4 @@
-package io.locked.internal;
+package io.locked.testing;
 
 import io.locked.api.LockMode;
 import io.locked.spi.Lease;
@@ -21,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
  * on the monotonic clock, one token counter. It also watches how the core uses it: how many calls
  * for one key were in the store at once, and whether any hold was released twice.
  */
-final class InMemoryLockRepository implements LockRepository {
+public final class InMemoryLockRepository implements LockRepository {
     private final Map<String, Row> rows = new HashMap<>();
     private long lastToken;
     private final AtomicInteger inFlight = new AtomicInteger();
@@ -166,7 +166,7 @@ final class InMemoryLockRepository implements LockRepository {
         }
     }
 
-    int handOvers() {
+    public int handOvers() {
         return handOvers.get();
     }
 
@@ -224,36 +224,36 @@ final class InMemoryLockRepository implements LockRepository {
         return 0;
     }
 
-    void cutRenewals() {
+    public void cutRenewals() {
         renewalsCut = true;
     }
 
     /** Every later inspection of the key takes that long before it reads the row. */
-    void slowInspectionsOf(String key, Duration slow) {
+    public void slowInspectionsOf(String key, Duration slow) {
         slowInspections.put(key, slow);
     }
 
     /** @return the most calls that were waiting or working in the store at once */
-    int mostCallsAtOnce() {
+    public int mostCallsAtOnce() {
         return mostInFlight.get();
     }
 
     /** @return the calls waiting or working in the store right now */
-    int callsInFlight() {
+    public int callsInFlight() {
         return inFlight.get();
     }
 
     /** @return whether the key is held: its row lock taken, or its lease live */
-    synchronized boolean holds(String key) {
+    public synchronized boolean holds(String key) {
         Row row = row(key);
         return row.rowLock.availablePermits() == 0 || row.leaseLive();
     }
 
-    int storeCalls() {
+    public int storeCalls() {
         return storeCalls.get();
     }
 
-    int doubleReleases() {
+    public int doubleReleases() {
         return doubleReleases.get();
     }
 
