@@ -24,7 +24,7 @@ final class DemoDatabase implements AutoCloseable {
         factory = Persistence.createEntityManagerFactory("locked-demo", Map.of(
                 "jakarta.persistence.nonJtaDataSource", pool,
                 "hibernate.dialect", "org.hibernate.dialect.H2Dialect"));
-        locks = new JpaLockRepository(factory, LockDatabase.H2);
+        locks = JpaLockRepository.builder(factory).database(LockDatabase.H2).build();
     }
 
     @Override

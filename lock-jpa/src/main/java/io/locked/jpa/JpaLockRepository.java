@@ -45,25 +45,16 @@ public final class JpaLockRepository extends PathOutsideCaller {
     private final UnitTransactions unitTransactions;
 
     /**
+     * A repository with every setting at its default; {@link #builder} sets the others. Locked takes its
+     * connections from the data source handed to the unit ({@code jakarta.persistence.nonJtaDataSource})
+     * or, with Hibernate ORM, from its connection provider.
+     *
      * @param factory the persistence unit holding the lock table; its database is detected
      * @throws IllegalStateException if the lock table is there but would not compare keys exactly
      *                               (the message names the statement that converts it)
      */
     public JpaLockRepository(EntityManagerFactory factory) {
         this(builder(factory));
-    }
-
-    /**
-     * Locked takes its connections from the data source handed to the unit
-     * ({@code jakarta.persistence.nonJtaDataSource}) or, with Hibernate ORM, from its connection provider.
-     *
-     * @param factory  the persistence unit holding the lock table
-     * @param database which statements to use
-     * @throws IllegalStateException if the lock table is there but would not compare keys exactly
-     *                               (the message names the statement that converts it)
-     */
-    public JpaLockRepository(EntityManagerFactory factory, LockDatabase database) {
-        this(builder(factory).database(database));
     }
 
     private JpaLockRepository(Builder settings) {

@@ -48,7 +48,7 @@ class StoreUnavailableTest {
                 "jakarta.persistence.nonJtaDataSource", pool,
                 "hibernate.dialect", "org.hibernate.dialect.MariaDBDialect",
                 "hibernate.boot.allow_jdbc_metadata_access", "false"));
-        locks = LockManagerBuilder.on(new JpaLockRepository(factory, LockDatabase.MARIADB)).build();
+        locks = LockManagerBuilder.on(JpaLockRepository.builder(factory).database(LockDatabase.MARIADB).build()).build();
     }
 
     @AfterEach

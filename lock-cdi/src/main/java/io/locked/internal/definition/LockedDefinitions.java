@@ -77,7 +77,7 @@ public final class LockedDefinitions {
         Overrides overrides = new Overrides(method, config);
         KeyTemplate key = keyTemplate(locked, method, where, errors);
         LockMode mode = overrides.value(Member.MODE, locked.mode(), text -> parseEnum(LockMode.class, text), where, errors);
-        Duration maxWait = overrides.value(Member.WAIT, null, LockedDefinitions::wait, where, errors, locked.maxWait());
+        Duration maxWait = overrides.value(Member.MAX_WAIT, null, LockedDefinitions::wait, where, errors, locked.maxWait());
         Duration lease = overrides.value(Member.LEASE, null, LockedDefinitions::lease, where, errors, locked.lease());
         Duration holdAtLeast = overrides.value(Member.HOLD_AT_LEAST, null, LockedDefinitions::zeroOrMore, where, errors,
                 locked.holdAtLeast());

@@ -31,8 +31,7 @@ public final class LockedKeys {
     /** The members of {@code @Locked} that config overrides. */
     public enum Member {
         MODE("mode"),
-        /** Written {@code wait} in config, the annotation's {@code maxWait} accepted too. */
-        WAIT("maxWait", "wait"),
+        MAX_WAIT("maxWait"),
         LEASE("lease"),
         HOLD_AT_LEAST("holdAtLeast"),
         LOCK_DELAY("lockDelay"),
@@ -59,12 +58,12 @@ public final class LockedKeys {
             return annotationName;
         }
 
-        /** @return the config key: {@code wait}, {@code on-timeout} */
+        /** @return the config key: {@code max-wait}, {@code on-timeout} */
         public String key() {
             return key;
         }
 
-        /** @return the spellings config accepts, the key first: {@code wait}, {@code maxWait}, {@code max-wait} */
+        /** @return the spellings config accepts, the key first: {@code max-wait}, {@code maxWait} */
         public List<String> spellings() {
             Set<String> names = new LinkedHashSet<>(List.of(key, annotationName, kebab(annotationName)));
             return List.copyOf(names);

@@ -7,7 +7,7 @@ import java.util.Optional;
 public interface SettingLookup {
 
     /**
-     * @param name the full property name, e.g. {@code locked."com.acme.Jobs/nightly".wait}
+     * @param name the full property name, e.g. {@code locked."com.acme.Jobs/nightly".max-wait}
      * @return its value, if set
      */
     Optional<String> get(String name);

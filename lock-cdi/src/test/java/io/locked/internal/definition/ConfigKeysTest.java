@@ -46,7 +46,7 @@ class ConfigKeysTest {
 
     @Test
     void theDocumentedKeyWinsOverTheAnnotationsName() throws Exception {
-        Resolution resolution = resolve(Map.of("locked.default.wait", "1s", "locked.default.maxWait", "3s"));
+        Resolution resolution = resolve(Map.of("locked.default.max-wait", "1s", "locked.default.maxWait", "3s"));
         assertEquals(Duration.ofSeconds(1), resolution.settings().maxWait());
     }
 
@@ -57,9 +57,9 @@ class ConfigKeysTest {
                 + " from config locked.default.maxWait=garbage: 'garbage' is not a duration");
         assertError(resolve(Map.of("locked.default.onTimeout", "skipp")), "Invalid @Locked.onTimeout on " + where
                 + " from config locked.default.onTimeout=skipp: unknown value 'skipp'");
-        assertError(resolve(Map.of("locked.default.wait", "-5s")), "Invalid @Locked.maxWait on " + where
-                + " from config locked.default.wait=-5s: '-5s' is negative");
-        assertError(resolve(Map.of("locked.default.wait", "-PT5S")), "negative");
+        assertError(resolve(Map.of("locked.default.max-wait", "-5s")), "Invalid @Locked.maxWait on " + where
+                + " from config locked.default.max-wait=-5s: '-5s' is negative");
+        assertError(resolve(Map.of("locked.default.max-wait", "-PT5S")), "negative");
         assertError(resolve(Map.of("locked.default.lease", "-PT5S")), "negative");
     }
 
@@ -68,12 +68,13 @@ class ConfigKeysTest {
         List<String> warnings = LockedKeys.unknown(List.of("locked.default.maxwait", "locked.default.timeout",
                 "locked.\"com.acme.Jobs/nightly\".on_timeout", "locked.create_table", "locked.default.wait",
                 "locked.\"com.acme.Jobs\".onTimeout", "locked.health.timeout", "quarkus.http.port", "locked-app.instance"));
-        assertEquals(4, warnings.size(), String.join("\n", warnings));
-        assertTrue(warnings.get(0).contains("locked.default.maxwait; did you mean locked.default.wait?"), warnings.get(0));
+        assertEquals(5, warnings.size(), String.join("\n", warnings));
+        assertTrue(warnings.get(0).contains("locked.default.maxwait; did you mean locked.default.max-wait?"), warnings.get(0));
         assertTrue(warnings.get(1).contains("locked.default.timeout; it reads locked.default.<member>")
-                && warnings.get(1).contains("[mode, wait, lease, hold-at-least, lock-delay, permits, type, on-timeout, enabled]"), warnings.get(1));
+                && warnings.get(1).contains("[mode, max-wait, lease, hold-at-least, lock-delay, permits, type, on-timeout, enabled]"), warnings.get(1));
         assertTrue(warnings.get(2).contains("did you mean locked.\"com.acme.Jobs/nightly\".on-timeout?"), warnings.get(2));
         assertTrue(warnings.get(3).contains("did you mean locked.create-table?"), warnings.get(3));
+        assertTrue(warnings.get(4).contains("locked.default.wait"), "one name per setting: " + warnings.get(4));
     }
 
     // a new @Locked member that config can override joins LockedKeys.Member, which gives its key and spellings
@@ -85,7 +86,7 @@ class ConfigKeysTest {
                 .collect(Collectors.toCollection(TreeSet::new));
         assertTrue(configurable.containsAll(members), "members without a config key: " + members + " vs " + configurable);
         assertEquals("on-timeout", Member.ON_TIMEOUT.key());
-        assertEquals(List.of("wait", "maxWait", "max-wait"), Member.WAIT.spellings());
+        assertEquals(List.of("max-wait", "maxWait"), Member.MAX_WAIT.spellings());
     }
 
     private static void assertError(Resolution resolution, String expected) {

@@ -70,9 +70,9 @@ class AnnotationNamedKeysTest {
                 + " locked.default.onTimeout=skipp: unknown value 'skipp'"), messages);
 
         TestConfig.clear();
-        TestConfig.set("locked.default.wait", "-5s");
+        TestConfig.set("locked.default.max-wait", "-5s");
         messages = refused();
-        assertTrue(messages.contains("locked.default.wait=-5s: '-5s' is negative"), messages);
+        assertTrue(messages.contains("locked.default.max-wait=-5s: '-5s' is negative"), messages);
     }
 
     @Test
@@ -97,7 +97,7 @@ class AnnotationNamedKeysTest {
         logger.addHandler(capture);
         try (WeldContainer ignored = LockedDeployment.with(Reports.class).initialize()) {
             assertTrue(warnings.stream().anyMatch(warning -> warning.contains(
-                    "Locked does not read the config key locked.default.maxwait; did you mean locked.default.wait?")),
+                    "Locked does not read the config key locked.default.maxwait; did you mean locked.default.max-wait?")),
                     String.valueOf(warnings));
         } finally {
             logger.removeHandler(capture);

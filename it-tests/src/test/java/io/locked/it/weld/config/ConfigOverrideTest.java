@@ -31,10 +31,10 @@ class ConfigOverrideTest {
 
     @Test
     void methodBeatsClassBeatsDefaultBeatsAnnotation() throws Exception {
-        TestConfig.set("locked.default.wait", "0s");
+        TestConfig.set("locked.default.max-wait", "0s");
         TestConfig.set("locked.default.on-timeout", "skip");
-        TestConfig.set("locked.\"" + CLASS + "\".wait", "PT0.2S");
-        TestConfig.set("locked.\"" + CLASS + "/daily\".wait", "100ms");
+        TestConfig.set("locked.\"" + CLASS + "\".max-wait", "PT0.2S");
+        TestConfig.set("locked.\"" + CLASS + "/daily\".max-wait", "100ms");
         TestConfig.set("locked.\"" + CLASS + "/weekly\".mode", "optimistic");
         try (WeldContainer container = LockedDeployment.with(Reports.class).initialize()) {
             Reports reports = container.select(Reports.class).get();
