@@ -1,6 +1,7 @@
 package io.locked.api.event;
 
 import io.locked.api.LockMode;
+import java.time.Duration;
 
 /**
  * A {@code @Locked} method's lock was acquired. A reentrant call (the thread already holds the key)
@@ -9,7 +10,7 @@ import io.locked.api.LockMode;
  * @param key         the lock key
  * @param mode        the lock mode
  * @param token       the fencing token
- * @param waitedNanos how long the acquisition took
+ * @param waited how long the acquisition took
  */
-public record LockAcquired(String key, LockMode mode, long token, long waitedNanos) {
+public record LockAcquired(String key, LockMode mode, long token, Duration waited) {
 }

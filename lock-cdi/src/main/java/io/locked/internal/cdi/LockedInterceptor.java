@@ -21,6 +21,7 @@ import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.AroundTimeout;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.logging.Logger;
@@ -92,7 +93,7 @@ public class LockedInterceptor {
             return settings.returnKind().skippedResult();
         }
         long acquired = System.nanoTime();
-        events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), acquired - started));
+        events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), Duration.ofNanos(acquired - started)));
         if (settings.returnKind().isAsync()) {
             return proceedAsync(invocation, handle, acquired);
         }
@@ -173,7 +174,7 @@ public class LockedInterceptor {
             events.lost(new LockLost(handle.key(), handle.mode(), handle.token(), lost.getMessage()));
             throw lost;
         }
-        events.released(new LockReleased(handle.key(), handle.mode(), handle.token(), System.nanoTime() - acquired));
+        events.released(new LockReleased(handle.key(), handle.mode(), handle.token(), Duration.ofNanos(System.nanoTime() - acquired)));
     }
 
     private void releaseAfterFailure(LockHandle handle, long acquired, Throwable failure) {
