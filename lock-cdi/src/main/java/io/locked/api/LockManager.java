@@ -107,6 +107,8 @@ public interface LockManager extends AutoCloseable {
      * @return the state of the key's exclusive lock; a key that has no row is free
      * @throws IllegalArgumentException      if the key is not a valid lock key
      * @throws LockStoreUnavailableException if the table cannot be read
+     * @throws IllegalStateException         if the lock store cannot be inspected (a store of the SPI that
+     *                                       leaves inspection out)
      */
     LockInfo inspect(String key);
 
@@ -122,6 +124,8 @@ public interface LockManager extends AutoCloseable {
      * @return up to {@code limit} places
      * @throws IllegalArgumentException      if the prefix is null or the limit out of range
      * @throws LockStoreUnavailableException if the table cannot be read
+     * @throws IllegalStateException         if the lock store cannot be inspected (a store of the SPI that
+     *                                       leaves inspection out)
      */
     List<LockInfo> list(String prefix, LockInfo after, int limit);
 
@@ -137,6 +141,8 @@ public interface LockManager extends AutoCloseable {
      *         slot order; empty when none holds the key
      * @throws IllegalArgumentException      if the key is not a valid lock key
      * @throws LockStoreUnavailableException if the table cannot be read
+     * @throws IllegalStateException         if the lock store cannot be inspected (a store of the SPI that
+     *                                       leaves inspection out)
      */
     List<LockInfo> holders(String key);
 
@@ -157,7 +163,8 @@ public interface LockManager extends AutoCloseable {
      *         it could be ended (then nothing was ended; the key may have a new holder)
      * @throws IllegalArgumentException      if the key is not a valid lock key
      * @throws IllegalStateException         if the holder's session cannot be ended on this store (a
-     *                                       pessimistic hold on the JPA path)
+     *                                       pessimistic hold on the JPA path), or the store has no forced
+     *                                       release (a store of the SPI that leaves it out)
      * @throws LockStoreUnavailableException if the database failed or refused to end the session
      */
     Optional<LockInfo> forceRelease(String key);

@@ -5,14 +5,15 @@ import io.locked.api.LockManager;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.spi.LockRepository;
-import io.locked.spi.LockRows;
 import io.locked.spi.LockRowState;
+import io.locked.spi.LockRows;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The operators' side of {@link LockManager}: who holds what, read from the table, and forced
@@ -30,7 +31,7 @@ final class Operators {
 
     LockInfo inspect(String key) {
         String checked = LockRequest.of(key).key();
-        return repository.inspect(checked).map(RowInfo::of).orElseGet(() -> RowInfo.free(checked));
+        return asked("be inspected", () -> repository.inspect(checked)).map(RowInfo::of).orElseGet(() -> RowInfo.free(checked));
     }
 
     List<LockInfo> list(String prefix, LockInfo after, int limit) {
@@ -45,7 +46,8 @@ final class Operators {
         // the shared rows of read/write locks are no holder's: read on until the page is full or the table ends
         while (true) {
             int wanted = limit - page.size();
-            List<LockRowState> rows = repository.list(prefix, afterRow, wanted);
+            String from = afterRow;
+            List<LockRowState> rows = asked("be inspected", () -> repository.list(prefix, from, wanted));
             rows.stream().map(RowInfo::of).filter(Objects::nonNull).forEach(page::add);
             if (rows.size() < wanted || page.size() == limit) {
                 return page;
@@ -65,7 +67,8 @@ final class Operators {
     private Optional<LockInfo> forceReleaseRow(String row, Duration lockDelay) {
         // the request checks the delay as a lock-delay
         LockRequest.of(RowKeys.place(row).key()).mode(LockMode.OPTIMISTIC).lockDelay(lockDelay);
-        Optional<LockInfo> ended = repository.forceRelease(row, lockDelay).map(RowInfo::of);
+        Optional<LockInfo> ended = asked(lockDelay.isZero() ? "end a hold" : "end a hold with a lock-delay",
+                () -> repository.forceRelease(row, lockDelay)).map(RowInfo::of);
         ended.ifPresent(hold -> LockLog.forcedRelease(RowInfo.describe(hold), hold.mode().orElse(null),
                 hold.token().isPresent() ? hold.token().getAsLong() : null, hold.holder().orElse(null),
                 hold.databaseSession().orElse(null)));
@@ -75,7 +78,7 @@ final class Operators {
     List<LockInfo> holders(String key) {
         String checked = LockRequest.of(key).key();
         // one look at every row a holder of the key can hold, each named: found through the key's index
-        return repository.inspectAll(RowKeys.holderRowKeys(checked)).stream()
+        return asked("be inspected", () -> repository.inspectAll(RowKeys.holderRowKeys(checked))).stream()
                 .filter(LockRowState::held)
                 .map(RowInfo::of)
                 .filter(Objects::nonNull)
@@ -90,6 +93,18 @@ final class Operators {
             forceRelease(holder, Duration.ZERO).ifPresent(ended::add);
         }
         return ended;
+    }
+
+    /**
+     * A store of the SPI may lack the operators' calls (its defaults throw {@link UnsupportedOperationException}):
+     * the API refuses the call with the store's reason instead.
+     */
+    private static <T> T asked(String what, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (UnsupportedOperationException missing) {
+            throw new IllegalStateException("This lock store cannot " + what + ": " + missing.getMessage(), missing);
+        }
     }
 
     /** @return the row of the holder an operator names, checked as a request would check its key */

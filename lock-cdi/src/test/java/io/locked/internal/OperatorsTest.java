@@ -12,6 +12,7 @@ import io.locked.spi.LockRepository;
 import io.locked.spi.LockRowState;
 import io.locked.spi.LockRows;
 import io.locked.spi.PessimisticHold;
+import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -80,6 +81,16 @@ class OperatorsTest {
         assertEquals(List.of(), table.forced, "nothing was ended");
         LockInfo free = operators.inspect("never");
         assertTrue(!free.held() && free.token().isEmpty() && free.kind() == HolderKind.EXCLUSIVE, free.toString());
+    }
+
+    @Test
+    void aStoreWithoutTheOperatorsCallsRefusesThemWithItsReason() {
+        Operators bare = new Operators(new InMemoryLockRepository());
+        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> bare.list("", null, 10));
+        assertTrue(refused.getMessage().startsWith("This lock store cannot be inspected: ")
+                && refused.getMessage().contains(InMemoryLockRepository.class.getName()), refused.getMessage());
+        assertThrows(IllegalStateException.class, () -> bare.forceRelease("k", Duration.ZERO));
+        assertThrows(IllegalStateException.class, () -> bare.forceRelease("k", Duration.ofSeconds(1)));
     }
 
     private static List<String> places(List<LockInfo> holders) {
