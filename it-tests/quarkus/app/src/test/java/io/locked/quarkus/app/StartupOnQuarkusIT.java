@@ -33,7 +33,7 @@ class StartupOnQuarkusIT {
     void aBadRunTimeValueRefusesTheStartNamingTheKey() throws Exception {
         try (QuarkusInstance instance = new QuarkusInstance("bad-mode")) {
             instance.startUnready("-Dlocked.default.mode=pessimistc");
-            assertTrue(instance.process().maxWait(BOUND.toSeconds(), TimeUnit.SECONDS),
+            assertTrue(instance.process().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS),
                     "the application kept running with locked.default.mode=pessimistc:\n" + instance.log());
             assertNotEquals(0, instance.process().exitValue(), instance.log());
             String log = instance.log();
@@ -53,7 +53,7 @@ class StartupOnQuarkusIT {
         }
         try (QuarkusInstance instance = new QuarkusInstance("no-lock-table")) {
             instance.startUnready("-Dquarkus.datasource.jdbc.url=" + url, "-Dquarkus.hibernate-orm.database.generation=none");
-            assertTrue(instance.process().maxWait(BOUND.toSeconds(), TimeUnit.SECONDS),
+            assertTrue(instance.process().waitFor(BOUND.toSeconds(), TimeUnit.SECONDS),
                     "the application kept running without the lock table:\n" + instance.log());
             assertNotEquals(0, instance.process().exitValue(), instance.log());
             String log = instance.log();
