@@ -213,7 +213,8 @@ public final class DefaultLockManager implements LockManager {
 
             @Override
             public LockRowState inspect(String rowKey) {
-                return repository.inspect(rowKey).orElse(null);
+                return repository.inspect(rowKey)
+                        .orElseGet(() -> new LockRowState(rowKey, null, null, null, null, null, null, null));
             }
 
             @Override

@@ -173,9 +173,9 @@ final class ReadSide {
                         : PessimisticHold.AnotherRow.LOCKED;
                 LockRowState writerRow = shared != PessimisticHold.AnotherRow.LOCKED ? null
                         : readHolding(() -> rows.inspect(LockRows.writer(key)), slot);
-                if (shared == PessimisticHold.AnotherRow.LOCKED && (writerRow == null || !writerRow.held())) {
+                if (writerRow != null && !writerRow.held()) {
                     // every later writer draws its token on that row, above this one
-                    long token = writerRow == null || writerRow.token() == null ? 0 : writerRow.token();
+                    long token = writerRow.token() == null ? 0 : writerRow.token();
                     formed = new ReaderGroup(slot.handOver(), token, time.nanoTime());
                 } else {
                     // a writer holds the key or waits for it: give the slot back, wait until its row is free

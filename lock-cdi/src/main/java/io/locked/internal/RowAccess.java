@@ -13,7 +13,7 @@ interface RowAccess {
     /** @return the row's lock, waiting up to {@code wait} for it (zero: one try), or null */
     LockHandle take(String rowKey, Duration wait);
 
-    /** @return the row as the table has it, or null where the table has no row */
+    /** @return the row as the table has it; one the table does not have shows free, with no token */
     LockRowState inspect(String rowKey);
 
     /**
