@@ -1,8 +1,8 @@
 package io.locked.api;
 
 import io.locked.internal.DefaultLockManager;
-import io.locked.internal.LockMetrics;
-import io.locked.internal.TimeSource;
+import io.locked.internal.base.LockMetrics;
+import io.locked.internal.base.TimeSource;
 import io.locked.internal.metrics.MicrometerPresence;
 import io.locked.spi.LockRepository;
 import java.time.Clock;

@@ -1,9 +1,5 @@
 package io.locked.internal;
 
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.locked.api.LockHandle;
 import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
@@ -11,10 +7,15 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.contract.Await;
+import io.locked.internal.exclusive.Acquisition;
+import io.locked.internal.exclusive.AcquisitionView;
 import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What a reader that leaves its group while another releases the group's slot is told rests on

@@ -1,13 +1,12 @@
 package io.locked.internal;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
+import io.locked.internal.base.LockMetrics;
 import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.internal.base.LockMeter;
+import io.locked.internal.base.TimeSource;
 import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.Optional;
@@ -19,6 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A meter (or a log handler) that throws right after the lock was taken fails the call, and the lock

@@ -1,5 +1,8 @@
 package io.locked.internal;
 
+import io.locked.internal.base.LockMetrics;
+import io.locked.internal.exclusive.Handle;
+import io.locked.internal.exclusive.OptimisticAcquisition;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;

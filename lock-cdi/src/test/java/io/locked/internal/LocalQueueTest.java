@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.internal.exclusive.KeyTurns;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,16 +1,14 @@
 package io.locked.internal;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-
+import io.locked.internal.exclusive.Handle;
+import io.locked.internal.exclusive.OptimisticAcquisition;
 import io.locked.api.LockHandle;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.DelegatingRepository;
+import io.locked.internal.base.LockMetrics;
 import io.locked.spi.Lease;
 import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
@@ -18,6 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * A lease that ran out while the database was down is lost, and the holder is told exactly that at

@@ -1,5 +1,6 @@
 package io.locked.internal;
 
+import io.locked.internal.base.TimeSource;
 import java.time.Clock;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,6 +1,6 @@
 package io.locked.it.process;
 
-import io.locked.internal.IdleRowCleanup;
+import io.locked.internal.operations.IdleRowCleanup;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;

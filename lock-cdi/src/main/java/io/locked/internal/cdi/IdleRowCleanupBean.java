@@ -1,8 +1,8 @@
 package io.locked.internal.cdi;
 
 import io.locked.api.LockManager;
-import io.locked.internal.IdleRowCleanup;
 import io.locked.internal.definition.CleanupSettings;
+import io.locked.internal.operations.IdleRowCleanup;
 import io.locked.spi.LockRepository;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,8 +1,8 @@
 package io.locked.internal.metrics;
 
 import io.locked.api.LockMode;
-import io.locked.internal.LockKind;
-import io.locked.internal.LockMeter;
+import io.locked.internal.base.LockKind;
+import io.locked.internal.base.LockMeter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,9 +1,9 @@
 package io.locked.internal.metrics;
 
 import io.locked.api.LockMode;
-import io.locked.internal.LockKind;
-import io.locked.internal.LockMeter;
-import io.locked.internal.LockMetrics;
+import io.locked.internal.base.LockKind;
+import io.locked.internal.base.LockMeter;
+import io.locked.internal.base.LockMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.locked.internal.metrics;
 
-import io.locked.internal.LockMetrics;
+import io.locked.internal.base.LockMetrics;
 
 /**
  * Chooses the lock's metrics without loading a Micrometer type unless Micrometer is on the class

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockManager;
 import io.locked.api.LockRequest;
-import io.locked.internal.IdleRowCleanup;
 import io.locked.internal.cdi.IdleRowCleanupBean;
+import io.locked.internal.operations.IdleRowCleanup;
 import io.locked.it.weld.LockedDeployment;
 import io.locked.it.weld.TestConfig;
 import org.jboss.weld.environment.se.WeldContainer;

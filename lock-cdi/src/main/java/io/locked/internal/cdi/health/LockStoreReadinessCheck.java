@@ -1,7 +1,7 @@
 package io.locked.internal.cdi.health;
 
-import io.locked.internal.StoreReadiness;
 import io.locked.internal.cdi.LockedExtension;
+import io.locked.internal.operations.StoreReadiness;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.inject.Inject;

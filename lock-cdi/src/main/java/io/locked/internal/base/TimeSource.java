@@ -1,0 +1,47 @@
+package io.locked.internal.base;
+
+import java.time.Clock;
+
+/**
+ * Where the core reads time and sleeps. Deadlines use the monotonic {@link #nanoTime()}; the wall
+ * clock only labels holders for diagnostics and never decides who holds a lock. Tests replace it.
+ */
+public interface TimeSource {
+
+    /** @return a monotonic reading in nanoseconds */
+    long nanoTime();
+
+    /** @return the client's wall clock (diagnostics only) */
+    Clock wallClock();
+
+    /**
+     * @param nanos how long to sleep
+     * @throws InterruptedException if interrupted
+     */
+    void sleepNanos(long nanos) throws InterruptedException;
+
+    /**
+     * @param wallClock the wall clock to report
+     * @return the real monotonic clock and sleep, with the given wall clock
+     */
+    static TimeSource system(Clock wallClock) {
+        return new TimeSource() {
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+
+            @Override
+            public Clock wallClock() {
+                return wallClock;
+            }
+
+            @Override
+            public void sleepNanos(long nanos) throws InterruptedException {
+                if (nanos > 0) {
+                    Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,270 @@
+package io.locked.internal.exclusive;
+
+import io.locked.internal.base.TimeSource;
+import io.locked.spi.Lease;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * JVM-local queueing per key: threads of one lock manager that want the same key wait here, in
+ * arrival order, and only the thread whose turn it is competes at the database or holds the row.
+ * N local waiters then cost one database waiter instead of N. When a turn ends, the next waiter
+ * goes to the database at once; an optimistic holder may even pass its live lease straight to the
+ * next waiter ({@link Turn#reserveSuccessor}), one statement instead of a release and a take.
+ */
+public final class KeyTurns {
+    /**
+     * How long one JVM may pass a key from thread to thread before it lets other JVMs in. Another
+     * JVM's optimistic waiter polls (at most every 50 ms of backoff) and never finds the row free
+     * while leases are handed over, or only in the instant between a local release and the next
+     * local take; the next local head then pauses for two of its longest pauses. Pessimistic waiters of other JVMs queue inside the database ahead of the next local
+     * thread, and need no such gap.
+     */
+    static final long HAND_OVER_STREAK_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /**
+     * How many pessimistic turns of one key may be out at once: the holder and one waiter queued at
+     * the database, whose statement the database grants the moment the holder commits. With one, each
+     * local hand-over would wait for a whole lock statement after the commit instead.
+     */
+    public static final int PESSIMISTIC_TURNS = 2;
+    private static final int WAITING = 0;
+    private static final int RESERVED = 1;
+    private static final int GRANTED = 2;
+    private static final int CANCELLED = 3;
+    private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
+    private final TimeSource time;
+
+    public KeyTurns(TimeSource time) {
+        this.time = time;
+    }
+
+    /**
+     * What a waiting thread would take as a lease handed to it directly.
+     *
+     * @param owner  its acquisition id
+     * @param holder its holder description
+     * @param length the lease length it asked for
+     */
+    public record LeaseWish(String owner, String holder, Duration length) {
+    }
+
+    /**
+     * A lease handed over by the previous holder.
+     *
+     * @param lease       the receiver's lease
+     * @param sentAtNanos when the hand-over was sent: the lease is counted from then
+     */
+    public record HandedLease(Lease lease, long sentAtNanos) {
+    }
+
+    /** One key's queue; guarded by its own monitor. Dropped from the map when nobody uses it. */
+    private static final class Queue {
+        final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+        int active;
+        int activeOptimistic;
+        int users;
+        // since when the turn has passed from a local thread straight to a waiting local thread; 0: not
+        long streakSince;
+    }
+
+    private static final class Waiter {
+        final Thread thread = Thread.currentThread();
+        final LeaseWish wish;
+        volatile int state = WAITING;
+        volatile HandedLease handed;
+
+        Waiter(LeaseWish wish) {
+            this.wish = wish;
+        }
+    }
+
+    // an optimistic turn goes alone; a pessimistic one may follow another pessimistic one to the database
+    private static boolean admits(Queue queue, boolean optimistic) {
+        return queue.active == 0
+                || !optimistic && queue.activeOptimistic == 0 && queue.active < PESSIMISTIC_TURNS;
+    }
+
+    private static void activate(Queue queue, boolean optimistic) {
+        queue.active++;
+        if (optimistic) {
+            queue.activeOptimistic++;
+        }
+    }
+
+    /** A thread's turn at one key: ended once, when its acquisition failed or released its row. */
+    public final class Turn {
+        private final String key;
+        private final Queue queue;
+        private final boolean optimistic;
+        private final boolean yieldFirst;
+        private final HandedLease handed;
+        private final AtomicBoolean ended = new AtomicBoolean();
+        private Waiter successor;
+
+        private Turn(String key, Queue queue, boolean optimistic, boolean yieldFirst, HandedLease handed) {
+            this.key = key;
+            this.queue = queue;
+            this.optimistic = optimistic;
+            this.yieldFirst = yieldFirst;
+            this.handed = handed;
+        }
+
+        /** @return whether this JVM has passed the key around long enough to leave other JVMs a gap first */
+        public boolean yieldFirst() {
+            return yieldFirst;
+        }
+
+        /** @return the lease the previous holder handed over with the turn, or null */
+        public HandedLease handed() {
+            return handed;
+        }
+
+        /**
+         * Reserves the next waiter for a lease hand-over, if it wants a lease of this length and the
+         * key has not been passed around locally for too long.
+         *
+         * @return what the reserved waiter wants, or null: release the row instead
+         */
+        LeaseWish reserveSuccessor(Duration leaseLength) {
+            synchronized (queue) {
+                Waiter head = queue.waiting.peek();
+                // a run of hand-overs is bounded from the last take at the database, where this JVM waited like any other
+                if (ended.get() || successor != null || head == null || head.wish == null || !head.wish.length().equals(leaseLength)
+                        || handed != null && queue.streakSince != 0
+                        && time.nanoTime() - queue.streakSince >= HAND_OVER_STREAK_NANOS) {
+                    return null;
+                }
+                queue.waiting.poll();
+                head.state = RESERVED;
+                successor = head;
+                return head.wish;
+            }
+        }
+
+        /** The lease was handed over to the reserved successor; it gets it with the turn at {@link #end()}. */
+        void handedOver(HandedLease lease) {
+            successor.handed = lease;
+        }
+
+        /** Gives the turn to the reserved successor, or to as many of the longest waiters as may go, or frees it. */
+        public void end() {
+            if (!ended.compareAndSet(false, true)) {
+                return;
+            }
+            java.util.List<Waiter> granted = new java.util.ArrayList<>(1);
+            synchronized (queue) {
+                queue.active--;
+                if (optimistic) {
+                    queue.activeOptimistic--;
+                }
+                if (successor != null) {
+                    grant(successor, granted);
+                }
+                for (Waiter head = queue.waiting.peek(); head != null && admits(queue, head.wish != null);
+                     head = queue.waiting.peek()) {
+                    grant(queue.waiting.poll(), granted);
+                }
+                if (queue.active == 0) {
+                    queue.streakSince = 0;
+                } else if (!granted.isEmpty() && (queue.streakSince == 0 || handed == null)) {
+                    queue.streakSince = time.nanoTime();
+                }
+            }
+            granted.forEach(waiter -> LockSupport.unpark(waiter.thread));
+            leave(key, queue);
+        }
+
+        private void grant(Waiter waiter, java.util.List<Waiter> granted) {
+            activate(queue, waiter.wish != null);
+            waiter.state = GRANTED;
+            granted.add(waiter);
+        }
+    }
+
+    /**
+     * Waits for the key's turn.
+     *
+     * @param timeoutNanos how long to wait; zero or less: only if it may go at once (nobody in this JVM
+     *                     waits for the key, and none or, for a pessimistic turn, one other pessimistic turn is out)
+     * @param wish         what this thread would take as a lease handed over, or null (pessimistic)
+     * @return the turn, or null if the wait ran out
+     * @throws InterruptedException if interrupted while waiting in the queue; once the turn was
+     *         granted or reserved, the thread keeps it and its interrupt flag is set again
+     */
+    public Turn await(String key, long timeoutNanos, LeaseWish wish) throws InterruptedException {
+        Queue queue = queues.compute(key, (k, existing) -> {
+            Queue used = existing != null ? existing : new Queue();
+            used.users++;
+            return used;
+        });
+        Waiter waiter;
+        synchronized (queue) {
+            if (queue.waiting.isEmpty() && admits(queue, wish != null)) {
+                activate(queue, wish != null);
+                return new Turn(key, queue, wish != null, false, null);
+            }
+            if (timeoutNanos <= 0) {
+                waiter = null;
+            } else {
+                waiter = new Waiter(wish);
+                queue.waiting.add(waiter);
+            }
+        }
+        if (waiter == null) {
+            leave(key, queue);
+            return null;
+        }
+        return waitForTurn(key, queue, waiter, time.nanoTime() + timeoutNanos);
+    }
+
+    private Turn waitForTurn(String key, Queue queue, Waiter waiter, long deadline) throws InterruptedException {
+        boolean interrupted = false;
+        while (waiter.state != GRANTED) {
+            long remaining = deadline - time.nanoTime();
+            if (waiter.state == WAITING && (remaining <= 0 || interrupted)) {
+                synchronized (queue) {
+                    if (waiter.state == WAITING) {
+                        queue.waiting.remove(waiter);
+                        waiter.state = CANCELLED;
+                    }
+                }
+                if (waiter.state == CANCELLED) {
+                    leave(key, queue);
+                    if (interrupted) {
+                        throw new InterruptedException();
+                    }
+                    return null;
+                }
+                continue;
+            }
+            // a reserved waiter waits for the hand-over, one bounded statement, past its own deadline
+            LockSupport.parkNanos(this, waiter.state == WAITING ? remaining : TimeUnit.MILLISECONDS.toNanos(1));
+            interrupted |= Thread.interrupted();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt(); // granted anyway: the acquisition goes on, the flag stays
+        }
+        boolean yieldFirst;
+        synchronized (queue) {
+            yieldFirst = waiter.handed == null && longStreak(queue);
+        }
+        return new Turn(key, queue, waiter.wish != null, yieldFirst, waiter.handed);
+    }
+
+    private boolean longStreak(Queue queue) {
+        long now = time.nanoTime();
+        if (queue.streakSince == 0 || now - queue.streakSince < HAND_OVER_STREAK_NANOS) {
+            return false;
+        }
+        queue.streakSince = now;
+        return true;
+    }
+
+    private void leave(String key, Queue queue) {
+        queues.computeIfPresent(key, (k, existing) -> existing == queue && --existing.users == 0 ? null : existing);
+    }
+}

@@ -1,0 +1,94 @@
+package io.locked.internal.exclusive;
+
+import io.locked.api.LockLostException;
+import io.locked.api.LockMode;
+import io.locked.internal.base.LockMeter;
+import io.locked.internal.base.TimeSource;
+import io.locked.internal.lease.LeaseWatchdog;
+import io.locked.spi.PessimisticHold;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * Holds the key's row lock in the store's open transaction until the last handle closes. The
+ * watchdog checks now and then that the database still has that transaction: a session that died
+ * (idle timeout, failover, a reset connection) lost its row lock at once, and the holder must learn
+ * it then, not only at its commit.
+ */
+public final class PessimisticAcquisition extends Acquisition {
+    private final PessimisticHold hold;
+    private volatile boolean valid = true;
+    private volatile String lostReason;
+    private volatile ScheduledFuture<?> sessionChecks;
+    /** How long a check of the session may take: that of the watchdog's checks. */
+    private volatile Duration checkTimeout = Duration.ofSeconds(5);
+
+    public PessimisticAcquisition(String key, String owner, String holder, PessimisticHold hold, ThreadScope scope,
+                           KeyTurns.Turn turn, LockMeter meter, TimeSource time) {
+        super(key, owner, holder, hold.token(), scope, turn, meter, time);
+        this.hold = hold;
+    }
+
+    @Override
+    LockMode mode() {
+        return LockMode.PESSIMISTIC;
+    }
+
+    @Override
+    public boolean isValid() {
+        return valid;
+    }
+
+    public void checkSessionsWith(LeaseWatchdog watchdog, Duration every) {
+        Duration timeout = every.dividedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : every.dividedBy(2);
+        checkTimeout = timeout;
+        sessionChecks = watchdog.every(every, () -> checkSession(timeout));
+    }
+
+    /**
+     * Asks the session while the row is held; once released, the release's commit has answered: a hold
+     * whose release found its transaction gone counts as lost, as it does for its holder.
+     */
+    @Override
+    public boolean confirmHeld() {
+        if (valid) {
+            checkSession(checkTimeout);
+        }
+        return lostReason == null;
+    }
+
+    @Override
+    public PessimisticHold.AnotherRow lockAnotherRow(String rowKey, boolean shared) {
+        return hold.lockAnotherRow(rowKey, shared);
+    }
+
+    private synchronized void checkSession(Duration timeout) {
+        if (valid && !hold.isAlive(timeout)) {
+            lostReason = "its database session ended while it was held (checked by the watchdog)";
+            valid = false;
+            stopChecks();
+            lost(lostReason);
+        }
+    }
+
+    private void stopChecks() {
+        ScheduledFuture<?> checks = sessionChecks;
+        if (checks != null) {
+            checks.cancel(false);
+        }
+    }
+
+    @Override
+    void releaseRow() {
+        stopChecks();
+        boolean wasValid = valid;
+        valid = false;
+        boolean released = holdsPastRelease() ? hold.release(holdAtLeast()) : hold.release();
+        if (!wasValid || !released) {
+            if (lostReason == null) {
+                lostReason = "its transaction had already ended (connection lost)";
+            }
+            throw new LockLostException(key, token, lostReason);
+        }
+    }
+}

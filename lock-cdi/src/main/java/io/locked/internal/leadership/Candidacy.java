@@ -1,0 +1,161 @@
+package io.locked.internal.leadership;
+
+import io.locked.api.Leadership;
+import io.locked.api.LeadershipListener;
+import io.locked.api.LockException;
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerClosedException;
+import io.locked.api.LockMode;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.api.LockRequest;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One {@link Leadership}: a thread of its own that waits for the role's optimistic lock, and while it
+ * holds it, watches the handle's validity often enough to tell a lost term soon. All the guarantees
+ * are the lock's: the watchdog renews the lease, the handle turns invalid when a renewal did not
+ * confirm it in time, and each term's token is the lock's fencing token.
+ */
+public final class Candidacy implements Leadership {
+    private static final Logger LOG = Logger.getLogger(Candidacy.class.getName());
+    /** The reason of the term a closed candidacy gives up. */
+    private static final String CLOSED = "closed";
+    private final LockManager locks;
+    private final String role;
+    private final LockRequest request;
+    private final LeadershipListener listener;
+    private final long checkNanos;
+    private final Thread thread;
+    /** The manager's open candidacies, which this one joins at its start and leaves when closed. */
+    private final Set<Candidacy> open;
+    private volatile LockHandle term;
+    private volatile boolean closed;
+
+    public Candidacy(LockManager locks, String role, Duration lease, LeadershipListener listener, Set<Candidacy> open) {
+        if (listener == null) {
+            throw new IllegalArgumentException("The leadership listener must not be null for role '" + role + "'");
+        }
+        // the request checks role (as a key) and lease; a candidate waits up to half a lease per attempt
+        this.request = LockRequest.of(role).mode(LockMode.OPTIMISTIC).lease(lease).maxWait(lease.dividedBy(2))
+                .name("leadership");
+        this.locks = locks;
+        this.role = role;
+        this.listener = listener;
+        // a tenth of the lease, between 10 ms and 1 s: how late a lost term may be told
+        this.checkNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(TimeUnit.SECONDS.toNanos(1),
+                lease.toNanos() / 10));
+        this.open = open;
+        this.thread = new Thread(this::campaign, "locked-leadership-" + role);
+        this.thread.setDaemon(true);
+    }
+
+    public Candidacy start() {
+        open.add(this);
+        thread.start();
+        return this;
+    }
+
+    @Override
+    public String role() {
+        return role;
+    }
+
+    @Override
+    public boolean isLeader() {
+        LockHandle current = term;
+        return current != null && current.isValid();
+    }
+
+    @Override
+    public OptionalLong term() {
+        LockHandle current = term;
+        return current != null && current.isValid() ? OptionalLong.of(current.token()) : OptionalLong.empty();
+    }
+
+    private void campaign() {
+        while (!closed) {
+            LockHandle current = term;
+            if (current == null) {
+                compete();
+            } else if (!current.isValid()) {
+                endTerm(current, "its lease ran out before a renewal confirmed it (the JVM paused, or lost the database)");
+            } else {
+                LockSupport.parkNanos(this, checkNanos);
+            }
+        }
+        // close() interrupted this thread to wake it; the release must not see that interrupt: a pool
+        // such as WildFly's refuses an interrupted thread a connection, and the role would wait for its lease
+        Thread.interrupted();
+        LockHandle last = term;
+        if (last != null) {
+            endTerm(last, CLOSED);
+        }
+    }
+
+    private void compete() {
+        LockHandle won;
+        try {
+            won = locks.acquire(request);
+        } catch (LockNotAcquiredException held) {
+            return; // another JVM leads: ask again
+        } catch (LockManagerClosedException managerClosed) {
+            closed = true;
+            return;
+        } catch (LockException storeFailed) {
+            LOG.log(Level.FINE, "Campaign for '" + role + "' failed; trying again", storeFailed);
+            LockSupport.parkNanos(this, request.maxWait().toNanos());
+            return;
+        }
+        term = won;
+        tell(() -> listener.granted(this, won.token()), "granted");
+    }
+
+    // The listener is told before the release: a store that cannot be reached holds a release up for
+    // its whole connection wait, and the leader's work must stop when isLeader() turned false, not
+    // seconds later; at close, the work stops before the next leader can begin.
+    private void endTerm(LockHandle ended, String reason) {
+        term = null;
+        tell(() -> listener.lost(this, ended.token(), reason), "lost");
+        try {
+            ended.close();
+        } catch (LockException releaseFailed) {
+            if (reason.equals(CLOSED)) {
+                LOG.log(Level.WARNING, "Could not give up the role '" + role + "' at close: the next leader"
+                        + " waits until its lease has run out", releaseFailed);
+            }
+            // else the term had ended already: what the listener was told
+        }
+    }
+
+    private void tell(Runnable call, String what) {
+        try {
+            call.run();
+        } catch (RuntimeException listenerFailed) {
+            LOG.log(Level.WARNING, "The leadership listener of '" + role + "' failed on " + what, listenerFailed);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        open.remove(this);
+        thread.interrupt();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
