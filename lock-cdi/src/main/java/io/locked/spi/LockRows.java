@@ -2,6 +2,7 @@ package io.locked.spi;
 
 import io.locked.api.HolderKind;
 import io.locked.api.LockRequest;
+import java.util.List;
 
 /**
  * How the core names the rows of a key's permits and read/write lock in the lock table: the key,
@@ -76,6 +77,25 @@ public final class LockRows {
      */
     public static String readerSlotPrefix(String key) {
         return key + MARK + "r";
+    }
+
+    /**
+     * @param rows row keys
+     * @return the lock key whose reader slots the rows are, every one of them in slot order (what a writer
+     *         looks at); null for any other list
+     */
+    public static String readerSlotsOf(List<String> rows) {
+        int mark = rows.isEmpty() ? -1 : rows.get(0).lastIndexOf(MARK);
+        if (mark < 0 || rows.size() != LockRequest.MAX_READERS) {
+            return null;
+        }
+        String key = rows.get(0).substring(0, mark);
+        for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
+            if (!rows.get(slot - 1).equals(readerSlot(key, slot))) {
+                return null;
+            }
+        }
+        return key;
     }
 
     /**

@@ -49,20 +49,20 @@ final class ReadSide {
         if (underTheWrite != null) {
             return underTheWrite;
         }
-        LocalReadWrite.KeyState state = local.enter(request.key());
+        KeyState state = local.enter(request.key());
         synchronized (state) {
             state.readersArriving++;
         }
         try {
             return readIn(state, request, deadline, rows);
         } finally {
-            local.releaseIfUnwanted(state, LocalReadWrite.KeyState::arrivalEnded);
+            local.releaseIfUnwanted(state, KeyState::arrivalEnded);
             local.released(state);
         }
     }
 
     /** @return a reader's hold in a group of this JVM, or null when none came within the wait */
-    private LockHandle readIn(LocalReadWrite.KeyState state, LockRequest request, long deadline, RowAccess rows) {
+    private LockHandle readIn(KeyState state, LockRequest request, long deadline, RowAccess rows) {
         String writer = LockRows.writer(request.key());
         Backoff backoff = Backoff.standard();
         while (true) {
@@ -126,7 +126,7 @@ final class ReadSide {
     }
 
     /** @return whether a writer holds the row: the group no longer admits */
-    private boolean lookedForAWriter(LocalReadWrite.KeyState state, ReaderGroup group, String writer, RowAccess rows) {
+    private boolean lookedForAWriter(KeyState state, ReaderGroup group, String writer, RowAccess rows) {
         boolean held = true;
         ReaderGroup closed = null;
         try {
@@ -153,7 +153,7 @@ final class ReadSide {
      * Takes a free slot, shares the key's shared row in the slot's transaction ({@code PESSIMISTIC}), and
      * reads the writer row, for a new group of this JVM's readers.
      */
-    private FormedOrNot form(LocalReadWrite.KeyState state, LockRequest request, RowAccess rows) {
+    private FormedOrNot form(KeyState state, LockRequest request, RowAccess rows) {
         String key = request.key();
         String sharedRow = LockRows.shared(key);
         ReaderGroup formed = null;
@@ -235,9 +235,9 @@ final class ReadSide {
      *
      * @return true once the writer row is free; false when the wait ran out first
      */
-    private boolean awaitWriterRowFree(LocalReadWrite.KeyState state, String writer, long deadline, Backoff backoff,
+    private boolean awaitWriterRowFree(KeyState state, String writer, long deadline, Backoff backoff,
                                        RowAccess rows) {
-        local.releaseIfUnwanted(state, LocalReadWrite.KeyState::arrivalEnded);
+        local.releaseIfUnwanted(state, KeyState::arrivalEnded);
         try {
             while (true) {
                 long seen;

@@ -87,12 +87,12 @@ public final class ReadWriteSlots {
     }
 
     /** Waits for the next pause of the backoff, or until this JVM's readers or writers of the key change. */
-    static boolean pause(LocalReadWrite.KeyState state, long seen, long deadline, Backoff backoff, TimeSource time) {
+    static boolean pause(KeyState state, long seen, long deadline, Backoff backoff, TimeSource time) {
         long remaining = deadline - time.nanoTime();
         return remaining > 0 && pause(state, seen, deadline, backoff.nextPauseNanos(remaining));
     }
 
-    static boolean pause(LocalReadWrite.KeyState state, long seen, long deadline, long nanos) {
+    static boolean pause(KeyState state, long seen, long deadline, long nanos) {
         synchronized (state) {
             return state.await(seen, deadline, nanos);
         }

@@ -18,7 +18,7 @@ import java.util.Map;
  * writer of this JVM comes, when the slot's hold is no longer valid, and when a look at the writer row
  * finds a writer of another JVM waiting.
  *
- * <p>Its state is guarded by the monitor of its key's {@link LocalReadWrite.KeyState}.
+ * <p>Its state is guarded by the monitor of its key's {@link KeyState}.
  */
 final class ReaderGroup {
     /** The slot's hold, out of every thread's scope: it belongs to the group, not to its first reader. */
@@ -62,7 +62,7 @@ final class ReaderGroup {
     enum Keep { NOT_BEGUN, RUNNING, OVER }
 
     /** Adds a reader, of this thread; call under the key state's monitor. */
-    Member join(LocalReadWrite.KeyState state) {
+    Member join(KeyState state) {
         members++;
         keep = Keep.NOT_BEGUN;
         holdsInScope.merge(Thread.currentThread(), 1, Integer::sum);
@@ -85,13 +85,13 @@ final class ReaderGroup {
     /** One reader's hold: its own handle on the group's slot. */
     static final class Member implements LockHandle {
         private final ReaderGroup group;
-        private final LocalReadWrite.KeyState state;
+        private final KeyState state;
         private final long token;
         /** The thread whose scope it is in, until closed or handed over; guarded by the key state. */
         private Thread scopedTo;
         private boolean closed;
 
-        private Member(ReaderGroup group, LocalReadWrite.KeyState state, Thread scopedTo, long token) {
+        private Member(ReaderGroup group, KeyState state, Thread scopedTo, long token) {
             this.group = group;
             this.state = state;
             this.scopedTo = scopedTo;

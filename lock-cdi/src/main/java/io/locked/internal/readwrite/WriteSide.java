@@ -45,7 +45,7 @@ final class WriteSide {
         if (nested != null) {
             return nested;
         }
-        LocalReadWrite.KeyState state = local.enter(request.key());
+        KeyState state = local.enter(request.key());
         try {
             ReaderGroup unwanted;
             synchronized (state) {
@@ -84,7 +84,7 @@ final class WriteSide {
         }
     }
 
-    private void writerLeft(LocalReadWrite.KeyState state, boolean heldTheRow, long token) {
+    private void writerLeft(KeyState state, boolean heldTheRow, long token) {
         if (!local.releaseIfUnwanted(state, left -> left.writerLeft(heldTheRow, token))) {
             local.ended(state); // woken by the write's end already: this forgets the state if nothing uses it
         }
@@ -100,7 +100,7 @@ final class WriteSide {
      *
      * @return the write, or null, nothing held, when the rows did not come within the wait
      */
-    private LockHandle takeTheRows(LockRequest request, long deadline, RowAccess rows, LocalReadWrite.KeyState state) {
+    private LockHandle takeTheRows(LockRequest request, long deadline, RowAccess rows, KeyState state) {
         String shared = LockRows.shared(request.key());
         Backoff backoff = Backoff.standard();
         while (true) {
@@ -139,7 +139,7 @@ final class WriteSide {
      *
      * @return false, the write released, when the wait ran out
      */
-    private boolean pauseHolding(LocalReadWrite.KeyState state, long seen, long deadline, Backoff backoff,
+    private boolean pauseHolding(KeyState state, long seen, long deadline, Backoff backoff,
                                  LockHandle write) {
         boolean waited;
         try {
@@ -164,7 +164,7 @@ final class WriteSide {
      * @return true once no reader is inside; false, the write released, when the wait ran out first
      */
     private boolean awaitNoReader(LockRequest request, long deadline, RowAccess rows, LockHandle write,
-                                  LocalReadWrite.KeyState state) {
+                                  KeyState state) {
         Backoff backoff = Backoff.standard();
         List<String> readers = RowKeys.readerSlotKeys(request.key());
         Map<String, LockRowState> waitedFor = null;

@@ -5,10 +5,8 @@ import io.locked.jpa.LockRow;
 import io.locked.jpa.StandbyCommits;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.LockConnections;
-import io.locked.jpa.internal.transaction.FenceTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -57,23 +55,7 @@ final class PostgreSqlDialect extends Dialect {
     private static final String INSERT_IF_ABSENT = "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token)"
             + " VALUES (?, 0, 0) ON CONFLICT (lock_key) DO NOTHING";
     /** key, session: ends the session only while its transaction is the one that row-locks the key. */
-    private static final String END_HOLD = "SELECT pg_terminate_backend(a.pid) FROM " + LockRow.TABLE
-            + " l JOIN pg_stat_activity a ON a.backend_xid = l.xmax WHERE l.lock_key = ? AND a.pid = ?";
-    /** One upsert that keeps the higher token and returns the row as written. */
-    private static final FenceStatements FENCE = new FenceStatements() {
-        private static final String RAISE = "INSERT INTO " + TABLE + " AS f (lock_key, token) VALUES (?, ?)"
-                + " ON CONFLICT (lock_key) DO UPDATE SET token = GREATEST(f.token, EXCLUDED.token) RETURNING f.token";
-
-        @Override
-        public long raise(FenceTransaction transaction, String key, long token) throws SQLException {
-            return requireRow(transaction.queryLong(RAISE, key, token), key);
-        }
-
-        @Override
-        public String toString() {
-            return "POSTGRESQL";
-        }
-    };
+    private static final FenceStatements FENCE = new PostgreSqlFence();
 
     /** The level of {@code synchronous_commit} the user asked for the lock's durable writes, or null. */
     private final String standbyWait;
@@ -273,19 +255,7 @@ final class PostgreSqlDialect extends Dialect {
     @Override
     public boolean endHold(Connection connection, String key, long token, String holder, long session)
             throws SQLException {
-        try (PreparedStatement end = connection.prepareStatement(END_HOLD)) {
-            end.setString(1, key);
-            end.setInt(2, (int) session);
-            try (ResultSet ended = end.executeQuery()) {
-                if (!ended.next()) {
-                    return false;
-                }
-                if (!ended.getBoolean(1)) {
-                    throw new SQLException("pg_terminate_backend(" + session + ") answered false");
-                }
-                return true;
-            }
-        }
+        return PostgreSqlHolderEnd.end(connection, key, session);
     }
 
     @Override

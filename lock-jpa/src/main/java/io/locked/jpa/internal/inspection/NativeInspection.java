@@ -1,14 +1,13 @@
 package io.locked.jpa.internal.inspection;
 
-import io.locked.spi.LockRows;
 import io.locked.api.LockMode;
-import io.locked.api.LockRequest;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.HolderSession;
 import io.locked.spi.LockRowState;
+import io.locked.spi.LockRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -132,24 +131,10 @@ public final class NativeInspection {
         if (keys.isEmpty() || keys.size() > MAX_PAGE) {
             throw new IllegalArgumentException("Keys to inspect at once must be 1 to " + MAX_PAGE + ", were " + keys.size());
         }
-        String slots = database.servesPrefixesFromIndex() ? readerSlotsPrefix(keys) : null;
+        String readKey = database.servesPrefixesFromIndex() ? LockRows.readerSlotsOf(keys) : null;
+        String slots = readKey == null ? null : LockRows.readerSlotPrefix(readKey);
         return slots == null ? new Named("l.lock_key IN (" + "?, ".repeat(keys.size() - 1) + "?)", keys)
                 : new Named("l.lock_key LIKE ? ESCAPE '!'", List.of(likePrefix(slots)));
-    }
-
-    /** @return the prefix of a read/write lock's reader slots when the keys are all of them, in slot order; else null */
-    private static String readerSlotsPrefix(List<String> keys) {
-        int mark = keys.get(0).lastIndexOf(LockRows.MARK);
-        if (mark < 0 || keys.size() != LockRequest.MAX_READERS) {
-            return null;
-        }
-        String key = keys.get(0).substring(0, mark);
-        for (int slot = 1; slot <= LockRequest.MAX_READERS; slot++) {
-            if (!keys.get(slot - 1).equals(LockRows.readerSlot(key, slot))) {
-                return null;
-            }
-        }
-        return LockRows.readerSlotPrefix(key);
     }
 
     /** @return what a failure to read the keys names: the first key, and how many more */
