@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.testing.PackageRules;
 import io.locked.testing.PackageRules.Use;
+import io.locked.testing.PackageRulesChecks;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * enums); no dialect knows a path; no file grows past 300 lines. The rules are
  * {@link PackageRules}, shared with lock-cdi.
  */
-class PackageRulesTest {
+class PackageRulesTest implements PackageRulesChecks {
     private static final Path SOURCES = Path.of("src/main/java");
     private static final String ROOT = "io.locked.jpa";
     /** Each package's layer: a package may use its own layer and higher numbers only. */
@@ -44,21 +45,9 @@ class PackageRulesTest {
             ROOT + ".LockTokens", ROOT + ".StandbyCommits");
     private static final PackageRules RULES = new PackageRules(SOURCES, ROOT, LAYERS, VALUES::contains, 300);
 
-    @Test
-    void everyPackageUsesOnlyItsOwnLayerAndTheLayersBelowIt() {
-        List<Use> uses = RULES.uses();
-        assertTrue(uses.size() > 100, "the rules read almost nothing: " + uses.size() + " uses");
-        assertEquals(List.of(), RULES.violations(uses));
-    }
-
-    @Test
-    void noPackageIsLeftOutOfTheLayers() {
-        assertEquals(Set.of(), RULES.unplacedPackages(), "place each new package in a layer of this test and of docs/design.md");
-    }
-
-    @Test
-    void noMainFileGrowsPastThreeHundredLines() {
-        assertEquals(Map.of(), RULES.tooLongFiles(), "split these by responsibility");
+    @Override
+    public PackageRules rules() {
+        return RULES;
     }
 
     /** The rules catch what they are for: each kind of violation, made up, is reported. */
