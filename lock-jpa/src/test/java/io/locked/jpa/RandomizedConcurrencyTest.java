@@ -1,15 +1,8 @@
 package io.locked.jpa;
 
-import io.locked.spi.LockRows;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
-
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
-import io.locked.api.LockRequest;
 import io.locked.api.LockType;
 import io.locked.contract.DelegatingRepository;
 import io.locked.contract.RandomizedHistory;
@@ -17,6 +10,7 @@ import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
+import io.locked.spi.LockRows;
 import io.locked.spi.PessimisticHold;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The randomized concurrency run ({@link RandomizedHistory}) on H2, MariaDB, PostgreSQL and MySQL 8,
@@ -62,6 +60,8 @@ class RandomizedConcurrencyTest {
     private static final Duration LOAD = Duration.ofSeconds(Long.getLong("locked.random.seconds", 4));
     private static final Duration SESSION_CHECKS = Duration.ofSeconds(1);
     private static final int RUNS = Integer.getInteger("locked.random.runs", 1);
+    /** How many runs a negative control that depends on a chance meeting may take to be caught. */
+    private static final int CONTROL_RUNS = 3;
     private static final String DATABASES = System.getProperty("locked.random.databases", "H2,MARIADB,POSTGRESQL,MYSQL8");
 
     /** Each database's native path also with clock tokens, whose releases mostly roll their token back. */
@@ -99,12 +99,23 @@ class RandomizedConcurrencyTest {
         assertFalse(outcome.silent().isEmpty(), "a lock that does not lock went unnoticed: " + outcome.describe());
     }
 
-    /** The minimum hold's check: a store that frees a key at every release, its hold dropped, is caught. */
+    /**
+     * The minimum hold's check: a store that frees a key at every release, its hold dropped, is caught. A
+     * dropped hold shows only where another worker asks for its key before the hold would have ended, which
+     * one short run leaves to chance (about one run in ten met none on this machine): up to
+     * {@value #CONTROL_RUNS} runs, each with seeds of its own, and one of them must catch it.
+     */
     @Test
     void theSameRunOnAStoreThatDropsMinimumHoldsIsCaught() throws Exception {
-        RandomizedHistory.Outcome outcome = negativeControl(DropsMinimumHolds::new, history -> history.minimumHoldsEvery(2));
-        assertTrue(outcome.problems().stream().anyMatch(problem -> problem.contains("minimum hold:")),
-                "a store that drops minimum holds went unnoticed: " + outcome.describe());
+        List<String> unnoticed = new ArrayList<>();
+        for (int run = 0; run < CONTROL_RUNS; run++) {
+            RandomizedHistory.Outcome outcome = negativeControl(DropsMinimumHolds::new, history -> history.minimumHoldsEvery(2));
+            if (outcome.problems().stream().anyMatch(problem -> problem.contains("minimum hold:"))) {
+                return;
+            }
+            unnoticed.add(outcome.describe());
+        }
+        fail("a store that drops minimum holds went unnoticed in " + CONTROL_RUNS + " runs: " + unnoticed);
     }
 
     /** The end's check: a store that keeps the reader slots it is asked to release is caught. */
