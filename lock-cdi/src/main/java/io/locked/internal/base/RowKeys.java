@@ -64,7 +64,7 @@ public final class RowKeys {
     /**
      * @param key a read/write lock's key
      * @return the keys of all its reader slots, 1 to {@link LockRequest#MAX_READERS}: every row a reader
-     *         may take ({@link ReadSide}), which a writer looks at ({@link WriteSide})
+     *         may take ({@code ReadSide}), which a writer looks at ({@code WriteSide})
      */
     public static List<String> readerSlotKeys(String key) {
         List<String> slots = new ArrayList<>(LockRequest.MAX_READERS);

@@ -12,7 +12,7 @@ public abstract class AcquisitionView implements LockHandle {
         this.acquisition = acquisition;
     }
 
-    /** @return the key of the row the acquisition holds: the lock key, or a slot's row ({@link RowKeys}) */
+    /** @return the key of the row the acquisition holds: the lock key, or a slot's row ({@link io.locked.internal.base.RowKeys}) */
     public String rowKey() {
         return acquisition.key;
     }

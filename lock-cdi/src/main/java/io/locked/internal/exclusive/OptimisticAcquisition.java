@@ -14,8 +14,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Holds the key's lease. Renewed by the {@link LeaseWatchdog}, alone or in a batch
- * ({@link LeaseRenewals}); valid until the last confirmed renewal's lease runs out, measured from
+ * Holds the key's lease. Renewed by the {@link io.locked.internal.lease.LeaseWatchdog}, alone or in a batch
+ * ({@link io.locked.internal.lease.LeaseRenewals}); valid until the last confirmed renewal's lease runs out, measured from
  * when that renewal was <em>sent</em> on this JVM's monotonic clock. The database set the expiry no earlier than that, so this JVM never believes a
  * lease is live after the database has let it expire (whatever either wall clock says).
  *

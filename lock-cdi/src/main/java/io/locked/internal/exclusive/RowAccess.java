@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * What permits ({@link PermitSlots}) and read/write locks ({@link ReadWriteSlots}) need of the lock
+ * What permits ({@code PermitSlots}) and read/write locks ({@code ReadWriteSlots}) need of the lock
  * manager: one row taken as an exclusive lock, and the table read, within one request.
  */
 public interface RowAccess {
