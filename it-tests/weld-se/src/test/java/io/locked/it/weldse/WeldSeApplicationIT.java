@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A Weld SE application needs no more than the dependencies docs/runtimes.md lists, and no config
+ * A Weld SE application needs no more than the dependencies docs/getting-started.md lists, and no config
  * library at all. Builds app/ (a standalone Maven project with exactly the doc's list) with a nested
  * Maven, then runs its main class as a JVM of its own against MariaDB (database locked_weld_se), once
  * with the whole list, once without MicroProfile Config, once with its API but no implementation. The
@@ -99,7 +99,7 @@ class WeldSeApplicationIT {
     void theDocsListExactlyTheApplicationsDependencies() throws IOException {
         String docs = Files.readString(Path.of(System.getProperty("weld-se.docs")));
         Matcher section = Pattern.compile("(?ms)^## Weld SE and Java SE$(.*?)(?=^## |\\z)").matcher(docs);
-        assertTrue(section.find(), "no section 'Weld SE and Java SE' in docs/runtimes.md");
+        assertTrue(section.find(), "no section 'Weld SE and Java SE' in docs/getting-started.md");
         assertEquals(dependencies(read(Path.of(System.getProperty("weld-se.app"), "pom.xml"))), dependencies(section.group(1)));
     }
 
