@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * An acquisition against a server that stopped answering (a hung server, a silent network: a proxy
- * that passes nothing on) ends within its documented bound ({@code docs/usage.md}, "Waiting"):
+ * that passes nothing on) ends within its documented bound ({@code docs/locking.md}, "Waiting"):
  * {@code maxWait} plus the connection wait, plus the 2 s a hung statement is allowed. Its statement
  * times out on the socket; a statement that timed out is not sent again (it would wait as long again),
  * and nothing is retried once the call's time is up: a second borrow would check an idle connection
