@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
- * Checks the minimum hold's promise (docs/usage.md, "holdAtLeast"): after its release a key stays taken until
+ * Checks the minimum hold's promise (docs/scheduled-jobs.md, "holdAtLeast"): after its release a key stays taken until
  * the hold has passed since the acquisition, on the database's clock, for every holder; a forced release ends
  * it. So once a binding hold ({@link MinimumHold#binding()}) was asked for at t0, no other section of its key
  * that enters after it (those before it held the key while it waited) enters before t0 + hold, unless a forced
