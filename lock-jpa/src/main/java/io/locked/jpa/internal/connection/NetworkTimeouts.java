@@ -30,6 +30,25 @@ public final class NetworkTimeouts {
         }
     }
 
+    /**
+     * Raises the connection's timeout to at least millis, for a statement the server may end later than
+     * the call's bound; {@link #restore} with millis puts the call's back.
+     *
+     * @return the timeout the connection had, or {@link #NOT_SET} where it had none or a longer one
+     */
+    public static int atLeast(Connection connection, int millis) throws SQLException {
+        try {
+            int before = connection.getNetworkTimeout();
+            if (before <= 0 || before >= millis) {
+                return NOT_SET; // none (H2), or long enough already
+            }
+            connection.setNetworkTimeout(Runnable::run, millis);
+            return before;
+        } catch (SQLFeatureNotSupportedException | AbstractMethodError | UnsupportedOperationException noTimeouts) {
+            return NOT_SET;
+        }
+    }
+
     /** Sets the timeout on a connection whose earlier one {@link #apply} saved; nothing if there was none. */
     public static void change(Connection connection, int before, int millis) throws SQLException {
         if (before != NOT_SET) {

@@ -266,6 +266,15 @@ public abstract class Dialect implements RowStatements, RenewalStatements, Holde
         return SessionLockTimeout.UNCHANGED;
     }
 
+    /**
+     * How long a statement that creates a key's row may wait on the server for a lock, at most, when it
+     * is given waitMillis: longer where the database cannot bound it as finely (MySQL), and then the
+     * client must wait for the server's answer that long ({@link io.locked.jpa.internal.connection.NetworkTimeouts#atLeast}).
+     */
+    public long rowCreationServerMillis(long waitMillis) {
+        return waitMillis;
+    }
+
     /** Bounds the lock wait of a statement that creates a key's row, as {@link #boundLockWait}. */
     public SessionLockTimeout boundRowCreation(Connection connection, long waitMillis) throws SQLException {
         return boundLockWait(connection, waitMillis);

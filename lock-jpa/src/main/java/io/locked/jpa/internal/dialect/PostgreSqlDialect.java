@@ -24,6 +24,8 @@ import java.util.List;
 final class PostgreSqlDialect extends Dialect {
     /** The bound on a statement's lock wait, sent first in the same round trip; it ends with the transaction. */
     private static final String LOCK_WAIT = "SELECT set_config('lock_timeout', ?, true)";
+    /** The server's bound on the brief lock waits of a statement whose caller does not wait: {@link #lockWait}. */
+    private static final long ZERO_WAIT_SERVER_BOUND_MILLIS = CallBounds.STATEMENT_ALLOWANCE.toMillis() / 2;
     /** The commit's wait for the standbys that the user asked of the lock's durable writes. */
     private static final String STANDBY_WAIT = "set_config('synchronous_commit', '%s', true)";
     /**
@@ -124,10 +126,15 @@ final class PostgreSqlDialect extends Dialect {
 
     /**
      * PostgreSQL's lock_timeout for a wait (0 would mean "forever"). A wait of zero does not queue for the row
-     * (its statements skip a locked row or say NOWAIT): its setting bounds the server's own brief lock waits.
+     * (its statements skip a locked row or say NOWAIT): its setting bounds the server's own brief lock waits,
+     * and the wait an insert of a missing key makes for another transaction's uncommitted insert of it, which
+     * NOWAIT does not cover. That bound is half the statement allowance: the client gives up on the statement
+     * after the allowance ({@link CallBounds#forWait}), and the server must answer "busy" first (seen in the
+     * randomized run: a reader slot's insert waited the whole allowance for another reader's, and the client's
+     * network timeout ended it as a lost connection).
      */
     static String lockWait(long waitMillis) {
-        return (waitMillis == 0 ? CallBounds.STATEMENT_ALLOWANCE.toMillis() : waitMillis) + "ms";
+        return (waitMillis == 0 ? ZERO_WAIT_SERVER_BOUND_MILLIS : waitMillis) + "ms";
     }
 
     @Override
@@ -220,8 +227,8 @@ final class PostgreSqlDialect extends Dialect {
     public PreparedStatement insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
         PreparedStatement insert = connection.prepareStatement(LOCK_WAIT + "; " + INSERT_IF_ABSENT); // lost: made again
         // it waits only for another creator of the key, which commits at once here, and for the
-        // server's own brief waits: at least the statement allowance, whatever the caller's wait
-        insert.setString(1, lockWait(Math.max(waitMillis, CallBounds.STATEMENT_ALLOWANCE.toMillis())));
+        // server's own brief waits: at least what a wait of zero allows them, whatever the caller's wait
+        insert.setString(1, lockWait(Math.max(waitMillis, ZERO_WAIT_SERVER_BOUND_MILLIS)));
         insert.setString(2, key);
         return insert;
     }

@@ -15,9 +15,10 @@ import java.util.List;
  * the database's clock read beside it, and created free where it is missing.
  */
 final class EntityRows {
-    private static final LockRowAccess ROWS = LockRowAccess.rows();
     static final String LOCK_TIMEOUT = "jakarta.persistence.lock.timeout";
     static final String QUERY_TIMEOUT = "jakarta.persistence.query.timeout";
+    /** A free row, as {@code new LockRow(key)} persists it, in the columns every database's table has. */
+    private static final String INSERT_FREE_ROW = "INSERT INTO " + LockRow.TABLE + " (lock_key, version, token) VALUES (?, 0, 0)";
     // a cleanup never waits behind a holder: it skips a row that is locked right now
     static final int NO_WAIT = 0;
 
@@ -81,12 +82,17 @@ final class EntityRows {
         }
     }
 
-    /** Persists a free row for the key in a transaction of its own; a concurrent creation of the same key is fine. */
+    /**
+     * Inserts a free row for the key in a transaction of its own; a concurrent creation of the same key is fine.
+     * A native statement, not {@code persist}: the insert waits for another transaction's uncommitted row of
+     * the key, and only a query takes a timeout (a flush has none: on PostgreSQL, which has no lock wait
+     * bound by default, such a wait lasted as long as the other transaction).
+     */
     void createRow(EntityManager manager, String key, CallBounds bounds) {
         try {
             transactions.begin(manager);
-            manager.persist(ROWS.newRow(key));
-            manager.flush();
+            manager.createNativeQuery(INSERT_FREE_ROW).setParameter(1, key)
+                    .setHint(QUERY_TIMEOUT, bounds.statementMillis()).executeUpdate();
             transactions.commit(manager);
         } catch (RuntimeException raceOrFailure) {
             if (!EntityConflicts.isDuplicate(raceOrFailure)) {

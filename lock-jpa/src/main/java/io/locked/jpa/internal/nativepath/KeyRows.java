@@ -1,6 +1,8 @@
 package io.locked.jpa.internal.nativepath;
 
+import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.connection.LockConflicts;
+import io.locked.jpa.internal.connection.NetworkTimeouts;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.SharedRowStatements;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
@@ -67,6 +69,11 @@ final class KeyRows {
      *         {@code SQLTimeoutException}, after which HikariCP has closed its handle
      */
     void insertIfAbsent(Connection connection, String key, long waitMillis) throws SQLException {
+        // the client waits for the server to end the creation's lock wait, which it may do later than
+        // the call's bound: a creator that holds the row longer is then "busy", not a lost connection
+        int answerMillis = (int) Math.min(Integer.MAX_VALUE,
+                database.rowCreationServerMillis(waitMillis) + CallBounds.STATEMENT_ALLOWANCE.toMillis() / 2);
+        int callTimeout = NetworkTimeouts.atLeast(connection, answerMillis);
         try (SessionLockTimeout bounded = database.boundRowCreation(connection, waitMillis);
              PreparedStatement insert = database.insertIfAbsent(connection, key, waitMillis)) {
             insert.execute();
@@ -78,5 +85,7 @@ final class KeyRows {
                 connection.rollback();
             }
         }
+        // not after a failure: the connection may be gone, and the pool drops it with its timeout
+        NetworkTimeouts.restore(connection, callTimeout, answerMillis);
     }
 }
