@@ -22,6 +22,7 @@ final class LossExplanations {
     private final Function<String, List<CriticalSection>> exclusiveHistory;
     private final Set<String> shortLeases;
     private final boolean endsSessionsAfterASeparateCheck;
+    private final boolean endsSessionsBySignal;
     /** The forced releases that explained a loss of {@link #endedNextWorkOfAReleasedSession}: one each. */
     private final Set<ForcedRelease> explainedLosses = new HashSet<>();
 
@@ -30,13 +31,15 @@ final class LossExplanations {
      * @param exclusiveHistory                the sections of an exclusive key of the run
      * @param shortLeases                     {@code key#token} of the holds whose own lease was short
      * @param endsSessionsAfterASeparateCheck see {@link RandomizedHistory#endsSessionsAfterASeparateCheck()}
+     * @param endsSessionsBySignal            see {@link RandomizedHistory#endsSessionsBySignal()}
      */
     LossExplanations(List<ForcedRelease> forced, Function<String, List<CriticalSection>> exclusiveHistory,
-                     Set<String> shortLeases, boolean endsSessionsAfterASeparateCheck) {
+                     Set<String> shortLeases, boolean endsSessionsAfterASeparateCheck, boolean endsSessionsBySignal) {
         this.forced = forced;
         this.exclusiveHistory = exclusiveHistory;
         this.shortLeases = shortLeases;
         this.endsSessionsAfterASeparateCheck = endsSessionsAfterASeparateCheck;
+        this.endsSessionsBySignal = endsSessionsBySignal;
     }
 
     /**
@@ -66,12 +69,24 @@ final class LossExplanations {
         for (ForcedRelease release : forced) {
             if (release.endedToken() && !toldHolds.contains(release.key() + "#" + release.ended().token().getAsLong())
                     && holds.stream().noneMatch(hold -> release.ended(hold.key(), hold.token())
-                            && hold.closedNanos() - release.endNanos() <= 0)) {
+                            && hold.closedNanos() - release.endNanos() <= 0)
+                    && !releasedItselfDuring(release)) {
                 problems.add("forceRelease('" + release.key() + "') reported ending " + release.ended()
                         + ", but no holder of that token was told it lost the lock");
             }
         }
         return problems;
+    }
+
+    /**
+     * The shape of {@link RandomizedHistory#endsSessionsBySignal()}: the pessimistic section whose hold the
+     * forced release reports ended was never told of a loss, and left while the forced release ran.
+     */
+    private boolean releasedItselfDuring(ForcedRelease release) {
+        long token = release.ended().token().getAsLong();
+        return endsSessionsBySignal && exclusiveHistory.apply(release.key()).stream().anyMatch(section ->
+                section.token() == token && pessimistic(section) && !section.lossSignalled()
+                        && section.exitNanos() >= release.startNanos() && section.exitNanos() <= release.endNanos());
     }
 
     /** @return whether the loss of this section of this key, which its holder was told of, is explained */
@@ -95,18 +110,19 @@ final class LossExplanations {
      * released itself during the forced release; the lost pessimistic section (of an exclusive key or a
      * read/write key) began after that release, and its lock statement reached the server before the forced
      * release's end. Its entry may come a moment after that end, the lock statement's reply being on its way.
+     * On a store that ends sessions by a signal ({@link RandomizedHistory#endsSessionsBySignal()}) the answer
+     * may also be "ended" with that holder's token, and the signal meets the session's next work the same way.
      */
     private synchronized boolean endedNextWorkOfAReleasedSession(String key, CriticalSection lost) {
-        if (!endsSessionsAfterASeparateCheck || !pessimistic(lost)) {
+        if (!(endsSessionsAfterASeparateCheck || endsSessionsBySignal) || !pessimistic(lost)) {
             return false;
         }
         long replySlack = TimeUnit.SECONDS.toNanos(1);
         // one KILL ends one session: each forced release explains one loss at most
         Optional<ForcedRelease> explaining = forced.stream()
-                .filter(release -> release.ended() == null && release.outcome().equals("free") && !release.key().equals(key))
-                .filter(release -> !explainedLosses.contains(release))
+                .filter(release -> !release.key().equals(key) && !explainedLosses.contains(release))
                 .filter(release -> exclusiveHistory.apply(release.key()).stream().anyMatch(released ->
-                        pessimistic(released) && !released.lossSignalled()
+                        answersForAHoldThatReleasedItself(release, released) && pessimistic(released) && !released.lossSignalled()
                                 && manager(released).equals(manager(lost))
                                 && released.exitNanos() >= release.startNanos() - replySlack
                                 && released.exitNanos() <= release.endNanos()
@@ -115,6 +131,17 @@ final class LossExplanations {
                 .findFirst();
         explaining.ifPresent(explainedLosses::add);
         return explaining.isPresent();
+    }
+
+    /**
+     * Whether the forced release's answer fits that hold's having released itself during it: "free", or on a
+     * store that ends sessions by a signal, "ended" with that hold's token (it cannot tell a rolled-back release).
+     */
+    private boolean answersForAHoldThatReleasedItself(ForcedRelease release, CriticalSection released) {
+        if (release.ended() == null) {
+            return release.outcome().equals("free");
+        }
+        return endsSessionsBySignal && release.endedToken() && release.ended().token().getAsLong() == released.token();
     }
 
     private static boolean pessimistic(CriticalSection section) {

@@ -67,6 +67,7 @@ public final class RandomizedHistory {
     private volatile String longestOverWait = "";
     /** Whether the store checks a hold and ends its session in separate round trips (MySQL 8). */
     private boolean endsSessionsAfterASeparateCheck;
+    private boolean endsSessionsBySignal;
     private int minimumHoldEvery = 48;
     private Operator operator;
 
@@ -116,6 +117,20 @@ public final class RandomizedHistory {
      */
     public RandomizedHistory endsSessionsAfterASeparateCheck() {
         endsSessionsAfterASeparateCheck = true;
+        return this;
+    }
+
+    /**
+     * For a store that ends a pessimistic hold's session by a signal that the session meets an instant after
+     * the check (PostgreSQL's {@code pg_terminate_backend}, docs/guarantees.md): a hold whose holder rolls its
+     * release back in that instant (a clock token's release) leaves nothing in the row to tell it from an
+     * ended one, and the forced release answers "ended" for it. The run accepts that answer only in exactly
+     * that shape ({@link LossExplanations}): the holder, never told of a loss, left during the forced release.
+     *
+     * @return this run
+     */
+    public RandomizedHistory endsSessionsBySignal() {
+        endsSessionsBySignal = true;
         return this;
     }
 
@@ -264,7 +279,7 @@ public final class RandomizedHistory {
     private Outcome outcome(Duration took) {
         List<ForcedRelease> forced = operator.releases();
         LossExplanations explanations = new LossExplanations(forced, key -> histories.get(key).sections(), shortLeases,
-                endsSessionsAfterASeparateCheck);
+                endsSessionsAfterASeparateCheck, endsSessionsBySignal);
         List<String> silent = new ArrayList<>();
         int sections = 0;
         int told = 0;
