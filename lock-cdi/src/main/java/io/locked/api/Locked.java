@@ -25,7 +25,7 @@ import java.lang.annotation.Target;
  * {@code @Transactional}), so a holder's writes are committed before the next holder enters.
  * Every member can be overridden by MicroProfile Config, most specific first:
  * {@code locked."<class>/<method>".<member>}, {@code locked."<class>".<member>},
- * {@code locked.default.<member>}; members {@code mode}, {@code wait}, {@code lease},
+ * {@code locked.default.<member>}; members {@code mode}, {@code max-wait}, {@code lease},
  * {@code hold-at-least}, {@code lock-delay}, {@code permits}, {@code type}, {@code on-timeout} and {@code enabled} ({@code maxWait},
  * {@code holdAtLeast}, {@code lockDelay} and {@code onTimeout}, as the annotation names them, are read
  * too). Misuse fails the deployment, naming class, method and member.
@@ -65,8 +65,8 @@ public @interface Locked {
 
     /**
      * How long to wait for the lock: ISO-8601 ({@code PT5S}) or a number with a unit ({@code 250ms},
-     * {@code 5s}, {@code 2m}, {@code 1h}); {@code 0s} tries once. Default {@code 10s}. (Java keeps
-     * the name {@code wait} for {@code Object.wait()}; the config member is {@code wait}.)
+     * {@code 5s}, {@code 2m}, {@code 1h}); {@code 0s} tries once. Default {@code 10s}. The config
+     * member is {@code max-wait} ({@code maxWait} is read too).
      *
      * @return the wait
      */

@@ -54,7 +54,7 @@ public final class LockSchema {
         String name = database.name().toLowerCase(Locale.ROOT);
         return missing + " (" + database + "). Create it with Locked's script for it, " + Dialect.of(database).schemaResource
                 + " in lock-jpa's jar: print it with 'java -cp lock-jpa.jar " + LockSchema.class.getName() + " " + name
-                + "'; the README shows it too. Or set locked.create-table=true and Locked creates it at start-up"
+                + "'; docs/databases.md shows it too. Or set locked.create-table=true and Locked creates it at start-up"
                 + " (for demos and tests; use your migrations in production)";
     }
 

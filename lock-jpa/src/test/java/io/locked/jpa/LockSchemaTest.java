@@ -25,10 +25,10 @@ class LockSchemaTest {
         }
     }
 
-    // the README shows the scripts of the common databases: they must be the shipped ones, statement for statement
+    // docs/databases.md shows the scripts of the common databases: they must be the shipped ones, statement for statement
     @Test
-    void theReadmesTablesAreTheShippedScripts() throws Exception {
-        String readme = java.nio.file.Files.readString(Path.of("../README.md"));
+    void theDocumentedTablesAreTheShippedScripts() throws Exception {
+        String readme = java.nio.file.Files.readString(Path.of("../docs/databases.md"));
         java.util.regex.Matcher blocks = java.util.regex.Pattern.compile("```sql\n(.*?)```", java.util.regex.Pattern.DOTALL)
                 .matcher(readme);
         int statements = 0;
@@ -43,10 +43,10 @@ class LockSchemaTest {
                         .map(script -> script.lines().filter(line -> !line.trim().startsWith("--"))
                                 .reduce("", (a, b) -> a + "\n" + b).replaceAll("\\s+", " "))
                         .anyMatch(script -> script.contains(shown));
-                assertTrue(shipped, "the README shows a statement no script ships:\n" + shown);
+                assertTrue(shipped, "docs/databases.md shows a statement no script ships:\n" + shown);
             }
         }
-        assertEquals(4, statements, "the README's lock and fence tables of MariaDB and PostgreSQL");
+        assertEquals(4, statements, "docs/databases.md's lock and fence tables of MariaDB and PostgreSQL");
     }
 
     @Test
