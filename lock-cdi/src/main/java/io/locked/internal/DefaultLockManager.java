@@ -80,6 +80,16 @@ public final class DefaultLockManager implements LockManager {
         this.exclusive = new ExclusiveLocks(repository, time, watchdog, sessionCheckInterval, draining);
     }
 
+    /**
+     * What this JVM keeps per key: queues, read/write states and held acquisitions. It must not grow with
+     * the keys no longer held or waited for (LocalStateBoundTest).
+     *
+     * @return how many such entries there are now
+     */
+    int localKeyState() {
+        return exclusive.keysInUse() + readWriteSlots.keysInUse() + draining.held();
+    }
+
     @Override
     public LockHandle acquire(LockRequest request) {
         LockHandle handle = acquireWithin(request, request == null ? null : request.maxWait());

@@ -26,6 +26,11 @@ public final class Draining {
         }
     }
 
+    /** @return how many acquisitions are held now */
+    public int held() {
+        return held.size();
+    }
+
     /**
      * Waits until every tracked acquisition has ended, or the bound has passed.
      *

@@ -268,6 +268,11 @@ public final class ExclusiveLocks {
 
 
     // a wait of centuries means "as long as it takes", not an overflow
+    /** @return how many keys have a local queue: those held, queued for or asked for right now */
+    public int keysInUse() {
+        return turns.keysInUse();
+    }
+
     public static long saturatedNanos(Duration wait) {
         return wait.compareTo(Duration.ofDays(36_500)) > 0 ? Duration.ofDays(36_500).toNanos() : wait.toNanos();
     }

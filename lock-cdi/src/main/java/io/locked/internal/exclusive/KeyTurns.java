@@ -37,6 +37,14 @@ public final class KeyTurns {
     private static final int CANCELLED = 3;
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
     private final TimeSource time;
+    /**
+     * A seeded bug, for the model checking's negative control only (KeyTurnsModelTest): on
+     * {@code OVERTAKING}, an optimistic turn is admitted beside another; on {@code FORGETFUL}, a turn
+     * that ends leaves its waiters waiting. Never set outside that test.
+     */
+    static SeededBug seededBug; // set before the test starts its threads, read as a plain field
+
+    enum SeededBug { OVERTAKING, FORGETFUL }
 
     public KeyTurns(TimeSource time) {
         this.time = time;
@@ -85,7 +93,8 @@ public final class KeyTurns {
     // an optimistic turn goes alone; a pessimistic one may follow another pessimistic one to the database
     private static boolean admits(Queue queue, boolean optimistic) {
         return queue.active == 0
-                || !optimistic && queue.activeOptimistic == 0 && queue.active < PESSIMISTIC_TURNS;
+                || !optimistic && queue.activeOptimistic == 0 && queue.active < PESSIMISTIC_TURNS
+                || seededBug == SeededBug.OVERTAKING && queue.active < 2;
     }
 
     private static void activate(Queue queue, boolean optimistic) {
@@ -164,8 +173,8 @@ public final class KeyTurns {
                 if (successor != null) {
                     grant(successor, granted);
                 }
-                for (Waiter head = queue.waiting.peek(); head != null && admits(queue, head.wish != null);
-                     head = queue.waiting.peek()) {
+                for (Waiter head = queue.waiting.peek(); head != null && admits(queue, head.wish != null)
+                        && seededBug != SeededBug.FORGETFUL; head = queue.waiting.peek()) {
                     grant(queue.waiting.poll(), granted);
                 }
                 if (queue.active == 0) {
@@ -262,6 +271,11 @@ public final class KeyTurns {
         }
         queue.streakSince = now;
         return true;
+    }
+
+    /** @return how many keys have a queue: those held, queued for or being asked for right now */
+    int keysInUse() {
+        return queues.size();
     }
 
     private void leave(String key, Queue queue) {

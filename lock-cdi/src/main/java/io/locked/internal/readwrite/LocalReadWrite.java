@@ -50,6 +50,11 @@ final class LocalReadWrite {
     record OwnSlots(Map<String, ReaderGroup> withoutReaders, Set<String> withReaders) {
     }
 
+    /** @return how many keys have a state here */
+    int keysInUse() {
+        return keys.size();
+    }
+
     /** @return whether this thread reads the key in one of its groups of this JVM */
     boolean readsNow(String key) {
         KeyState state = keys.get(key);

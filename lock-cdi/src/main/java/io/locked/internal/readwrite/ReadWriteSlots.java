@@ -66,6 +66,11 @@ public final class ReadWriteSlots {
     }
 
     /** @return whether this thread reads the key in a group of this JVM, with a hold it has not closed nor handed over */
+    /** @return how many keys' read/write locks this JVM keeps state for: held, waited for, or a reader slot kept */
+    public int keysInUse() {
+        return local.keysInUse();
+    }
+
     public boolean readsNow(String key) {
         return local.readsNow(key);
     }
