@@ -37,17 +37,23 @@ public final class KeyTurns {
     private static final int CANCELLED = 3;
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
     private final TimeSource time;
-    /**
-     * A seeded bug, for the model checking's negative control only (KeyTurnsModelTest): on
-     * {@code OVERTAKING}, an optimistic turn is admitted beside another; on {@code FORGETFUL}, a turn
-     * that ends leaves its waiters waiting. Never set outside that test.
-     */
-    static SeededBug seededBug; // set before the test starts its threads, read as a plain field
+    /** A bug seeded for the model checking's negative controls only (KeyTurnsModelTest); null everywhere else. */
+    private final SeededBug seededBug;
 
+    /**
+     * The bugs the model checking must find: {@code OVERTAKING} admits an optimistic turn beside another;
+     * {@code FORGETFUL} ends a turn without handing the key to its waiters.
+     */
     enum SeededBug { OVERTAKING, FORGETFUL }
 
     public KeyTurns(TimeSource time) {
+        this(time, null);
+    }
+
+    /** @param seededBug the bug a negative control seeds, or null */
+    KeyTurns(TimeSource time, SeededBug seededBug) {
         this.time = time;
+        this.seededBug = seededBug;
     }
 
     /**
@@ -91,7 +97,7 @@ public final class KeyTurns {
     }
 
     // an optimistic turn goes alone; a pessimistic one may follow another pessimistic one to the database
-    private static boolean admits(Queue queue, boolean optimistic) {
+    private boolean admits(Queue queue, boolean optimistic) {
         return queue.active == 0
                 || !optimistic && queue.activeOptimistic == 0 && queue.active < PESSIMISTIC_TURNS
                 || seededBug == SeededBug.OVERTAKING && queue.active < 2;

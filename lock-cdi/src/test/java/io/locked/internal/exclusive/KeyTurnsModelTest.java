@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.Lincheck;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * gets that lease with its turn; and the queue of a key nobody uses is gone.
  *
  * <p>Time stands still here ({@link #FROZEN}): a wait never runs out, so only a turn handed over can end
- * one. Each negative control seeds one bug into the queue ({@link KeyTurns.SeededBug}) and must be
+ * one. Each negative control seeds one bug into a queue ({@link KeyTurns.SeededBug}) and must be
  * found: a turn admitted beside another, a turn that ends without handing the key on.
  */
 class KeyTurnsModelTest {
@@ -52,14 +51,9 @@ class KeyTurnsModelTest {
         }
     };
 
-    @AfterEach
-    void noSeededBug() {
-        KeyTurns.seededBug = null;
-    }
-
     @Test
     void optimisticTurnsGoOneAtATimeAndEveryWaiterGetsItsTurn() {
-        Lincheck.runConcurrentTest(INVOCATIONS, () -> exclusiveTurns(3));
+        Lincheck.runConcurrentTest(INVOCATIONS, () -> exclusiveTurns(new KeyTurns(FROZEN), 3));
     }
 
     @Test
@@ -131,24 +125,21 @@ class KeyTurnsModelTest {
 
     @Test
     void theModelCheckingFindsATurnAdmittedBesideAnother() {
-        KeyTurns.seededBug = KeyTurns.SeededBug.OVERTAKING;
-        Throwable found = assertThrows(Throwable.class,
-                () -> Lincheck.runConcurrentTest(INVOCATIONS, () -> exclusiveTurns(2)));
+        Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
+                () -> exclusiveTurns(new KeyTurns(FROZEN, KeyTurns.SeededBug.OVERTAKING), 2)));
         assertTrue(found.getMessage().contains("two optimistic turns at once"), found.getMessage());
     }
 
     @Test
     void theModelCheckingFindsAWaiterLeftBehind() {
-        KeyTurns.seededBug = KeyTurns.SeededBug.FORGETFUL;
-        Throwable found = assertThrows(Throwable.class,
-                () -> Lincheck.runConcurrentTest(INVOCATIONS, () -> exclusiveTurns(2)));
+        Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
+                () -> exclusiveTurns(new KeyTurns(FROZEN, KeyTurns.SeededBug.FORGETFUL), 2)));
         // the waiter parks for good: Lincheck finds every thread blocked
         assertTrue(found.getMessage().contains("Concurrent test has hung"), found.getMessage());
     }
 
     /** Threads that each take an optimistic turn of the key and end it: one at a time, all of them. */
-    private static void exclusiveTurns(int threadCount) {
-        KeyTurns turns = new KeyTurns(FROZEN);
+    private static void exclusiveTurns(KeyTurns turns, int threadCount) {
         Section section = new Section();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < threadCount; i++) {
