@@ -19,6 +19,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -200,6 +201,31 @@ class LeadershipTest {
         firstReconnects.countDown();
         firstCutOff = false;
         a.close();
+    }
+
+    /**
+     * A store failure while campaigning (a statement that timed out on a loaded machine) costs a brief
+     * pause, not half a lease: with a lease of an hour the candidate used to wait 30 minutes before it
+     * asked again, and the role stayed without a leader all that time. Told's 20 s bound is far below that.
+     */
+    @Test
+    void aCandidateThatMeetsAStoreFailureAsksAgainSoon() throws Exception {
+        AtomicInteger failures = new AtomicInteger();
+        try (LockManager failingOnce = LockManagerBuilder.on(new DelegatingRepository(store) {
+            @Override
+            public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+                if (failures.getAndIncrement() == 0) {
+                    throw new LockStoreUnavailableException(key, "a statement timed out (test)", null);
+                }
+                return super.takeLease(key, owner, holder, lease, dbWait);
+            }
+        }).build()) {
+            Told told = new Told();
+            Leadership candidate = failingOnce.campaign("after-a-failure", Duration.ofHours(1), told);
+            term(told.next());
+            assertTrue(failures.get() >= 2, "granted without meeting the failure");
+            candidate.close();
+        }
     }
 
     @Test

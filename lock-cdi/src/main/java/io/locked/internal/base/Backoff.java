@@ -1,6 +1,7 @@
 package io.locked.internal.base;
 
 import io.locked.api.LockInterruptedException;
+import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -20,6 +21,15 @@ public final class Backoff {
 
     /** The longest pause of the standard backoff: a waiter polls at least this often. */
     public static final long LONGEST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    /**
+     * @param first the ceiling of the first pause
+     * @param cap   the longest pause
+     * @return a backoff whose pauses grow from the first to the cap
+     */
+    public static Backoff from(Duration first, Duration cap) {
+        return new Backoff(first.toNanos(), Math.max(first.toNanos(), cap.toNanos()));
+    }
 
     public static Backoff standard() {
         return new Backoff(TimeUnit.MICROSECONDS.toNanos(500), LONGEST_PAUSE_NANOS);

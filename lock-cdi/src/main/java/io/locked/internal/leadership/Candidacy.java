@@ -9,6 +9,7 @@ import io.locked.api.LockManagerClosedException;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
+import io.locked.internal.base.Backoff;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -27,6 +28,7 @@ public final class Candidacy implements Leadership {
     private static final Logger LOG = Logger.getLogger(Candidacy.class.getName());
     /** The reason of the term a closed candidacy gives up. */
     private static final String CLOSED = "closed";
+    private static final Duration FIRST_PAUSE_AFTER_A_FAILURE = Duration.ofMillis(100);
     private final LockManager locks;
     private final String role;
     private final LockRequest request;
@@ -37,6 +39,8 @@ public final class Candidacy implements Leadership {
     private final Set<Candidacy> open;
     private volatile LockHandle term;
     private volatile boolean closed;
+    /** The pauses after store failures, on the campaign's thread only: from 100 ms, doubling up to half a lease. */
+    private Backoff failures;
 
     public Candidacy(LockManager locks, String role, Duration lease, LeadershipListener listener, Set<Candidacy> open) {
         if (listener == null) {
@@ -52,6 +56,7 @@ public final class Candidacy implements Leadership {
         this.checkNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(TimeUnit.SECONDS.toNanos(1),
                 lease.toNanos() / 10));
         this.open = open;
+        this.failures = newFailureBackoff();
         this.thread = new Thread(this::campaign, "locked-leadership-" + role);
         this.thread.setDaemon(true);
     }
@@ -99,6 +104,10 @@ public final class Candidacy implements Leadership {
         }
     }
 
+    private Backoff newFailureBackoff() {
+        return Backoff.from(FIRST_PAUSE_AFTER_A_FAILURE, request.maxWait());
+    }
+
     private void compete() {
         LockHandle won;
         try {
@@ -109,10 +118,13 @@ public final class Candidacy implements Leadership {
             closed = true;
             return;
         } catch (LockException storeFailed) {
+            // a brief failure (a statement that timed out on a loaded machine) costs a brief pause, and a
+            // store that stays down is asked at most every half a lease: the pause doubles up to that
             LOG.log(Level.FINE, "Campaign for '" + role + "' failed; trying again", storeFailed);
-            LockSupport.parkNanos(this, request.maxWait().toNanos());
+            LockSupport.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE));
             return;
         }
+        failures = newFailureBackoff();
         term = won;
         tell(() -> listener.granted(this, won.token()), "granted");
     }
