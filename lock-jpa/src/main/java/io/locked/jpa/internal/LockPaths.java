@@ -129,7 +129,8 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
                 transactions, connections, connectionWait, tokenWrites(tokens, transactions.rollbackTellsLostSession(),
                         "a JTA transaction manager may report no failure for a rollback that failed"),
-                sharedRowLocks(factory, family, connections, transactions));
+                sharedRowLocks(factory, family, connections, transactions),
+                family != null && Dialect.of(family).rowLockWaitsInWholeSeconds());
         // row locks are per Galera node on this path too; it has no per-lock node check, so only the
         // single-writer declaration makes pessimistic locks safe
         Optional<GaleraNode> galera = family != null && Dialect.of(family).mayBeGaleraNode() && connections != null

@@ -221,6 +221,16 @@ public abstract class Dialect implements RowStatements, RenewalStatements, Holde
      */
     public abstract List<String> jpqlClocks();
 
+    /**
+     * Whether a JPA provider bounds a row lock's wait here in whole seconds ({@code FOR UPDATE WAIT n},
+     * {@code innodb_lock_wait_timeout}): the JPA path then asks for whole seconds only, rounded down,
+     * and tries again without waiting for the rest. Hibernate 6 rounded the lock timeout hint down,
+     * Hibernate 7 rounds it up, which would let a wait run up to a second past its end.
+     */
+    public boolean rowLockWaitsInWholeSeconds() {
+        return false;
+    }
+
     /** The mapping file a provider other than Hibernate needs for the lock row's times. */
     public String instantMappingFile() {
         return "META-INF/locked/instant-mapping.xml";

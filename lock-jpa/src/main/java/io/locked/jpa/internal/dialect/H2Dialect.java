@@ -198,6 +198,11 @@ final class H2Dialect extends Dialect {
     }
 
     @Override
+    public boolean rowLockWaitsInWholeSeconds() {
+        return true; // Hibernate 7 renders the hint as FOR UPDATE WAIT n, in seconds
+    }
+
+    @Override
     protected boolean namedIn(String text) {
         return text.contains("jdbc:h2:") || text.contains("h2dialect") || text.equals("h2");
     }

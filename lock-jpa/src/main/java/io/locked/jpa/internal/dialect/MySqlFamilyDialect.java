@@ -142,6 +142,11 @@ abstract class MySqlFamilyDialect extends Dialect {
     }
 
     @Override
+    public final boolean rowLockWaitsInWholeSeconds() {
+        return true;
+    }
+
+    @Override
     public final String instantMappingFile() {
         return "META-INF/locked/instant-mapping-mysql.xml";
     }

@@ -52,12 +52,14 @@ public final class EntityLockRepository implements LockRepository {
      *                       Locked cannot reach it (no budget then)
      * @param connectionWait how long a pessimistic acquisition may wait for the budget, whatever its own wait
      * @param tokenWrites    whether a pessimistic release commits its token or rolls it back
+     * @param wholeSecondWaits whether the provider bounds a row lock's wait in whole seconds here
+     *                       ({@code Dialect.rowLockWaitsInWholeSeconds})
      */
     public EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
                                 LockConnections connections, Duration connectionWait, TokenWrites tokenWrites,
-                                SharedRowLocks sharedRows) {
+                                SharedRowLocks sharedRows, boolean wholeSecondWaits) {
         this.ownTransactions = new EntityTransactions(factory, transactions);
-        this.rows = new EntityRows(factory, clock, transactions, ownTransactions);
+        this.rows = new EntityRows(factory, clock, transactions, ownTransactions, wholeSecondWaits);
         this.sharedRows = sharedRows;
         this.pessimistic = new PessimisticRowLocks(factory, transactions, ownTransactions, rows, connections,
                 connectionWait, tokenWrites, sharedRows);

@@ -27,13 +27,15 @@ final class EntityRows {
     private final UnitTransactions transactions;
     private final EntityTransactions ownTransactions;
     private final String readClock;
+    private final boolean wholeSecondWaits;
 
     EntityRows(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
-               EntityTransactions ownTransactions) {
+               EntityTransactions ownTransactions, boolean wholeSecondWaits) {
         this.factory = factory;
         this.clock = clock;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
+        this.wholeSecondWaits = wholeSecondWaits;
         this.readClock = "SELECT " + clock.jpql() + " FROM LockRow r WHERE r.key = :key";
     }
 
@@ -43,7 +45,17 @@ final class EntityRows {
      * A query rather than {@code find}: providers apply a query timeout to queries.
      */
     LockRow lockRow(EntityManager manager, String key, CallBounds bounds) {
-        return lockRow(manager, key, (int) Math.min(Integer.MAX_VALUE, bounds.remainingWaitMillis()));
+        return lockRow(manager, key, providerWait(bounds.remainingWaitMillis(), wholeSecondWaits));
+    }
+
+    /**
+     * The lock timeout hint for a wait: where the provider waits in whole seconds, the whole seconds
+     * of it, rounded down (under a second: none, and the caller tries again for the rest). Hibernate 7
+     * rounds a hint up (1.5 s waited 2 s, 0.4 s a second), Hibernate 6 down.
+     */
+    static int providerWait(long waitMillis, boolean wholeSeconds) {
+        long wait = wholeSeconds ? waitMillis - waitMillis % 1000 : waitMillis;
+        return (int) Math.min(Integer.MAX_VALUE, wait);
     }
 
     static LockRow lockRow(EntityManager manager, String key, int waitMillis) {
