@@ -2,6 +2,7 @@ package io.locked.jpa;
 
 import io.locked.jpa.testing.JtaUnits;
 import io.locked.jpa.testing.Store;
+import java.util.function.UnaryOperator;
 
 /**
  * The lock contract on a container-managed (JTA) unit, as Quarkus and the servers build theirs: the
@@ -10,8 +11,8 @@ import io.locked.jpa.testing.Store;
  */
 abstract class JtaLockContractSuite extends JpaLockContractSuite {
     @Override
-    Store open(int poolSize) {
-        return JtaUnits.open(database(), poolSize, settings -> settings.statements(statements()));
+    Store open(int poolSize, UnaryOperator<JpaLockRepository.Builder> more) {
+        return JtaUnits.open(database(), poolSize, settings -> more.apply(settings.statements(statements())));
     }
 
     // Not tests on a JTA unit: Locked cannot read the size of the enlisting pool, so it keeps no
