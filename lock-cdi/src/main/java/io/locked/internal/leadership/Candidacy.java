@@ -123,6 +123,13 @@ public final class Candidacy implements Leadership {
             LOG.log(Level.FINE, "Campaign for '" + role + "' failed; trying again", storeFailed);
             LockSupport.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE));
             return;
+        } catch (RuntimeException unexpected) {
+            // any other failure (the lock store's producer failing its first call, in CI: another Weld
+            // container's CDI.current()) must not end the campaign thread: the role would stay without
+            // this candidate until the application restarts
+            LOG.log(Level.WARNING, "Campaign for '" + role + "' failed; trying again", unexpected);
+            LockSupport.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE));
+            return;
         }
         failures = newFailureBackoff();
         term = won;
