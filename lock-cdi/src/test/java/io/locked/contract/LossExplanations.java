@@ -22,7 +22,7 @@ final class LossExplanations {
     private final Function<String, List<CriticalSection>> exclusiveHistory;
     private final Set<String> shortLeases;
     private final boolean endsSessionsAfterASeparateCheck;
-    private final boolean endsSessionsBySignal;
+    private final boolean endsSessionsAnInstantAfterTheCheck;
     /** The forced releases that explained a loss of {@link #endedNextWorkOfAReleasedSession}: one each. */
     private final Set<ForcedRelease> explainedLosses = new HashSet<>();
 
@@ -31,15 +31,15 @@ final class LossExplanations {
      * @param exclusiveHistory                the sections of an exclusive key of the run
      * @param shortLeases                     {@code key#token} of the holds whose own lease was short
      * @param endsSessionsAfterASeparateCheck see {@link RandomizedHistory#endsSessionsAfterASeparateCheck()}
-     * @param endsSessionsBySignal            see {@link RandomizedHistory#endsSessionsBySignal()}
+     * @param endsSessionsAnInstantAfterTheCheck            see {@link RandomizedHistory#endsSessionsAnInstantAfterTheCheck()}
      */
     LossExplanations(List<ForcedRelease> forced, Function<String, List<CriticalSection>> exclusiveHistory,
-                     Set<String> shortLeases, boolean endsSessionsAfterASeparateCheck, boolean endsSessionsBySignal) {
+                     Set<String> shortLeases, boolean endsSessionsAfterASeparateCheck, boolean endsSessionsAnInstantAfterTheCheck) {
         this.forced = forced;
         this.exclusiveHistory = exclusiveHistory;
         this.shortLeases = shortLeases;
         this.endsSessionsAfterASeparateCheck = endsSessionsAfterASeparateCheck;
-        this.endsSessionsBySignal = endsSessionsBySignal;
+        this.endsSessionsAnInstantAfterTheCheck = endsSessionsAnInstantAfterTheCheck;
     }
 
     /**
@@ -79,12 +79,12 @@ final class LossExplanations {
     }
 
     /**
-     * The shape of {@link RandomizedHistory#endsSessionsBySignal()}: the pessimistic section whose hold the
+     * The shape of {@link RandomizedHistory#endsSessionsAnInstantAfterTheCheck()}: the pessimistic section whose hold the
      * forced release reports ended was never told of a loss, and left while the forced release ran.
      */
     private boolean releasedItselfDuring(ForcedRelease release) {
         long token = release.ended().token().getAsLong();
-        return endsSessionsBySignal && exclusiveHistory.apply(release.key()).stream().anyMatch(section ->
+        return endsSessionsAnInstantAfterTheCheck && exclusiveHistory.apply(release.key()).stream().anyMatch(section ->
                 section.token() == token && pessimistic(section) && !section.lossSignalled()
                         && section.exitNanos() >= release.startNanos() && section.exitNanos() <= release.endNanos());
     }
@@ -110,11 +110,11 @@ final class LossExplanations {
      * released itself during the forced release; the lost pessimistic section (of an exclusive key or a
      * read/write key) began after that release, and its lock statement reached the server before the forced
      * release's end. Its entry may come a moment after that end, the lock statement's reply being on its way.
-     * On a store that ends sessions by a signal ({@link RandomizedHistory#endsSessionsBySignal()}) the answer
+     * On a store that ends sessions by a signal ({@link RandomizedHistory#endsSessionsAnInstantAfterTheCheck()}) the answer
      * may also be "ended" with that holder's token, and the signal meets the session's next work the same way.
      */
     private synchronized boolean endedNextWorkOfAReleasedSession(String key, CriticalSection lost) {
-        if (!(endsSessionsAfterASeparateCheck || endsSessionsBySignal) || !pessimistic(lost)) {
+        if (!(endsSessionsAfterASeparateCheck || endsSessionsAnInstantAfterTheCheck) || !pessimistic(lost)) {
             return false;
         }
         long replySlack = TimeUnit.SECONDS.toNanos(1);
@@ -141,7 +141,7 @@ final class LossExplanations {
         if (release.ended() == null) {
             return release.outcome().equals("free");
         }
-        return endsSessionsBySignal && release.endedToken() && release.ended().token().getAsLong() == released.token();
+        return endsSessionsAnInstantAfterTheCheck && release.endedToken() && release.ended().token().getAsLong() == released.token();
     }
 
     private static boolean pessimistic(CriticalSection section) {

@@ -67,7 +67,7 @@ public final class RandomizedHistory {
     private volatile String longestOverWait = "";
     /** Whether the store checks a hold and ends its session in separate round trips (MySQL 8). */
     private boolean endsSessionsAfterASeparateCheck;
-    private boolean endsSessionsBySignal;
+    private boolean endsSessionsAnInstantAfterTheCheck;
     private int minimumHoldEvery = 48;
     private Operator operator;
 
@@ -121,16 +121,17 @@ public final class RandomizedHistory {
     }
 
     /**
-     * For a store that ends a pessimistic hold's session by a signal that the session meets an instant after
-     * the check (PostgreSQL's {@code pg_terminate_backend}, docs/guarantees.md): a hold whose holder rolls its
+     * For a store whose end of a pessimistic hold's session lands an instant after the check that the hold is
+     * still open (PostgreSQL's {@code pg_terminate_backend} is a signal; MariaDB's {@code KILL}, even inside the
+     * checking compound statement, flags a session that acts on it at its next step; docs/guarantees.md): a hold whose holder rolls its
      * release back in that instant (a clock token's release) leaves nothing in the row to tell it from an
      * ended one, and the forced release answers "ended" for it. The run accepts that answer only in exactly
      * that shape ({@link LossExplanations}): the holder, never told of a loss, left during the forced release.
      *
      * @return this run
      */
-    public RandomizedHistory endsSessionsBySignal() {
-        endsSessionsBySignal = true;
+    public RandomizedHistory endsSessionsAnInstantAfterTheCheck() {
+        endsSessionsAnInstantAfterTheCheck = true;
         return this;
     }
 
@@ -279,7 +280,7 @@ public final class RandomizedHistory {
     private Outcome outcome(Duration took) {
         List<ForcedRelease> forced = operator.releases();
         LossExplanations explanations = new LossExplanations(forced, key -> histories.get(key).sections(), shortLeases,
-                endsSessionsAfterASeparateCheck, endsSessionsBySignal);
+                endsSessionsAfterASeparateCheck, endsSessionsAnInstantAfterTheCheck);
         List<String> silent = new ArrayList<>();
         int sections = 0;
         int told = 0;

@@ -156,8 +156,8 @@ class RandomizedConcurrencyTest {
             if (database == TestDatabase.MYSQL8 && path == LockStatements.NATIVE) {
                 history.endsSessionsAfterASeparateCheck();
             }
-            if (database == TestDatabase.POSTGRESQL && path == LockStatements.NATIVE) {
-                history.endsSessionsBySignal();
+            if ((database == TestDatabase.POSTGRESQL || database == TestDatabase.MARIADB) && path == LockStatements.NATIVE) {
+                history.endsSessionsAnInstantAfterTheCheck();
             }
             RandomizedHistory.Outcome outcome = history.run(managers.subList(0, MANAGERS), THREADS_PER_MANAGER, operator, load);
             System.out.println("randomized " + label + ", seed " + seed + ": " + outcome.summary()

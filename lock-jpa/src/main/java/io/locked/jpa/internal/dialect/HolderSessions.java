@@ -79,9 +79,10 @@ public interface HolderSessions {
     /**
      * Whether {@link #endHold} reads the hold and ends its session in one step of the server's, so that
      * no new work of that session reaches the server between the two: a hold its holder rolled back
-     * in between costs at worst its idle session. (PostgreSQL's end is a signal that the session acts
-     * on an instant later, at its next statement: there that statement, new work of its pool's, is
-     * lost, and a clock-token hold rolled back in that instant reads as ended: docs/operations.md.) Where the uncommitted read is a statement of its own
+     * in between costs at worst its idle session. (The end lands an instant later all the same:
+     * PostgreSQL's is a signal the session acts on at its next statement, which is lost, new work of
+     * its pool's; MariaDB's {@code KILL} flags the session. A clock-token hold rolled back in that instant
+     * reads as ended: docs/operations.md.) Where the uncommitted read is a statement of its own
      * (H2, MySQL), a hold that ended by a rollback after it, whose pooled session went at once to other
      * work (a holder of another key), would have that work ended: the native path there does not keep
      * clock tokens, whose releases roll back ({@link io.locked.jpa.LockTokens#CLOCK}), and Locked's own
