@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 
 /**
  * Takes distributed locks. Thread-safe; one instance per lock table is enough.
@@ -77,6 +79,55 @@ public interface LockManager extends AutoCloseable {
      * @throws Exception                whatever the action threw
      */
     <T> T callLocked(LockRequest request, Callable<T> action) throws Exception;
+
+    /**
+     * Acquires the lock as {@link #acquire} does, without blocking the calling thread: for an event loop, a
+     * reactive pipeline, or any caller that must not wait. The wait runs on the manager's executor of
+     * asynchronous acquisitions ({@link LockManagerBuilder#asyncExecutor}; by default a virtual thread per
+     * acquisition on Java 21+, else a daemon thread of an unbounded pool, so that no acquisition waits for a
+     * thread), with the same wait, lease, queueing and outcomes.
+     *
+     * <p>The hold belongs to no thread: it is {@linkplain LockHandle#handOver() handed over} as soon as it is
+     * got, so no thread is reentrant through it, and a nested acquisition of its key waits like any other.
+     * Close the handle, from any thread, when the work is done. Cancelling the stage while it waits ends the
+     * wait (the waiting thread is interrupted); a hold got as the stage was cancelled is released at once.
+     *
+     * @param request what to lock, not null
+     * @return a stage that completes with the held lock, or exceptionally with what {@link #acquire} throws
+     *         ({@link LockNotAcquiredException}, {@link LockStoreUnavailableException},
+     *         {@link LockManagerClosedException}, ...), never wrapped; cancelled when the caller cancels it
+     * @throws IllegalArgumentException if the request is null
+     */
+    CompletionStage<LockHandle> acquireAsync(LockRequest request);
+
+    /**
+     * Tries once, as {@link #tryAcquire} does, without blocking the calling thread (see
+     * {@link #acquireAsync} for where it runs and what the hold is).
+     *
+     * @param request what to lock, not null
+     * @return a stage that completes with the held lock, or empty if another holder has it, or exceptionally
+     *         with what {@link #tryAcquire} throws
+     * @throws IllegalArgumentException if the request is null
+     */
+    CompletionStage<Optional<LockHandle>> tryAcquireAsync(LockRequest request);
+
+    /**
+     * Runs asynchronous work while holding the lock: acquires as {@link #acquireAsync} does, then calls
+     * {@code action} with the hold on the thread that got it, and releases the lock when the action's stage
+     * completes, whichever way. Cancelling the returned stage while it waits for the lock ends the wait and
+     * the action never runs; once the action runs, a cancel does not end the hold before the action's own
+     * stage completes, since the work it started may still be running.
+     *
+     * @param request what to lock, not null
+     * @param action  the work under the lock, given the hold (for its {@link LockHandle#token() token}); it
+     *                must not close the hold, and must return a stage, not null
+     * @param <T>     the work's result type
+     * @return a stage with the work's result; or failed with the acquisition's failure (the action did not
+     *         run), with the work's own failure (carrying a failed release as suppressed), or with
+     *         {@link LockLostException} if the work succeeded but the lock was lost meanwhile
+     * @throws IllegalArgumentException if the request or the action is null
+     */
+    <T> CompletionStage<T> callLockedAsync(LockRequest request, Function<LockHandle, ? extends CompletionStage<T>> action);
 
     /**
      * The innermost lock this thread is inside of for {@code key} (see the reentrancy rules above): the

@@ -7,6 +7,7 @@ import io.locked.internal.metrics.MicrometerPresence;
 import io.locked.spi.LockRepository;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 /**
  * Builds a {@link LockManager} on a lock store, for use without a CDI container.
@@ -26,6 +27,7 @@ public final class LockManagerBuilder {
     private LockMetrics metrics;
     private Duration drain = Duration.ZERO;
     private Duration readerSlotKeep = DEFAULT_READER_SLOT_KEEP;
+    private Executor asyncExecutor;
 
     /** How often a pessimistic hold's database session is checked by default: every 5 seconds. */
     public static final Duration DEFAULT_SESSION_CHECK = Duration.ofSeconds(5);
@@ -152,12 +154,33 @@ public final class LockManagerBuilder {
         return this;
     }
 
+    /**
+     * Where the asynchronous acquisitions ({@link LockManager#acquireAsync} and the like, and {@code @Locked}
+     * methods returning {@code Uni} or a stage on an event loop) wait. Each waiting acquisition occupies one
+     * of its threads for its whole wait, so an executor that queues tasks adds its queue's wait to the
+     * request's own: give one that starts a thread per task, or has threads to spare. Default: a virtual
+     * thread per acquisition on Java 21+, else an unbounded pool of daemon threads; the manager shuts its
+     * default down when it closes, and leaves an executor given here alone.
+     *
+     * @param executor not null
+     * @return this builder
+     * @throws IllegalArgumentException for null
+     */
+    public LockManagerBuilder asyncExecutor(Executor executor) {
+        if (executor == null) {
+            throw new IllegalArgumentException("The executor of asynchronous acquisitions must not be null");
+        }
+        this.asyncExecutor = executor;
+        return this;
+    }
+
     /** @return a new lock manager; close it to stop its lease watchdog */
     public LockManager build() {
         DefaultLockManager manager = new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads,
                 sessionCheckInterval, metrics != null ? metrics : MicrometerPresence.globalRegistryOrNone());
         manager.drainFor(drain);
         manager.keepReaderSlotsFor(readerSlotKeep);
+        manager.asyncExecutor(asyncExecutor);
         return manager;
     }
 }

@@ -15,6 +15,7 @@ import io.locked.internal.base.LockLog;
 import io.locked.internal.base.LockMeter;
 import io.locked.internal.base.LockMetrics;
 import io.locked.internal.base.TimeSource;
+import io.locked.internal.async.AsyncLockCalls;
 import io.locked.internal.exclusive.Acquisition;
 import io.locked.internal.exclusive.CurrentLock;
 import io.locked.internal.exclusive.Draining;
@@ -34,6 +35,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
 /**
@@ -41,7 +43,7 @@ import java.util.stream.IntStream;
  * {@link PermitSlots}, {@link ReadWriteSlots}, a {@link Candidacy}) and delegates to it; the operators'
  * calls go to {@link Operators}. Closing drains the holds and stops the lease watchdog.
  */
-public final class DefaultLockManager implements LockManager {
+public final class DefaultLockManager extends AsyncLockCalls {
     private final LockRepository repository;
     private final TimeSource time;
     private final LeaseWatchdog watchdog;
@@ -65,6 +67,7 @@ public final class DefaultLockManager implements LockManager {
      */
     public DefaultLockManager(LockRepository repository, TimeSource time, int watchdogThreads,
                               Duration sessionCheckInterval, LockMetrics metrics) {
+        super(UnaryOperator.identity());
         if (repository == null || time == null || watchdogThreads < 1 || sessionCheckInterval == null
                 || sessionCheckInterval.isNegative() || sessionCheckInterval.isZero() || metrics == null) {
             throw new IllegalArgumentException("repository, time and metrics are required, watchdog threads must be >= 1,"
@@ -200,9 +203,7 @@ public final class DefaultLockManager implements LockManager {
     }
 
     private LockHandle acquireWithin(LockRequest request, Duration wait) {
-        if (request == null) {
-            throw new IllegalArgumentException("Lock request must not be null");
-        }
+        requireRequest(request);
         if (closed && !reentersItsOwnHold(request)) {
             // the drain lets holders finish, re-entries of their own keys included: those take no lock
             throw new LockManagerClosedException("This LockManager is closed; cannot acquire '" + request.key() + "'");
@@ -278,5 +279,6 @@ public final class DefaultLockManager implements LockManager {
             LockLog.stillHeldAtClose(stillHeld, drainBound);
         }
         watchdog.close();
+        closeAsyncCalls();
     }
 }

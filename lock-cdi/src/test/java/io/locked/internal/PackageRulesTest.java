@@ -30,6 +30,7 @@ class PackageRulesTest implements PackageRulesChecks {
             Map.entry(ROOT + ".api", 1),
             Map.entry(ROOT + ".api.event", 1),
             Map.entry(CORE, 2),
+            Map.entry(CORE + ".async", 3),
             Map.entry(CORE + ".leadership", 3),
             Map.entry(CORE + ".permit", 3),
             Map.entry(CORE + ".readwrite", 3),
