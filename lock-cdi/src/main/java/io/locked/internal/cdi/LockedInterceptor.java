@@ -1,8 +1,6 @@
 package io.locked.internal.cdi;
 
-import io.locked.api.LockException;
 import io.locked.api.LockHandle;
-import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerClosedException;
 import io.locked.api.LockNotAcquiredException;
@@ -10,9 +8,7 @@ import io.locked.api.LockRequest;
 import io.locked.api.Locked;
 import io.locked.api.OnTimeout;
 import io.locked.api.event.LockAcquired;
-import io.locked.api.event.LockLost;
 import io.locked.api.event.LockNotAcquired;
-import io.locked.api.event.LockReleased;
 import io.locked.internal.definition.LockedSettings;
 import io.locked.internal.definition.ReturnKind;
 import jakarta.annotation.Priority;
@@ -24,7 +20,6 @@ import jakarta.interceptor.InvocationContext;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -72,13 +67,19 @@ public class LockedInterceptor {
         LockRequest request = LockRequest.of(settings.key().render(invocation.getParameters())).mode(settings.mode())
                 .type(settings.type()).maxWait(settings.maxWait()).lease(settings.lease()).name(settings.key().toString())
                 .holdAtLeast(settings.holdAtLeast()).lockDelay(settings.lockDelay()).permits(settings.permits());
+        if (settings.returnKind().isUni()) {
+            return MutinyLocking.lockedAtSubscription(() -> new NonBlockingLockedCall(locks, events, settings, request)
+                    .start(invocation, MutinyLocking::subscribe, true));
+        }
+        if (settings.returnKind().isAsync() && EventLoops.callerMustNotBlock()) {
+            return new NonBlockingLockedCall(locks, events, settings, request).start(invocation, NonBlockingLockedCall::ofStage, false);
+        }
         long started = System.nanoTime();
         LockHandle handle;
         try {
             handle = locks.acquire(request);
         } catch (LockNotAcquiredException notAcquired) {
-            boolean skip = settings.onTimeout() == OnTimeout.SKIP_ANY
-                    || settings.onTimeout() == OnTimeout.SKIP && notAcquired.reason() == LockNotAcquiredException.Reason.HELD;
+            boolean skip = settings.skips(notAcquired.reason());
             events.notAcquired(new LockNotAcquired(request.key(), request.mode(), request.maxWait(),
                     skip ? OnTimeout.SKIP : OnTimeout.THROW, notAcquired.reason()));
             if (skip) {
@@ -169,36 +170,10 @@ public class LockedInterceptor {
     }
 
     private void release(LockHandle handle, long acquired) {
-        try {
-            handle.close();
-        } catch (LockLostException lost) {
-            afterTheMethod(() -> events.lost(new LockLost(handle.key(), handle.mode(), handle.token(), lost.getMessage())));
-            throw lost;
-        }
-        afterTheMethod(() -> events.released(new LockReleased(handle.key(), handle.mode(), handle.token(),
-                Duration.ofNanos(System.nanoTime() - acquired))));
-    }
-
-    /**
-     * Tells the observers of a lock a method held, after its release. The application may have stopped
-     * meanwhile: its drain lets a running holder finish, and the release is what ends the drain, so the
-     * application's contexts may be gone by the time the event would go out (Weld: "not valid after
-     * container shutdown"). Nobody is left to tell then, and the method's outcome must not change for it
-     * (DrainReentryTest saw the finished job's call fail).
-     */
-    private static void afterTheMethod(Runnable tell) {
-        try {
-            tell.run();
-        } catch (IllegalStateException applicationStopped) {
-            LOG.log(Level.FINE, "A lock event found the application stopped", applicationStopped);
-        }
+        LockedRelease.release(events, handle, acquired);
     }
 
     private void releaseAfterFailure(LockHandle handle, long acquired, Throwable failure) {
-        try {
-            release(handle, acquired);
-        } catch (LockException releaseFailure) {
-            failure.addSuppressed(releaseFailure);
-        }
+        LockedRelease.releaseAfterFailure(events, handle, acquired, failure);
     }
 }

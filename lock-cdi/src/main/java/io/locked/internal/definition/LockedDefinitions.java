@@ -91,15 +91,19 @@ public final class LockedDefinitions {
         Boolean enabled = overrides.value(Member.ENABLED, Boolean.TRUE, LockedDefinitions::parseBoolean, where, errors);
 
         ReturnKind returnKind = ReturnKind.of(method);
-        if (returnKind == ReturnKind.UNSUPPORTED) {
+        if (returnKind == ReturnKind.UNSUPPORTED && ReturnKind.MULTI_TYPE.equals(ReturnKind.asyncKindOf(method.getReturnType()))) {
+            errors.add("Invalid @Locked on " + where + ": it returns " + method.getGenericReturnType().getTypeName()
+                    + ", a stream that may never end, and Locked does not hold a lock for a stream; return a Uni"
+                    + " (the lock is held until it terminates), or lock each item's work inside the stream");
+        } else if (returnKind == ReturnKind.UNSUPPORTED) {
             errors.add("Invalid @Locked on " + where + ": it returns " + method.getGenericReturnType().getTypeName()
                     + ", whose work may go on after the method returns, and Locked cannot hold the lock until it ends;"
-                    + " return CompletionStage or CompletableFuture (the lock is then held until it completes),"
+                    + " return CompletionStage, CompletableFuture or Mutiny's Uni (the lock is then held until it completes),"
                     + " or lock inside the asynchronous work");
         }
         if (onTimeout != OnTimeout.THROW && !returnKind.canSkip()) {
-            errors.add("Invalid @Locked." + Member.ON_TIMEOUT.annotationName() + " on " + where + ": " + onTimeout + " needs a method returning void, Void, Optional"
-                    + " or CompletionStage<Void>, but it returns " + method.getGenericReturnType().getTypeName());
+            errors.add("Invalid @Locked." + Member.ON_TIMEOUT.annotationName() + " on " + where + ": " + onTimeout + " needs a method returning void, Void, Optional,"
+                    + " CompletionStage<Void> or Uni<Void>, but it returns " + method.getGenericReturnType().getTypeName());
         }
         if (lockDelay != null && !lockDelay.isZero() && mode == LockMode.PESSIMISTIC) {
             errors.add("Invalid @Locked." + Member.LOCK_DELAY.annotationName() + " on " + where + ": needs mode OPTIMISTIC; a pessimistic holder whose"

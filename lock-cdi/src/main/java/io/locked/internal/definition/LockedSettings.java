@@ -1,6 +1,7 @@
 package io.locked.internal.definition;
 
 import io.locked.api.LockMode;
+import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockType;
 import io.locked.api.OnTimeout;
 import io.locked.internal.key.KeyTemplate;
@@ -25,4 +26,13 @@ import java.time.Duration;
 public record LockedSettings(String method, KeyTemplate key, LockMode mode, Duration maxWait, Duration lease,
                              Duration holdAtLeast, Duration lockDelay, int permits, LockType type, OnTimeout onTimeout, boolean enabled,
                              ReturnKind returnKind) {
+
+    /**
+     * @param reason why the lock was not acquired
+     * @return whether the call is skipped rather than failed: {@code SKIP_ANY} always, {@code SKIP} when
+     *         another holder has the key (no free connection is not a held key)
+     */
+    public boolean skips(LockNotAcquiredException.Reason reason) {
+        return onTimeout == OnTimeout.SKIP_ANY || onTimeout == OnTimeout.SKIP && reason == LockNotAcquiredException.Reason.HELD;
+    }
 }

@@ -19,6 +19,10 @@ public enum ReturnKind {
     STAGE_OF_VOID,
     /** Another {@code CompletionStage} or {@code CompletableFuture}: held until it completes; cannot be skipped. */
     STAGE,
+    /** Mutiny's {@code Uni<Void>}: locked when subscribed, held until it terminates; skipping emits a null item. */
+    UNI_OF_VOID,
+    /** Another Mutiny {@code Uni}: locked when subscribed, held until it terminates; cannot be skipped. */
+    UNI,
     /**
      * Declared {@code Object}: decided per call. A {@code CompletionStage} result is held until it
      * completes; a result whose work may outlive the call in another form is refused (see
@@ -30,6 +34,9 @@ public enum ReturnKind {
     /** A result whose work outlives the call in a form the lock cannot follow: fails the deployment. */
     UNSUPPORTED;
 
+    private static final String UNI_TYPE = "io.smallrye.mutiny.Uni";
+    /** The Mutiny type that is refused with a word of its own: a stream, held until when? */
+    public static final String MULTI_TYPE = "io.smallrye.mutiny.Multi";
     // async types recognised by name, so that neither library is a dependency
     private static final List<String> OTHER_ASYNC_TYPES = List.of("io.smallrye.mutiny.Uni", "io.smallrye.mutiny.Multi",
             "org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher");
@@ -46,16 +53,21 @@ public enum ReturnKind {
         if (type == Object.class) {
             return DYNAMIC;
         }
+        if (type.getName().equals(UNI_TYPE)) {
+            return ofVoid(method) ? UNI_OF_VOID : UNI;
+        }
         if (CompletionStage.class.isAssignableFrom(type)) {
             if (!type.isAssignableFrom(CompletableFuture.class)) {
                 return UNSUPPORTED; // a stage type of its own, which we could not hand back wrapped
             }
-            Type generic = method.getGenericReturnType();
-            boolean ofVoid = generic instanceof ParameterizedType parameterized
-                    && parameterized.getActualTypeArguments()[0] == Void.class;
-            return ofVoid ? STAGE_OF_VOID : STAGE;
+            return ofVoid(method) ? STAGE_OF_VOID : STAGE;
         }
         return asyncKindOf(type) != null ? UNSUPPORTED : VALUE;
+    }
+
+    private static boolean ofVoid(Method method) {
+        Type generic = method.getGenericReturnType();
+        return generic instanceof ParameterizedType parameterized && parameterized.getActualTypeArguments()[0] == Void.class;
     }
 
     /**
@@ -91,10 +103,10 @@ public enum ReturnKind {
 
     /** @return whether {@code OnTimeout.SKIP} can give this kind a result */
     public boolean canSkip() {
-        return this == NOTHING || this == OPTIONAL || this == STAGE_OF_VOID;
+        return this == NOTHING || this == OPTIONAL || this == STAGE_OF_VOID || this == UNI_OF_VOID;
     }
 
-    /** @return what a skipped call returns */
+    /** @return what a skipped call returns; for a {@code Uni}, the item it emits */
     public Object skippedResult() {
         return switch (this) {
             case OPTIONAL -> Optional.empty();
@@ -106,5 +118,10 @@ public enum ReturnKind {
     /** @return whether the lock is held until a returned stage completes */
     public boolean isAsync() {
         return this == STAGE || this == STAGE_OF_VOID;
+    }
+
+    /** @return whether the method returns a {@code Uni}, locked on subscription and held until it terminates */
+    public boolean isUni() {
+        return this == UNI || this == UNI_OF_VOID;
     }
 }

@@ -52,7 +52,7 @@ class InvalidDeploymentTest {
     @Test
     void skipOnAMethodThatMustReturnAValue() {
         refused(SkipOnValueBean.class, "Invalid @Locked.onTimeout on " + SkipOnValueBean.class.getName() + "#count()",
-                "SKIP needs a method returning void, Void, Optional or CompletionStage<Void>, but it returns int");
+                "SKIP needs a method returning void, Void, Optional, CompletionStage<Void> or Uni<Void>, but it returns int");
     }
 
     @Test

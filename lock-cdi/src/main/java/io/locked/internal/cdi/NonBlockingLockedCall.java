@@ -1,0 +1,152 @@
+package io.locked.internal.cdi;
+
+import io.locked.api.LockException;
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerClosedException;
+import io.locked.api.LockNotAcquiredException;
+import io.locked.api.LockRequest;
+import io.locked.api.OnTimeout;
+import io.locked.api.event.LockAcquired;
+import io.locked.api.event.LockNotAcquired;
+import io.locked.internal.async.AsyncAcquisitions;
+import io.locked.internal.definition.LockedSettings;
+import jakarta.interceptor.InvocationContext;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One call of a {@code @Locked} method that must not block its caller: a method returning a {@code Uni}, or a
+ * stage called on an event loop. The lock is acquired asynchronously; once held, the method runs on its
+ * caller's Vert.x context where it has one (else on the thread that got the lock), and the lock is released
+ * when what it returned completes. Nothing of the method runs before the lock is held.
+ */
+final class NonBlockingLockedCall {
+    private static final Logger LOG = Logger.getLogger(NonBlockingLockedCall.class.getName());
+    private final LockManager locks;
+    private final LockEvents events;
+    private final LockedSettings settings;
+    private final LockRequest request;
+    private final CompletableFuture<Object> outcome = new CompletableFuture<>();
+    private final AtomicReference<CompletableFuture<?>> running = new AtomicReference<>();
+
+    NonBlockingLockedCall(LockManager locks, LockEvents events, LockedSettings settings, LockRequest request) {
+        this.locks = locks;
+        this.events = events;
+        this.settings = settings;
+        this.request = request;
+    }
+
+    /**
+     * @param invocation  the intercepted call, proceeded once the lock is held
+     * @param completion  turns what the method returned into its completion
+     * @param cancelsWork whether a cancel of the call cancels the method's work (a {@code Uni}'s subscription);
+     *                    a stage's work cannot be told to stop, so the lock is then held until it completes
+     * @return the call's outcome: what the method's result completed with, or why the lock was not held
+     */
+    CompletableFuture<Object> start(InvocationContext invocation, Function<Object, CompletableFuture<Object>> completion,
+                                    boolean cancelsWork) {
+        Executor callers = EventLoops.callersContext();
+        long started = System.nanoTime();
+        CompletableFuture<LockHandle> acquisition = locks.acquireAsync(request).toCompletableFuture();
+        outcome.whenComplete((ignored, failure) -> {
+            if (outcome.isCancelled()) {
+                acquisition.cancel(false);
+                CompletableFuture<?> work = running.get();
+                if (cancelsWork && work != null) {
+                    work.cancel(false);
+                }
+            }
+        });
+        acquisition.whenComplete((handle, failure) -> {
+            if (failure != null) {
+                notHeld(AsyncAcquisitions.unwrap(failure));
+                return;
+            }
+            long acquired = System.nanoTime();
+            events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), Duration.ofNanos(acquired - started)));
+            Runnable body = () -> runHeld(invocation, completion, cancelsWork, handle, acquired);
+            if (callers == null) {
+                body.run();
+            } else {
+                callers.execute(body);
+            }
+        });
+        return outcome;
+    }
+
+    private void runHeld(InvocationContext invocation, Function<Object, CompletableFuture<Object>> completion,
+                         boolean cancelsWork, LockHandle handle, long acquired) {
+        if (outcome.isDone()) { // the caller cancelled as the lock arrived: the method never runs
+            try {
+                LockedRelease.release(events, handle, acquired);
+            } catch (LockException releaseFailure) {
+                LOG.log(Level.FINE, "A hold whose caller cancelled could not be released", releaseFailure);
+            }
+            return;
+        }
+        CompletableFuture<Object> work;
+        try {
+            Object result = invocation.proceed();
+            work = result == null ? CompletableFuture.completedFuture(null) : completion.apply(result);
+        } catch (Throwable failure) {
+            LockedRelease.releaseAfterFailure(events, handle, acquired, failure);
+            outcome.completeExceptionally(failure);
+            return;
+        }
+        running.set(work);
+        if (cancelsWork && outcome.isCancelled()) {
+            work.cancel(false);
+        }
+        work.whenComplete((value, failure) -> {
+            try {
+                if (failure != null) {
+                    Throwable cause = AsyncAcquisitions.unwrap(failure);
+                    LockedRelease.releaseAfterFailure(events, handle, acquired, cause);
+                    outcome.completeExceptionally(cause);
+                } else {
+                    LockedRelease.release(events, handle, acquired);
+                    outcome.complete(value);
+                }
+            } catch (Throwable releaseFailure) {
+                outcome.completeExceptionally(releaseFailure); // the caller's outcome must complete whatever happens
+            }
+        });
+    }
+
+    private void notHeld(Throwable failure) {
+        if (failure instanceof LockNotAcquiredException notAcquired) {
+            boolean skip = settings.skips(notAcquired.reason());
+            events.notAcquired(new LockNotAcquired(request.key(), request.mode(), request.maxWait(),
+                    skip ? OnTimeout.SKIP : OnTimeout.THROW, notAcquired.reason()));
+            if (skip) {
+                outcome.complete(null);
+                return;
+            }
+        } else if (failure instanceof LockManagerClosedException stopping && settings.onTimeout() != OnTimeout.THROW) {
+            LOG.info(() -> "Skipped " + settings.method() + ": the application is stopping (" + stopping.getMessage() + ")");
+            outcome.complete(null);
+            return;
+        }
+        outcome.completeExceptionally(failure);
+    }
+
+    /** @return a stage method's result as its completion; cancelling the copy leaves the method's own stage alone */
+    static CompletableFuture<Object> ofStage(Object stage) {
+        CompletableFuture<Object> copy = new CompletableFuture<>();
+        ((CompletionStage<?>) stage).whenComplete((value, failure) -> {
+            if (failure != null) {
+                copy.completeExceptionally(failure);
+            } else {
+                copy.complete(value);
+            }
+        });
+        return copy;
+    }
+}
