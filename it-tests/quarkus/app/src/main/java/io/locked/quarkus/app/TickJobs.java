@@ -4,6 +4,8 @@ import io.locked.api.LockMode;
 import io.locked.api.Locked;
 import io.locked.api.OnTimeout;
 import io.quarkus.scheduler.Scheduled;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
@@ -44,6 +46,19 @@ public class TickJobs {
     @Locked(value = "tick:bare-every", maxWait = "0s", onTimeout = OnTimeout.SKIP)
     void bareEvery() throws InterruptedException {
         work("bare-every");
+    }
+
+    /**
+     * The non-blocking form: a {@code Uni}, which Quarkus' scheduler runs on the event loop; its database
+     * write goes to a worker, and the lock is held until the {@code Uni} completes.
+     */
+    @Scheduled(every = "${locked-app.tick.every:off}", identity = "held-uni")
+    @Locked(value = "tick:held-uni", maxWait = "0s", onTimeout = OnTimeout.SKIP, holdAtLeast = "1500ms")
+    Uni<Void> heldUni() {
+        return Uni.createFrom().<Void>item(() -> {
+            runs.record("held-uni");
+            return null;
+        }).runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
     }
 
     /**

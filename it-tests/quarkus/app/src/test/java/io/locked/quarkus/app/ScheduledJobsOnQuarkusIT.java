@@ -19,6 +19,9 @@ import org.junit.jupiter.api.Test;
  * a second and a half (with {@code every = "2s"}, depending on when each started). The jobs record
  * each run with the database's clock ({@link JobRuns}).
  *
+ * <p>The non-blocking form ({@code held-uni}, a {@code Uni} run on the event loop) is held the same way, and
+ * no event loop of either instance is reported blocked.
+ *
  * <p>With {@code holdAtLeast = "1500ms"} no two runs of a job are closer than that hold: with
  * triggers every 2 s on each instance, one run per period. Without it (the negative control), the
  * job runs at both instances' triggers: runs a second apart or closer.
@@ -34,7 +37,7 @@ class ScheduledJobsOnQuarkusIT {
     @Test
     void aJobUnderAMinimumHoldRunsOncePerPeriodAcrossInstancesWhoseClocksDiffer() throws Exception {
         String[] schedule = {"-Dlocked-app.tick.cron=*/2 * * * * ?", "-Dlocked-app.tick.every=2s",
-                "-Dlocked-app.tick.run=" + run};
+                "-Dlocked-app.tick.run=" + run, EventLoopCheck.STRICT};
         long bothUp;
         try (QuarkusInstance a = new QuarkusInstance("tick-a");
              QuarkusInstance b = new QuarkusInstance("tick-b")) {
@@ -42,9 +45,10 @@ class ScheduledJobsOnQuarkusIT {
             a.start(schedule);
             b.start(schedule);
             bothUp = JobRunTable.databaseNowMicros();
-            awaitRuns(bothUp, "held-cron", "held-every");
+            awaitRuns(bothUp, "held-cron", "held-every", "held-uni");
+            EventLoopCheck.assertNeverBlocked(a, b);
         }
-        for (String job : List.of("held-cron", "held-every")) {
+        for (String job : List.of("held-cron", "held-every", "held-uni")) {
             List<Long> runs = runsSince(job, bothUp);
             long closest = closestGap(runs);
             report(job, runs);
