@@ -34,7 +34,7 @@ public final class ThreadScope {
         scopes.enter(owner, acquisition);
     }
 
-    public void leave(String key, Acquisition acquisition) {
+    public void leave(Acquisition acquisition) {
         scopes.leave(owner, acquisition);
     }
 }
