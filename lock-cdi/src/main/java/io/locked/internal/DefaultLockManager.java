@@ -22,6 +22,7 @@ import io.locked.internal.exclusive.Draining;
 import io.locked.internal.exclusive.ExclusiveLocks;
 import io.locked.internal.exclusive.RowAccess;
 import io.locked.internal.exclusive.ThreadScope;
+import io.locked.internal.exclusive.ThreadScopes;
 import io.locked.internal.leadership.Candidacy;
 import io.locked.internal.lease.LeaseWatchdog;
 import io.locked.internal.operations.Operators;
@@ -52,7 +53,7 @@ public final class DefaultLockManager extends AsyncLockCalls {
     private final Operators operators;
     private final ExclusiveLocks exclusive;
     private final LockMetrics metrics;
-    private final ThreadLocal<ThreadScope> scopes = ThreadLocal.withInitial(ThreadScope::new);
+    private final ThreadScopes scopes = new ThreadScopes();
     private volatile boolean closed;
     private final Draining draining = new Draining();
     private final Set<Candidacy> candidacies = ConcurrentHashMap.newKeySet();
@@ -84,13 +85,13 @@ public final class DefaultLockManager extends AsyncLockCalls {
     }
 
     /**
-     * What this JVM keeps per key: queues, read/write states and held acquisitions. It must not grow with
-     * the keys no longer held or waited for (LocalStateBoundTest).
+     * What this JVM keeps per key: queues, read/write states, held acquisitions and the scopes of the threads
+     * inside them. It must not grow with the keys no longer held or waited for (LocalStateBoundTest).
      *
      * @return how many such entries there are now
      */
     int localKeyState() {
-        return exclusive.keysInUse() + readWriteSlots.keysInUse() + draining.held();
+        return exclusive.keysInUse() + readWriteSlots.keysInUse() + draining.held() + scopes.threadsInside();
     }
 
     @Override
@@ -133,12 +134,12 @@ public final class DefaultLockManager extends AsyncLockCalls {
         if (key == null) {
             throw new IllegalArgumentException("Lock key must not be null");
         }
-        return view(scopes.get().findLockKey(key));
+        return view(scopes.ofCurrentThread().findLockKey(key));
     }
 
     @Override
     public Optional<LockHandle> current() {
-        return view(scopes.get().innermost());
+        return view(scopes.ofCurrentThread().innermost());
     }
 
     @Override
@@ -187,7 +188,7 @@ public final class DefaultLockManager extends AsyncLockCalls {
      *         refused there)
      */
     private boolean reentersItsOwnHold(LockRequest request) {
-        ThreadScope scope = scopes.get();
+        ThreadScope scope = scopes.ofCurrentThread();
         String key = request.key();
         return switch (LockKind.of(request)) {
             case EXCLUSIVE -> scope.find(key) != null;
@@ -214,7 +215,7 @@ public final class DefaultLockManager extends AsyncLockCalls {
                     + (request.type() == LockType.EXCLUSIVE ? "" : " " + request.type()) + ": " + refusal.get());
         }
         long started = time.nanoTime();
-        ThreadScope scope = scopes.get();
+        ThreadScope scope = scopes.ofCurrentThread();
         LockKind kind = LockKind.of(request);
         if (kind == LockKind.EXCLUSIVE) {
             return exclusive.acquire(request, request.key(), wait, started, scope,

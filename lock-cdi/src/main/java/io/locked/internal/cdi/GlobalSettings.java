@@ -1,12 +1,15 @@
 package io.locked.internal.cdi;
 
 import io.locked.internal.definition.CleanupSettings;
+import io.locked.internal.definition.ConfigTargets;
 import io.locked.internal.definition.HealthSettings;
 import io.locked.internal.definition.LeadershipSettings;
 import io.locked.internal.definition.LockedKeys;
 import io.locked.internal.definition.SettingLookup;
 import io.locked.internal.definition.ShutdownSettings;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
@@ -33,9 +36,13 @@ final class GlobalSettings {
         return errors;
     }
 
-    /** @return the warnings, each logged, about {@code locked.*} keys that Locked does not read */
-    static List<String> warnUnknownKeys(SettingLookup config) {
-        List<String> warnings = LockedKeys.unknown(config.names());
+    /**
+     * @param lockedMethods the deployment's {@code @Locked} methods, which per-class and per-method keys must name
+     * @return the warnings, each logged, about {@code locked.*} keys that Locked does not read
+     */
+    static List<String> warnUnknownKeys(SettingLookup config, Collection<Method> lockedMethods) {
+        List<String> warnings = new ArrayList<>(LockedKeys.unknown(config.names()));
+        warnings.addAll(new ConfigTargets(lockedMethods).unknown(config.names()));
         warnings.forEach(LOG::warning);
         return warnings;
     }

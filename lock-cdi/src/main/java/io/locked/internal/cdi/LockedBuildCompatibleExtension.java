@@ -12,7 +12,10 @@ import jakarta.enterprise.inject.build.compatible.spi.Messages;
 import jakarta.enterprise.inject.build.compatible.spi.SkipIfPortableExtensionPresent;
 import jakarta.enterprise.inject.build.compatible.spi.Validation;
 import jakarta.enterprise.lang.model.declarations.ClassInfo;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -61,6 +64,7 @@ public class LockedBuildCompatibleExtension implements BuildCompatibleExtension 
     @Validation
     public void validate(Messages messages) {
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        List<Method> configTargets = new ArrayList<>();
         for (String name : lockedClasses) {
             Class<?> beanClass;
             try {
@@ -70,12 +74,13 @@ public class LockedBuildCompatibleExtension implements BuildCompatibleExtension 
                 continue;
             }
             LockedMethodScanner.errorsOf(beanClass, ConfiguredSettings.current()).forEach(messages::error);
+            configTargets.addAll(LockedMethodScanner.beanMethods(beanClass));
         }
+        GlobalSettings.warnUnknownKeys(ConfiguredSettings.current(), configTargets);
     }
 
     @Validation
     public void cleanupSettings(Messages messages) {
         GlobalSettings.errors(ConfiguredSettings.current()).forEach(messages::error);
-        GlobalSettings.warnUnknownKeys(ConfiguredSettings.current());
     }
 }

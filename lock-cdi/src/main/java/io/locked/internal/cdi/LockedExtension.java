@@ -20,8 +20,11 @@ import jakarta.enterprise.inject.spi.Extension;
 import jakarta.enterprise.inject.spi.ProcessAnnotatedType;
 import jakarta.enterprise.inject.spi.ProcessBean;
 import jakarta.enterprise.inject.spi.WithAnnotations;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The portable extension (Weld, WildFly, Payara): checks every {@code @Locked} method while the
@@ -31,6 +34,8 @@ import java.util.List;
 public class LockedExtension implements Extension {
     private final List<String> errors = new ArrayList<>();
     private final List<LockedSettings> lockedMethods = new ArrayList<>();
+    /** Every {@code @Locked} method seen, valid or not: what per-class and per-method config keys may name. */
+    private final Set<Method> configTargets = new LinkedHashSet<>();
     private boolean lockedBeansSeen;
     private final List<Bean<?>> lockStoreBeans = new ArrayList<>();
     private final List<Bean<?>> readinessBeans = new ArrayList<>();
@@ -41,6 +46,7 @@ public class LockedExtension implements Extension {
             return;
         }
         lockedBeansSeen = true;
+        configTargets.addAll(LockedMethodScanner.beanMethods(beanClass));
         for (Resolution resolution : LockedMethodScanner.resolutionsOf(beanClass, ConfiguredSettings.current())) {
             errors.addAll(resolution.errors());
             if (resolution.isValid()) {
@@ -153,6 +159,6 @@ public class LockedExtension implements Extension {
     void cleanupSettings(@Observes AfterDeploymentValidation event) {
         GlobalSettings.errors(ConfiguredSettings.current())
                 .forEach(error -> event.addDeploymentProblem(new DeploymentException(error)));
-        GlobalSettings.warnUnknownKeys(ConfiguredSettings.current());
+        GlobalSettings.warnUnknownKeys(ConfiguredSettings.current(), configTargets);
     }
 }

@@ -36,6 +36,14 @@ final class LockedMethodScanner {
         return resolutions;
     }
 
+    /** @return the locked methods of a bean class, none for an interface or abstract class (its beans bring them) */
+    static List<Method> beanMethods(Class<?> beanClass) {
+        if (beanClass.isInterface() || Modifier.isAbstract(beanClass.getModifiers())) {
+            return List.of();
+        }
+        return lockedMethods(beanClass);
+    }
+
     /** Methods of the class and its superclasses that carry {@code @Locked} or inherit it from the class. */
     static List<Method> lockedMethods(Class<?> beanClass) {
         List<Method> found = new ArrayList<>();

@@ -11,6 +11,7 @@ import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.DeploymentException;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -37,7 +38,9 @@ public class RuntimeStartupCheck {
         SettingLookup config = ConfiguredSettings.current();
         List<String> errors = new ArrayList<>(GlobalSettings.errors(config));
         List<LockedSettings> methods = new ArrayList<>();
+        List<Method> configTargets = new ArrayList<>();
         for (Class<?> beanClass : beanClasses(beans)) {
+            configTargets.addAll(LockedMethodScanner.beanMethods(beanClass));
             for (Resolution resolution : LockedMethodScanner.resolutionsOf(beanClass, config)) {
                 errors.addAll(resolution.errors());
                 if (resolution.isValid()) {
@@ -45,7 +48,7 @@ public class RuntimeStartupCheck {
                 }
             }
         }
-        GlobalSettings.warnUnknownKeys(config);
+        GlobalSettings.warnUnknownKeys(config, configTargets);
         if (!errors.isEmpty()) {
             throw new DeploymentException("Locked's configuration of this run is invalid: " + String.join("; ", errors));
         }

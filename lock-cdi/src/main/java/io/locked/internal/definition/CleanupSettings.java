@@ -23,11 +23,11 @@ public record CleanupSettings(Duration idleAfter, Duration every) {
 
     public CleanupSettings {
         if (every == null || every.isNegative() || every.isZero()) {
-            throw new IllegalArgumentException("Invalid " + EVERY + ": must be positive, was " + every);
+            throw new IllegalArgumentException("Invalid " + EVERY + ": must be positive, was " + Durations.text(every));
         }
         if (idleAfter == null || idleAfter.compareTo(MIN_IDLE_AFTER) < 0) {
-            throw new IllegalArgumentException("Invalid " + IDLE_AFTER + ": must be at least " + MIN_IDLE_AFTER
-                    + ", was " + idleAfter);
+            throw new IllegalArgumentException("Invalid " + IDLE_AFTER + ": must be at least " + Durations.text(MIN_IDLE_AFTER)
+                    + ", was " + Durations.text(idleAfter));
         }
     }
 

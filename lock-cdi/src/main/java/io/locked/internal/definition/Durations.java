@@ -52,6 +52,38 @@ public final class Durations {
         }
     }
 
+    /**
+     * @param duration a duration, or null
+     * @return it as a user writes one: {@code 0s}, {@code 500ms}, {@code 1m30s}, {@code -5s}; {@code none} for null
+     */
+    public static String text(Duration duration) {
+        if (duration == null) {
+            return "none";
+        }
+        if (duration.isZero()) {
+            return "0s";
+        }
+        if (duration.isNegative()) {
+            return "-" + text(duration.negated());
+        }
+        StringBuilder text = new StringBuilder();
+        part(text, duration.toDaysPart(), "d");
+        part(text, duration.toHoursPart(), "h");
+        part(text, duration.toMinutesPart(), "m");
+        part(text, duration.toSecondsPart(), "s");
+        int nanos = duration.toNanosPart();
+        part(text, nanos / 1_000_000, "ms");
+        part(text, nanos / 1_000 % 1_000, "us");
+        part(text, nanos % 1_000, "ns");
+        return text.toString();
+    }
+
+    private static void part(StringBuilder text, long amount, String unit) {
+        if (amount != 0) {
+            text.append(amount).append(unit);
+        }
+    }
+
     private static Duration ofUnit(long amount, String unit) {
         return switch (unit) {
             case "ns" -> Duration.ofNanos(amount);

@@ -15,7 +15,7 @@ public record HealthSettings(Duration timeout) {
 
     public HealthSettings {
         if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("Invalid " + TIMEOUT + ": must be positive, was " + timeout);
+            throw new IllegalArgumentException("Invalid " + TIMEOUT + ": must be positive, was " + Durations.text(timeout));
         }
     }
 

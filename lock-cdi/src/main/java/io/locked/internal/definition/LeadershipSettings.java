@@ -33,7 +33,7 @@ public record LeadershipSettings(List<String> roles, Duration lease) {
                 throw new IllegalArgumentException("Invalid " + LEASE + ": " + e.getMessage(), e);
             }
             if (lease.toMillis() < 1) {
-                throw new IllegalArgumentException("Invalid " + LEASE + ": must be at least 1ms, was " + lease);
+                throw new IllegalArgumentException("Invalid " + LEASE + ": must be at least 1ms, was " + text.trim());
             }
         }
         return new LeadershipSettings(roles, lease);

@@ -69,8 +69,10 @@ public final class LockedDefinitions {
                 errors.add("Invalid @Locked on " + where + ": a static method cannot be intercepted");
             }
             if (Modifier.isFinal(modifiers) || Modifier.isFinal(method.getDeclaringClass().getModifiers())) {
-                errors.add("Invalid @Locked on " + where + ": a final method (or a method of a final class) cannot be"
-                        + " intercepted");
+                errors.add("Invalid @Locked on " + where + ": " + (Modifier.isFinal(modifiers)
+                        ? "a final method cannot be intercepted; remove final from the method"
+                        : "a method of a final class cannot be intercepted; remove final from the class "
+                        + method.getDeclaringClass().getSimpleName()));
             }
         }
 
@@ -168,21 +170,22 @@ public final class LockedDefinitions {
     private static Duration wait(String text) {
         Duration wait = Durations.parse(text);
         if (wait.isNegative()) {
-            throw new IllegalArgumentException("negative (" + wait + "); it must be zero (try once) or more");
+            throw new IllegalArgumentException("negative (" + text.trim() + "); it must be zero (try once) or more");
         }
         return wait;
     }
 
+    // a duration in a message as the user wrote it ("0s", not PT0S)
     private static Duration lease(String text) {
         Duration lease = Durations.parse(text);
         if (lease.compareTo(LockRequest.MAX_LEASE) > 0) {
-            throw new IllegalArgumentException("must be at most " + LockRequest.MAX_LEASE.toDays() + " days, was " + lease);
+            throw new IllegalArgumentException("must be at most " + LockRequest.MAX_LEASE.toDays() + " days, was " + text.trim());
         }
         if (lease.isNegative()) {
-            throw new IllegalArgumentException("negative (" + lease + "); it must be at least 1ms");
+            throw new IllegalArgumentException("negative (" + text.trim() + "); it must be at least 1ms");
         }
         if (lease.toMillis() < 1) {
-            throw new IllegalArgumentException("must be at least 1ms, was " + lease);
+            throw new IllegalArgumentException("must be at least 1ms, was " + text.trim());
         }
         return lease;
     }
@@ -204,10 +207,10 @@ public final class LockedDefinitions {
     private static Duration zeroOrMore(String text) {
         Duration hold = Durations.parse(text);
         if (hold.isNegative()) {
-            throw new IllegalArgumentException("must be zero or positive, was " + hold);
+            throw new IllegalArgumentException("must be zero or positive, was " + text.trim());
         }
         if (hold.compareTo(LockRequest.MAX_LEASE) > 0) {
-            throw new IllegalArgumentException("must be at most " + LockRequest.MAX_LEASE.toDays() + " days, was " + hold);
+            throw new IllegalArgumentException("must be at most " + LockRequest.MAX_LEASE.toDays() + " days, was " + text.trim());
         }
         return hold;
     }

@@ -91,8 +91,8 @@ public final class LockedKeys {
             if (name.startsWith(PREFIX) && !known(name)) {
                 String meant = closest(name);
                 warnings.add("Locked does not read the config key " + name + (meant != null ? "; did you mean " + meant + "?"
-                        : "; it reads " + DEFAULT_PREFIX + "<member> (and per class or method, locked.\"<class>\".<member>,"
-                        + " locked.\"<class>/<method>\".<member>) with a member of " + memberKeys() + ", and " + GLOBAL));
+                        : memberPart(name) != null ? "; its members are " + String.join(", ", memberKeys())
+                        : "; docs/configuration.md lists the keys it reads"));
             }
         }
         return warnings;
@@ -118,25 +118,48 @@ public final class LockedKeys {
         return null;
     }
 
+    /** @return the class or class/method part of locked."<class>".<member> or locked."<class>/<method>".<member>, or null */
+    static String targetPart(String name) {
+        if (!name.startsWith(PREFIX + "\"")) {
+            return null;
+        }
+        int end = name.indexOf("\".", PREFIX.length() + 1);
+        return end < 0 ? null : name.substring(PREFIX.length() + 1, end);
+    }
+
+    // the same name but for case, '-' and '_', else one a slip away: a letter too many, missing, wrong or, for the
+    // longer names, two; a member's beginning names the member (hold: hold-at-least)
     private static String closest(String name) {
         String loose = loose(name);
         for (String global : GLOBAL) {
-            if (loose(global).equals(loose)) {
+            if (loose(global).equals(loose) || NearestName.edits(loose(global), loose) <= slips(loose)) {
                 return global;
             }
         }
         String member = memberPart(name);
-        if (member == null) {
+        if (member == null || member.isEmpty()) {
             return null;
         }
+        String start = name.substring(0, name.length() - member.length());
+        String written = loose(member);
         for (Member candidate : Member.values()) {
             for (String spelling : candidate.spellings()) {
-                if (loose(spelling).equals(loose(member))) {
-                    return name.substring(0, name.length() - member.length()) + candidate.key();
+                if (loose(spelling).equals(written)) {
+                    return start + candidate.key();
                 }
             }
         }
+        for (Member candidate : Member.values()) {
+            String key = loose(candidate.key());
+            if (written.length() >= 3 && key.startsWith(written) || NearestName.edits(written, key) <= slips(written)) {
+                return start + candidate.key();
+            }
+        }
         return null;
+    }
+
+    private static int slips(String written) {
+        return written.length() >= 6 ? 2 : 1;
     }
 
     private static String loose(String name) {

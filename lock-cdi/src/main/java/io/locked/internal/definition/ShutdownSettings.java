@@ -15,7 +15,7 @@ public record ShutdownSettings(Duration drain) {
 
     public ShutdownSettings {
         if (drain == null || drain.isNegative()) {
-            throw new IllegalArgumentException("Invalid " + DRAIN + ": must be zero or positive, was " + drain);
+            throw new IllegalArgumentException("Invalid " + DRAIN + ": must be zero or positive, was " + Durations.text(drain));
         }
     }
 

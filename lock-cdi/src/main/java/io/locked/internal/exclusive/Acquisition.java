@@ -199,7 +199,7 @@ public abstract class Acquisition {
             leftScope = --scopedHolds == 0;
         }
         if (leftScope) {
-            scope.leave(key, this);
+            scope.leave(this);
         }
     }
 
@@ -219,7 +219,7 @@ public abstract class Acquisition {
             }
         }
         if (leftScope) {
-            scope.leave(key, this);
+            scope.leave(this);
         }
         if (last) {
             LockMeter.HoldOutcome outcome = LockMeter.HoldOutcome.FAILED;

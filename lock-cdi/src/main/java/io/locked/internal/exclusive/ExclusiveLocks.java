@@ -116,7 +116,7 @@ public final class ExclusiveLocks {
                 return nested;
             }
             // being released, or lost: never revived; this acquisition goes to the database afresh
-            scope.leave(key, outer);
+            scope.leave(outer);
         }
         long waitNanos = saturatedNanos(wait);
         long deadline = time.nanoTime() + waitNanos;

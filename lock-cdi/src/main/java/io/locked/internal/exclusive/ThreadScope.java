@@ -1,51 +1,40 @@
 package io.locked.internal.exclusive;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * The acquisitions one thread is inside of, innermost last: where reentrancy looks. An acquisition
- * leaves it when its last handle in scope is closed or handed over, possibly from another thread,
- * hence the lock; it is uncontended in practice.
+ * leaves it when its last handle in scope is closed or handed over, possibly from another thread.
+ * A view of the thread's entry in {@link ThreadScopes}; it holds no acquisitions itself.
  */
 public final class ThreadScope {
-    private final List<Acquisition> entered = new ArrayList<>(2);
+    private final Thread owner;
+    private final ThreadScopes scopes;
 
-    public synchronized Acquisition find(String key) {
-        for (int i = entered.size() - 1; i >= 0; i--) {
-            Acquisition acquisition = entered.get(i);
-            if (acquisition.key.equals(key)) {
-                return acquisition;
-            }
-        }
-        return null;
+    ThreadScope(Thread owner, ThreadScopes scopes) {
+        this.owner = owner;
+        this.scopes = scopes;
+    }
+
+    public Acquisition find(String key) {
+        ThreadScopes.Entered entered = scopes.of(owner);
+        return entered == null ? null : entered.find(key);
     }
 
     /** @return the innermost acquisition of any of the lock key's holders (its exclusive lock, a permit, a writer) */
-    public synchronized Acquisition findLockKey(String lockKey) {
-        for (int i = entered.size() - 1; i >= 0; i--) {
-            Acquisition acquisition = entered.get(i);
-            if (acquisition.place.key().equals(lockKey)) {
-                return acquisition;
-            }
-        }
-        return null;
+    public Acquisition findLockKey(String lockKey) {
+        ThreadScopes.Entered entered = scopes.of(owner);
+        return entered == null ? null : entered.findLockKey(lockKey);
     }
 
-    public synchronized Acquisition innermost() {
-        return entered.isEmpty() ? null : entered.get(entered.size() - 1);
+    public Acquisition innermost() {
+        ThreadScopes.Entered entered = scopes.of(owner);
+        return entered == null ? null : entered.innermost();
     }
 
-    public synchronized void enter(Acquisition acquisition) {
-        entered.add(acquisition);
+    public void enter(Acquisition acquisition) {
+        scopes.enter(owner, acquisition);
     }
 
-    public synchronized void leave(String key, Acquisition acquisition) {
-        for (int i = entered.size() - 1; i >= 0; i--) {
-            if (entered.get(i) == acquisition) {
-                entered.remove(i);
-                return;
-            }
-        }
+    public void leave(Acquisition acquisition) {
+        scopes.leave(owner, acquisition);
     }
 }

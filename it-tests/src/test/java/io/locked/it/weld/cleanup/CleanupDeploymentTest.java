@@ -25,7 +25,7 @@ class CleanupDeploymentTest {
     @Test
     void aBadPeriodFailsTheDeploymentNamingTheKey() {
         TestConfig.set("locked.cleanup.every", "0s");
-        refused("Invalid locked.cleanup.every: must be positive, was PT0S");
+        refused("Invalid locked.cleanup.every: must be positive, was 0s");
     }
 
     @Test
@@ -34,7 +34,7 @@ class CleanupDeploymentTest {
         TestConfig.set("locked.cleanup.idle-after", "10 parsecs");
         refused("Invalid locked.cleanup.idle-after: '10 parsecs' is not a duration");
         TestConfig.set("locked.cleanup.idle-after", "30s");
-        refused("Invalid locked.cleanup.idle-after: must be at least PT1M, was PT30S");
+        refused("Invalid locked.cleanup.idle-after: must be at least 1m, was 30s");
     }
 
     @Test

@@ -99,7 +99,7 @@ class ReadinessCheckTest {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             messages.append(t.getMessage()).append('\n');
         }
-        assertTrue(messages.toString().contains("Invalid locked.health.timeout: must be positive, was PT0S"), messages.toString());
+        assertTrue(messages.toString().contains("Invalid locked.health.timeout: must be positive, was 0s"), messages.toString());
     }
 
     // The first check creates the lock store, which on a loaded machine may take longer than the
