@@ -5,6 +5,7 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerClosedException;
+import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.api.Locked;
@@ -13,6 +14,7 @@ import io.locked.api.event.LockAcquired;
 import io.locked.api.event.LockLost;
 import io.locked.api.event.LockNotAcquired;
 import io.locked.api.event.LockReleased;
+import io.locked.api.event.LockRenewalFailed;
 import io.locked.internal.definition.LockedSettings;
 import io.locked.internal.definition.ReturnKind;
 import jakarta.annotation.Priority;
@@ -24,6 +26,7 @@ import jakarta.interceptor.InvocationContext;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -47,6 +50,8 @@ public class LockedInterceptor {
     LockedMethods methods;
     @Inject
     LockEvents events;
+    /** Made once: an optimistic lock's early warnings, as CDI events. */
+    private final Consumer<LockRenewalFailed> renewalFailures = warning -> events.renewalFailed(warning);
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
@@ -94,6 +99,9 @@ public class LockedInterceptor {
             return settings.returnKind().skippedResult();
         }
         long acquired = System.nanoTime();
+        if (handle.mode() == LockMode.OPTIMISTIC) {
+            handle.onRenewalFailure(renewalFailures);
+        }
         events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), Duration.ofNanos(acquired - started)));
         if (settings.returnKind().isAsync()) {
             return proceedAsync(invocation, handle, acquired);
