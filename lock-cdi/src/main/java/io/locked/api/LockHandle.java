@@ -61,7 +61,8 @@ public interface LockHandle extends AutoCloseable {
      * <p>It is called on the watchdog's thread that made the renewal, not on the thread that holds the
      * lock: keep it short, and hand work elsewhere. A listener that throws is logged and changes nothing.
      * Listeners are kept until the lock is released; nested (reentrant) handles share the acquisition's
-     * renewals, so a listener added on any of them hears every failed renewal of the lease. A
+     * renewals, so a listener added on any of them hears every failed renewal of the lease; so do the
+     * {@link LockType#READ} handles of one JVM, which share one lease (the reader slot) until it is released. A
      * {@link LockMode#PESSIMISTIC} hold has no lease to renew: its listeners are never called.
      *
      * @param listener told of each failed renewal; not null

@@ -10,9 +10,6 @@ import io.locked.internal.base.RowKeys;
 import io.locked.internal.base.TimeSource;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
@@ -45,8 +42,8 @@ public abstract class Acquisition {
     private volatile Runnable whenFinished = NOTHING;
     /** Run after {@link #whenFinished}: a write's end, for its key's readers of this JVM. */
     private volatile Runnable thenFinished = NOTHING;
-    /** Told of each renewal that failed while the lease was live; replaced on each addition, read without a lock. */
-    private volatile List<Consumer<? super LockRenewalFailed>> renewalListeners = List.of();
+    /** Told of each renewal that failed while the lease was live ({@link RenewalWarnings}); read without a lock. */
+    private volatile Object renewalListeners;
     private int holds;
     private int scopedHolds;
     private boolean finished;
@@ -142,32 +139,16 @@ public abstract class Acquisition {
     abstract void releaseRow();
 
     /** Adds a listener of failed renewals ({@link io.locked.api.LockHandle#onRenewalFailure}). */
-    void onRenewalFailure(Consumer<? super LockRenewalFailed> listener) {
-        Objects.requireNonNull(listener, "listener");
-        synchronized (this) {
-            List<Consumer<? super LockRenewalFailed>> more = new ArrayList<>(renewalListeners);
-            more.add(listener);
-            renewalListeners = List.copyOf(more);
-        }
+    synchronized void onRenewalFailure(Consumer<? super LockRenewalFailed> listener) {
+        renewalListeners = RenewalWarnings.add(renewalListeners, listener);
     }
 
-    /**
-     * A renewal failed while the lease was still live for {@code timeLeft}: tells the listeners, each of
-     * whose failures is logged and changes nothing.
-     */
+    /** A renewal failed while the lease was still live for {@code timeLeft}: tells the listeners. */
     void warnOfFailedRenewal(Duration timeLeft, RuntimeException failure) {
-        List<Consumer<? super LockRenewalFailed>> listeners = renewalListeners;
-        if (listeners.isEmpty()) {
-            return;
-        }
-        LockRenewalFailed warning = new LockRenewalFailed(place.key(), mode(), token, timeLeft,
-                String.valueOf(failure.getMessage()));
-        for (Consumer<? super LockRenewalFailed> listener : listeners) {
-            try {
-                listener.accept(warning);
-            } catch (RuntimeException listenerFailure) {
-                LockLog.listenerFailed(key, "renewal failure", listenerFailure);
-            }
+        Object listeners = renewalListeners;
+        if (listeners != null) {
+            RenewalWarnings.tell(listeners, new LockRenewalFailed(place.key(), mode(), token, timeLeft,
+                    String.valueOf(failure.getMessage())), key);
         }
     }
 
