@@ -33,12 +33,18 @@ class RenewalWarningTest {
     private final ShiftableTime time = new ShiftableTime();
     private final AtomicBoolean storeDown = new AtomicBoolean();
     private final AtomicBoolean takenOver = new AtomicBoolean();
+    /** A renewal that fails only after the lease ran out: a statement that timed out past the lease. */
+    private final AtomicBoolean failsPastTheLease = new AtomicBoolean();
     private final InMemoryLockRepository rows = new InMemoryLockRepository();
     private final DelegatingRepository store = new DelegatingRepository(rows) {
         @Override
         public Lease renewLease(Lease lease, Duration duration) {
             if (storeDown.get()) {
                 throw new LockStoreUnavailableException(lease.key(), "the database does not answer", null);
+            }
+            if (failsPastTheLease.get()) {
+                time.advance(LEASE.toSeconds() + 1, TimeUnit.SECONDS);
+                throw new LockStoreUnavailableException(lease.key(), "the statement timed out", null);
             }
             return takenOver.get() ? null : super.renewLease(lease, duration);
         }
@@ -106,6 +112,15 @@ class RenewalWarningTest {
         time.advance(31, TimeUnit.SECONDS);
         tick(held);
         assertEquals(List.of(), warnings);
+        assertFalse(held.isValid());
+    }
+
+    @Test
+    void aRenewalThatFailsOnlyAfterTheLeaseRanOutIsNoWarning() {
+        LockHandle held = acquire("timed-out");
+        failsPastTheLease.set(true);
+        tick(held);
+        assertEquals(List.of(), warnings, "no time was left when it failed");
         assertFalse(held.isValid());
     }
 
