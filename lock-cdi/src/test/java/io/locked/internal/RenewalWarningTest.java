@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -150,15 +151,17 @@ class RenewalWarningTest {
     }
 
     @Test
-    void aNestedHandleHearsTheAcquisitionsRenewals() {
+    void aNestedHandleHearsTheAcquisitionsRenewalsAndOneListenerIsToldOnce() {
         try (LockHandle outer = locks.acquire(LockRequest.of("nested").mode(LockMode.OPTIMISTIC).lease(LEASE))) {
+            Consumer<LockRenewalFailed> listener = warnings::add;
+            outer.onRenewalFailure(listener);
             try (LockHandle inner = locks.acquire(LockRequest.of("nested").mode(LockMode.OPTIMISTIC).lease(LEASE))) {
-                inner.onRenewalFailure(warnings::add);
+                inner.onRenewalFailure(listener); // the same listener again, as each @Locked entry adds its own
                 storeDown.set(true);
                 tick(outer);
                 storeDown.set(false);
             }
-            assertEquals(1, warnings.size());
+            assertEquals(1, warnings.size(), "told once, though added twice");
             assertEquals(outer.token(), warnings.get(0).token());
         }
     }

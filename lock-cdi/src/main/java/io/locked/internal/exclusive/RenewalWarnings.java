@@ -16,11 +16,18 @@ final class RenewalWarnings {
     private RenewalWarnings() {
     }
 
-    /** @return the listeners {@code current} stands for, and {@code listener} after them */
+    /**
+     * @return the listeners {@code current} stands for, and {@code listener} after them unless it is one of
+     *         them already: the readers of a JVM share one reader slot, and each {@code @Locked} read adds its
+     *         interceptor's listener to it, which must neither pile up nor be told twice
+     */
     static Object add(Object current, Consumer<? super LockRenewalFailed> listener) {
         Objects.requireNonNull(listener, "listener");
         if (current == null) {
             return listener;
+        }
+        if (current == listener || current instanceof List<?> several && several.stream().anyMatch(one -> one == listener)) {
+            return current;
         }
         List<Object> more = new ArrayList<>();
         if (current instanceof List<?> several) {
