@@ -13,6 +13,8 @@ import java.util.OptionalLong;
  * JVM runs again, before it can act, and {@link LeadershipListener#lost} follows. Check
  * {@code isLeader()} before each act of leadership, and hand the {@link #term()} to resources that
  * check fencing tokens ({@code LockFence}). A killed leader is replaced once its lease has run out.
+ * A leader counts its term a fifth of the lease (at most 2 s) shorter than the database keeps the
+ * role, so that a leader that could not renew is told it lost the role before another can begin a term.
  */
 public interface Leadership extends AutoCloseable {
 

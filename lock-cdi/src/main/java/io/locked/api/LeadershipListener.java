@@ -20,7 +20,9 @@ public interface LeadershipListener {
     /**
      * This JVM's term ended: its lease ran out, or the candidacy was closed. Told before the role's
      * row is released: within a tenth of the lease (at most 1 s) of the term's end even when the
-     * database cannot be reached, and, at close, before the next leader can begin.
+     * database cannot be reached, and before the next leader can begin: at close, and when the term
+     * ran out, since the database keeps the role a fifth of the lease (at most 2 s) past the term's end
+     * as this JVM counts it (unless this JVM was paused longer than that).
      *
      * @param leadership the candidacy
      * @param term       the ended term's token

@@ -1,5 +1,8 @@
 package io.locked.api;
 
+import io.locked.api.event.LockRenewalFailed;
+import java.util.function.Consumer;
+
 /**
  * A held lock. Close it to release the lock (try-with-resources).
  *
@@ -47,6 +50,26 @@ public interface LockHandle extends AutoCloseable {
      * @return true while the lock is believed held
      */
     boolean isValid();
+
+    /**
+     * Asks to be told when a renewal of this lock's lease fails while the lease still has time left: an
+     * early warning, before the lock could be lost. The listener is called once per failed renewal (a
+     * store that cannot be reached, a statement that timed out), with the time the lease is still counted
+     * live; never for a renewal that succeeded, and never once the lease is known lost (then
+     * {@link #isValid()} is false and {@link #close()} throws {@link LockLostException}).
+     *
+     * <p>It is called on the watchdog's thread that made the renewal, not on the thread that holds the
+     * lock: keep it short, and hand work elsewhere. A listener that throws is logged and changes nothing.
+     * Listeners are kept until the lock is released; nested (reentrant) handles share the acquisition's
+     * renewals, so a listener added on any of them hears every failed renewal of the lease; so do the
+     * {@link LockType#READ} handles of one JVM, which share one lease (the reader slot) until it is released. A
+     * {@link LockMode#PESSIMISTIC} hold has no lease to renew: its listeners are never called.
+     *
+     * @param listener told of each failed renewal; not null
+     * @return this handle
+     * @throws NullPointerException if {@code listener} is null
+     */
+    LockHandle onRenewalFailure(Consumer<? super LockRenewalFailed> listener);
 
     /**
      * Takes this hold out of the acquiring thread's scope, keeping the lock held: the handle stays

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /**
  * A lock store in memory for the core's unit tests: row locks that wait like a database's, leases
@@ -31,8 +32,10 @@ public final class InMemoryLockRepository implements LockRepository {
     private final AtomicInteger handOvers = new AtomicInteger();
     private volatile boolean renewalsCut;
     private final Map<String, Duration> slowInspections = new ConcurrentHashMap<>();
+    /** The database's clock: leases start and end on it. */
+    private final LongSupplier clock;
 
-    private static final class Row {
+    private final class Row {
         final Semaphore rowLock = new Semaphore(1, true);
         String owner;
         long token;
@@ -41,8 +44,18 @@ public final class InMemoryLockRepository implements LockRepository {
         long acquiredAtNanos;
 
         boolean leaseLive() {
-            return owner != null && System.nanoTime() - expiresAtNanos < 0;
+            return owner != null && clock.getAsLong() - expiresAtNanos < 0;
         }
+    }
+
+    /** A store on the system's monotonic clock. */
+    public InMemoryLockRepository() {
+        this(System::nanoTime);
+    }
+
+    /** @param clock the database's clock, in nanoseconds: a test moves it to make leases run out without waiting */
+    public InMemoryLockRepository(LongSupplier clock) {
+        this.clock = clock;
     }
 
     private synchronized Row row(String key) {
@@ -64,7 +77,7 @@ public final class InMemoryLockRepository implements LockRepository {
                     return null;
                 }
                 token = ++lastToken;
-                row.acquiredAtNanos = System.nanoTime();
+                row.acquiredAtNanos = clock.getAsLong();
             }
             AtomicBoolean released = new AtomicBoolean();
             return new PessimisticHold() {
@@ -119,8 +132,8 @@ public final class InMemoryLockRepository implements LockRepository {
                 row.owner = owner;
                 row.token = ++lastToken;
                 row.version++;
-                row.expiresAtNanos = System.nanoTime() + lease.toNanos();
-                row.acquiredAtNanos = System.nanoTime();
+                row.expiresAtNanos = clock.getAsLong() + lease.toNanos();
+                row.acquiredAtNanos = clock.getAsLong();
                 return new Lease(key, owner, row.token, row.version);
             }
         } finally {
@@ -139,7 +152,7 @@ public final class InMemoryLockRepository implements LockRepository {
                 return null;
             }
             row.version++;
-            row.expiresAtNanos = System.nanoTime() + duration.toNanos();
+            row.expiresAtNanos = clock.getAsLong() + duration.toNanos();
             return new Lease(lease.key(), lease.owner(), lease.token(), row.version);
         }
     }
@@ -156,8 +169,8 @@ public final class InMemoryLockRepository implements LockRepository {
                 row.owner = newOwner;
                 row.token = ++lastToken;
                 row.version++;
-                row.expiresAtNanos = System.nanoTime() + duration.toNanos();
-                row.acquiredAtNanos = System.nanoTime();
+                row.expiresAtNanos = clock.getAsLong() + duration.toNanos();
+                row.acquiredAtNanos = clock.getAsLong();
                 handOvers.incrementAndGet();
                 return new Lease(lease.key(), newOwner, row.token, row.version);
             }

@@ -52,6 +52,10 @@ public final class LockLog {
      * repeats it often), then one line per cause, each without the text of the cause below it that
      * its message repeats; the stack trace at FINE.
      */
+    public static void listenerFailed(String key, String listener, RuntimeException failure) {
+        LOG.log(Level.WARNING, "A " + listener + " listener of lock '" + key + "' failed", failure);
+    }
+
     public static void storeFailed(String key, String holder, String what, RuntimeException failure) {
         if (!LOG.isLoggable(Level.WARNING)) {
             return;

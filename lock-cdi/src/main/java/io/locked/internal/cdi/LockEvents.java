@@ -4,6 +4,7 @@ import io.locked.api.event.LockAcquired;
 import io.locked.api.event.LockLost;
 import io.locked.api.event.LockNotAcquired;
 import io.locked.api.event.LockReleased;
+import io.locked.api.event.LockRenewalFailed;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
@@ -23,19 +24,21 @@ public class LockEvents {
     private final Event<LockReleased> released;
     private final Event<LockNotAcquired> notAcquired;
     private final Event<LockLost> lost;
+    private final Event<LockRenewalFailed> renewalFailed;
 
     /** For proxies. */
     protected LockEvents() {
-        this(null, null, null, null);
+        this(null, null, null, null, null);
     }
 
     @Inject
     LockEvents(Event<LockAcquired> acquired, Event<LockReleased> released, Event<LockNotAcquired> notAcquired,
-               Event<LockLost> lost) {
+               Event<LockLost> lost, Event<LockRenewalFailed> renewalFailed) {
         this.acquired = acquired;
         this.released = released;
         this.notAcquired = notAcquired;
         this.lost = lost;
+        this.renewalFailed = renewalFailed;
     }
 
     void acquired(LockAcquired event) {
@@ -52,6 +55,18 @@ public class LockEvents {
 
     void lost(LockLost event) {
         fire(lost, event);
+    }
+
+    /**
+     * On the watchdog's thread, while the method runs. The application may be stopping meanwhile (its
+     * drain lets the method finish): nobody is left to tell then, and the renewals go on regardless.
+     */
+    void renewalFailed(LockRenewalFailed event) {
+        try {
+            fire(renewalFailed, event);
+        } catch (IllegalStateException applicationStopped) {
+            LOG.log(Level.FINE, "A renewal failure found the application stopped", applicationStopped);
+        }
     }
 
     private static <T> void fire(Event<T> events, T event) {

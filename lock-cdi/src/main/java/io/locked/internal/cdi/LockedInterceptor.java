@@ -3,12 +3,14 @@ package io.locked.internal.cdi;
 import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerClosedException;
+import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.api.Locked;
 import io.locked.api.OnTimeout;
 import io.locked.api.event.LockAcquired;
 import io.locked.api.event.LockNotAcquired;
+import io.locked.api.event.LockRenewalFailed;
 import io.locked.internal.definition.LockedSettings;
 import io.locked.internal.definition.ReturnKind;
 import jakarta.annotation.Priority;
@@ -20,6 +22,7 @@ import jakarta.interceptor.InvocationContext;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.logging.Logger;
 
 /**
@@ -42,6 +45,8 @@ public class LockedInterceptor {
     LockedMethods methods;
     @Inject
     LockEvents events;
+    /** Made once: an optimistic lock's early warnings, as CDI events. */
+    private final Consumer<LockRenewalFailed> renewalFailures = warning -> events.renewalFailed(warning);
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
@@ -68,11 +73,11 @@ public class LockedInterceptor {
                 .type(settings.type()).maxWait(settings.maxWait()).lease(settings.lease()).name(settings.key().toString())
                 .holdAtLeast(settings.holdAtLeast()).lockDelay(settings.lockDelay()).permits(settings.permits());
         if (settings.returnKind().isUni()) {
-            return MutinyLocking.lockedAtSubscription(() -> new NonBlockingLockedCall(locks, events, settings, request)
+            return MutinyLocking.lockedAtSubscription(() -> new NonBlockingLockedCall(locks, events, settings, request, renewalFailures)
                     .start(invocation, MutinyLocking::subscribe, true));
         }
         if (settings.returnKind().isAsync() && EventLoops.callerMustNotBlock()) {
-            return new NonBlockingLockedCall(locks, events, settings, request).start(invocation, NonBlockingLockedCall::ofStage, false);
+            return new NonBlockingLockedCall(locks, events, settings, request, renewalFailures).start(invocation, NonBlockingLockedCall::ofStage, false);
         }
         long started = System.nanoTime();
         LockHandle handle;
@@ -95,6 +100,9 @@ public class LockedInterceptor {
             return settings.returnKind().skippedResult();
         }
         long acquired = System.nanoTime();
+        if (handle.mode() == LockMode.OPTIMISTIC) {
+            handle.onRenewalFailure(renewalFailures);
+        }
         events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), Duration.ofNanos(acquired - started)));
         if (settings.returnKind().isAsync()) {
             return proceedAsync(invocation, handle, acquired);

@@ -4,11 +4,13 @@ import io.locked.api.LockException;
 import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerClosedException;
+import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.api.OnTimeout;
 import io.locked.api.event.LockAcquired;
 import io.locked.api.event.LockNotAcquired;
+import io.locked.api.event.LockRenewalFailed;
 import io.locked.internal.async.AsyncAcquisitions;
 import io.locked.internal.definition.LockedSettings;
 import jakarta.interceptor.InvocationContext;
@@ -17,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -33,10 +36,13 @@ final class NonBlockingLockedCall {
     private final LockEvents events;
     private final LockedSettings settings;
     private final LockRequest request;
+    private final Consumer<LockRenewalFailed> renewalFailures;
     private final CompletableFuture<Object> outcome = new CompletableFuture<>();
     private final AtomicReference<CompletableFuture<?>> running = new AtomicReference<>();
 
-    NonBlockingLockedCall(LockManager locks, LockEvents events, LockedSettings settings, LockRequest request) {
+    NonBlockingLockedCall(LockManager locks, LockEvents events, LockedSettings settings, LockRequest request,
+                          Consumer<LockRenewalFailed> renewalFailures) {
+        this.renewalFailures = renewalFailures;
         this.locks = locks;
         this.events = events;
         this.settings = settings;
@@ -70,6 +76,9 @@ final class NonBlockingLockedCall {
                 return;
             }
             long acquired = System.nanoTime();
+            if (handle.mode() == LockMode.OPTIMISTIC) {
+                handle.onRenewalFailure(renewalFailures);
+            }
             events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), Duration.ofNanos(acquired - started)));
             Runnable body = () -> runHeld(invocation, completion, cancelsWork, handle, acquired);
             if (callers == null) {

@@ -3,12 +3,14 @@ package io.locked.internal.exclusive;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
 import io.locked.api.LockStoreUnavailableException;
+import io.locked.api.event.LockRenewalFailed;
 import io.locked.internal.base.LockLog;
 import io.locked.internal.base.LockMeter;
 import io.locked.internal.base.RowKeys;
 import io.locked.internal.base.TimeSource;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * One acquisition of a key: the unit that owns the lock row, with the handles opened on it.
@@ -40,6 +42,8 @@ public abstract class Acquisition {
     private volatile Runnable whenFinished = NOTHING;
     /** Run after {@link #whenFinished}: a write's end, for its key's readers of this JVM. */
     private volatile Runnable thenFinished = NOTHING;
+    /** Told of each renewal that failed while the lease was live ({@link RenewalWarnings}); read without a lock. */
+    private volatile Object renewalListeners;
     private int holds;
     private int scopedHolds;
     private boolean finished;
@@ -133,6 +137,20 @@ public abstract class Acquisition {
      * @throws io.locked.api.LockLostException if the lock turned out to be lost
      */
     abstract void releaseRow();
+
+    /** Adds a listener of failed renewals ({@link io.locked.api.LockHandle#onRenewalFailure}). */
+    synchronized void onRenewalFailure(Consumer<? super LockRenewalFailed> listener) {
+        renewalListeners = RenewalWarnings.add(renewalListeners, listener);
+    }
+
+    /** A renewal failed while the lease was still live for {@code timeLeft}: tells the listeners. */
+    void warnOfFailedRenewal(Duration timeLeft, RuntimeException failure) {
+        Object listeners = renewalListeners;
+        if (listeners != null) {
+            RenewalWarnings.tell(listeners, new LockRenewalFailed(place.key(), mode(), token, timeLeft,
+                    String.valueOf(failure.getMessage())), key);
+        }
+    }
 
     /** A store call made while the lock is held failed; the lock may still be held. */
     void storeFailed(LockMeter.StoreOperation operation) {

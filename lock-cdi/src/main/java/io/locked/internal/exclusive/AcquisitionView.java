@@ -3,6 +3,8 @@ package io.locked.internal.exclusive;
 import io.locked.api.HolderKind;
 import io.locked.api.LockHandle;
 import io.locked.api.LockMode;
+import io.locked.api.event.LockRenewalFailed;
+import java.util.function.Consumer;
 
 /** What every handle on an acquisition shows of it: key, mode and token. */
 public abstract class AcquisitionView implements LockHandle {
@@ -40,6 +42,12 @@ public abstract class AcquisitionView implements LockHandle {
     @Override
     public long token() {
         return acquisition.token;
+    }
+
+    @Override
+    public LockHandle onRenewalFailure(Consumer<? super LockRenewalFailed> listener) {
+        acquisition.onRenewalFailure(listener);
+        return this;
     }
 
     @Override

@@ -131,6 +131,14 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
         renewsAlone = inBatch || renewsAlone;
         LockLog.storeFailed(key, holder, "renewing the lease of", failure);
         storeFailed(LockMeter.StoreOperation.RENEW);
+        long leftNanos;
+        synchronized (this) {
+            // released meanwhile, or known lost: the release or the loss is what the holder hears of
+            leftNanos = lost || renewal == null ? 0 : validUntilNanos - time.nanoTime();
+        }
+        if (leftNanos > 0) {
+            warnOfFailedRenewal(Duration.ofNanos(leftNanos), failure);
+        }
     }
 
     @Override

@@ -46,19 +46,36 @@ public final class Candidacy implements Leadership {
         if (listener == null) {
             throw new IllegalArgumentException("The leadership listener must not be null for role '" + role + "'");
         }
-        // the request checks role (as a key) and lease; a candidate waits up to half a lease per attempt
-        this.request = LockRequest.of(role).mode(LockMode.OPTIMISTIC).lease(lease).maxWait(lease.dividedBy(2))
-                .name("leadership");
-        this.locks = locks;
-        this.role = role;
-        this.listener = listener;
         // a tenth of the lease, between 10 ms and 1 s: how late a lost term may be told
         this.checkNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(TimeUnit.SECONDS.toNanos(1),
                 lease.toNanos() / 10));
+        // the request checks role (as a key) and lease; a candidate waits up to half a lease per attempt
+        this.request = termRequest(role, lease, checkNanos);
+        this.locks = locks;
+        this.role = role;
+        this.listener = listener;
         this.open = open;
         this.failures = newFailureBackoff();
         this.thread = new Thread(this::campaign, "locked-leadership-" + role);
         this.thread.setDaemon(true);
+    }
+
+    /**
+     * The role's lock: stored for the whole lease, so that a killed leader is replaced once it has run out,
+     * but counted by the leader two checks shorter, the rest as a lock-delay. A leader that stops renewing
+     * (cut off, the store down) then sees its term end, and its check tells the listener, while the store
+     * still keeps the role from everyone else: the old leader hears of its loss before a new term can begin,
+     * also after an outage that outlasted the lease. Without the margin the two ends fall together, and
+     * another candidate could begin its term up to a check before the old leader was told.
+     */
+    private static LockRequest termRequest(String role, Duration lease, long checkNanos) {
+        LockRequest request = LockRequest.of(role).mode(LockMode.OPTIMISTIC).lease(lease).maxWait(lease.dividedBy(2))
+                .name("leadership");
+        Duration margin = Duration.ofNanos(Math.min(2 * checkNanos, lease.toNanos() / 5));
+        if (lease.minus(margin).compareTo(Duration.ofMillis(1)) < 0) {
+            return request; // a lease of a few milliseconds: no margin to spare
+        }
+        return request.lease(lease.minus(margin)).lockDelay(margin);
     }
 
     public Candidacy start() {

@@ -4,10 +4,12 @@ import io.locked.api.HolderKind;
 import io.locked.api.LockHandle;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
+import io.locked.api.event.LockRenewalFailed;
 import io.locked.internal.exclusive.AcquisitionView;
 import io.locked.internal.exclusive.SessionConfirmation;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The readers of one JVM that share one reader slot of a key. The first takes the slot and reads the
@@ -131,6 +133,13 @@ final class ReaderGroup {
                 }
             }
             return group.slot.isValid();
+        }
+
+        /** The group's readers share the slot's lease, and hear of its failed renewals. */
+        @Override
+        public LockHandle onRenewalFailure(Consumer<? super LockRenewalFailed> listener) {
+            group.slot.onRenewalFailure(listener);
+            return this;
         }
 
         @Override
