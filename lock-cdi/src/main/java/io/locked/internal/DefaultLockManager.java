@@ -217,10 +217,10 @@ public final class DefaultLockManager implements LockManager {
         LockKind kind = LockKind.of(request);
         if (kind == LockKind.EXCLUSIVE) {
             return exclusive.acquire(request, request.key(), wait, started, scope,
-                    metrics.forLock(request.name(), request.mode(), kind), true);
+                    metrics.forRequest(request, wait, kind), true);
         }
         // one meter for the whole wait: a row found taken on the way is not the request's refusal
-        LockMeter meter = metrics.forLock(request.name(), request.mode(), kind);
+        LockMeter meter = metrics.forRequest(request, wait, kind);
         long deadline = started + ExclusiveLocks.saturatedNanos(wait);
         RowAccess rows = exclusive.rows(request, started, scope, meter);
         LockHandle held = switch (kind) {
@@ -232,6 +232,14 @@ public final class DefaultLockManager implements LockManager {
             meter.notAcquired(time.nanoTime() - started);
         }
         return held;
+    }
+
+    /**
+     * @param task what will acquire a lock on another thread, wrapped on the caller's thread
+     * @return the task, carrying the caller's context to the reports there ({@link LockMetrics#carryContext})
+     */
+    public Runnable carryContext(Runnable task) {
+        return metrics.carryContext(task);
     }
 
     /**
