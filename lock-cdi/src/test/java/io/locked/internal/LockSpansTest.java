@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockHandle;
+import io.locked.api.LockInterruptedException;
 import io.locked.api.LockLostException;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
@@ -156,6 +157,26 @@ class LockSpansTest {
         assertEquals("no_connection", waits.get(1).getAttributes().get(stringKey("error.type")));
         waits.forEach(wait -> assertEquals(StatusCode.ERROR, wait.getStatus().getStatusCode()));
         assertEquals(0, telemetry.lockSpans("hold lock").size());
+    }
+
+    @Test
+    void anInterruptedWaitEndsAsInterrupted() throws Exception {
+        try (LockManager locks = LockManagerBuilder.on(new InMemoryLockRepository()).openTelemetry(telemetry.sdk).build();
+             LockHandle held = locks.acquire(LockRequest.of("order:3").mode(LockMode.OPTIMISTIC))) {
+            // optimistic: the waiter polls and sleeps in Locked itself, where an interrupt is Locked's to report
+            Thread waiter = new Thread(() -> assertThrows(LockInterruptedException.class,
+                    () -> locks.acquire(LockRequest.of("order:3").mode(LockMode.OPTIMISTIC).maxWait(Duration.ofMinutes(5)))));
+            waiter.start();
+            Await.until(() -> waiter.getState() == Thread.State.WAITING || waiter.getState() == Thread.State.TIMED_WAITING,
+                    Duration.ofSeconds(10), "the waiter waiting for order:3");
+            waiter.interrupt();
+            waiter.join();
+        }
+        SpanData interrupted = telemetry.lockSpans("wait_for lock").get(1);
+        assertEquals("interrupted", interrupted.getAttributes().get(stringKey("locked.outcome")));
+        assertEquals(LockInterruptedException.class.getName(), interrupted.getAttributes().get(stringKey("error.type")));
+        assertEquals(300.0, interrupted.getAttributes().get(doubleKey("locked.wait.timeout")));
+        assertEquals(StatusCode.ERROR, interrupted.getStatus().getStatusCode());
     }
 
     @Test
