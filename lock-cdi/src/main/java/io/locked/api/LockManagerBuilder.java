@@ -4,6 +4,7 @@ import io.locked.internal.DefaultLockManager;
 import io.locked.internal.base.LockMetrics;
 import io.locked.internal.base.TimeSource;
 import io.locked.internal.metrics.MicrometerPresence;
+import io.locked.internal.telemetry.TelemetryPresence;
 import io.locked.spi.LockRepository;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,6 +26,7 @@ public final class LockManagerBuilder {
     private int watchdogThreads = 1;
     private Duration sessionCheckInterval = DEFAULT_SESSION_CHECK;
     private LockMetrics metrics;
+    private LockMetrics telemetry = LockMetrics.NONE;
     private Duration drain = Duration.ZERO;
     private Duration readerSlotKeep = DEFAULT_READER_SLOT_KEEP;
     private Executor asyncExecutor;
@@ -114,6 +116,40 @@ public final class LockManagerBuilder {
     }
 
     /**
+     * Reports each lock's wait and hold as spans, and the lock's metrics, through OpenTelemetry (see
+     * {@code docs/telemetry.md}), with each span naming the lock's rendered key. Same as
+     * {@code openTelemetry(openTelemetry, true)}.
+     *
+     * @param openTelemetry an {@code io.opentelemetry.api.OpenTelemetry}, not null
+     * @return this builder
+     * @throws IllegalArgumentException if the argument is null or not an {@code OpenTelemetry}, or the
+     *                                  OpenTelemetry API is not on the class path
+     */
+    public LockManagerBuilder openTelemetry(Object openTelemetry) {
+        return openTelemetry(openTelemetry, true);
+    }
+
+    /**
+     * Reports each lock's wait and hold as spans, children of the span current on the acquiring thread,
+     * and the lock's metrics, through OpenTelemetry (see {@code docs/telemetry.md}). The parameter is typed
+     * {@code Object} so that this class loads without OpenTelemetry. Default: no spans and no OpenTelemetry
+     * metrics. Micrometer's metrics ({@link #meterRegistry}) are reported beside these, not instead.
+     *
+     * @param openTelemetry an {@code io.opentelemetry.api.OpenTelemetry}, not null
+     * @param renderedKeys  true: spans carry each lock's rendered key ({@code order:42}) in {@code locked.key};
+     *                      false: only its name ({@code order:{id}}, {@link LockRequest#name()}), where
+     *                      keys must not reach the traces (personal data, a tracing backend that bills by
+     *                      attribute value)
+     * @return this builder
+     * @throws IllegalArgumentException if the argument is null or not an {@code OpenTelemetry}, or the
+     *                                  OpenTelemetry API is not on the class path
+     */
+    public LockManagerBuilder openTelemetry(Object openTelemetry, boolean renderedKeys) {
+        this.telemetry = TelemetryPresence.on(openTelemetry, renderedKeys);
+        return this;
+    }
+
+    /**
      * How long {@link LockManager#close()} waits for the locks still held to be released, renewing
      * their leases meanwhile, before it stops the watchdog: at an application's shutdown, a job that
      * finishes within it frees its key at once, and another instance takes over on its next trigger
@@ -177,7 +213,8 @@ public final class LockManagerBuilder {
     /** @return a new lock manager; close it to stop its lease watchdog */
     public LockManager build() {
         DefaultLockManager manager = new DefaultLockManager(repository, TimeSource.system(clock), watchdogThreads,
-                sessionCheckInterval, metrics != null ? metrics : MicrometerPresence.globalRegistryOrNone());
+                sessionCheckInterval, LockMetrics.both(metrics != null ? metrics : MicrometerPresence.globalRegistryOrNone(),
+                telemetry));
         manager.drainFor(drain);
         manager.keepReaderSlotsFor(readerSlotKeep);
         manager.asyncExecutor(asyncExecutor);

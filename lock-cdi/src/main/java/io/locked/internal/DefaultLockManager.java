@@ -36,7 +36,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.UnaryOperator;
 import java.util.stream.IntStream;
 
 /**
@@ -68,7 +67,6 @@ public final class DefaultLockManager extends AsyncLockCalls {
      */
     public DefaultLockManager(LockRepository repository, TimeSource time, int watchdogThreads,
                               Duration sessionCheckInterval, LockMetrics metrics) {
-        super(UnaryOperator.identity());
         if (repository == null || time == null || watchdogThreads < 1 || sessionCheckInterval == null
                 || sessionCheckInterval.isNegative() || sessionCheckInterval.isZero() || metrics == null) {
             throw new IllegalArgumentException("repository, time and metrics are required, watchdog threads must be >= 1,"
@@ -219,10 +217,10 @@ public final class DefaultLockManager extends AsyncLockCalls {
         LockKind kind = LockKind.of(request);
         if (kind == LockKind.EXCLUSIVE) {
             return exclusive.acquire(request, request.key(), wait, started, scope,
-                    metrics.forLock(request.name(), request.mode(), kind), true);
+                    metrics.forRequest(request, wait, kind), true);
         }
         // one meter for the whole wait: a row found taken on the way is not the request's refusal
-        LockMeter meter = metrics.forLock(request.name(), request.mode(), kind);
+        LockMeter meter = metrics.forRequest(request, wait, kind);
         long deadline = started + ExclusiveLocks.saturatedNanos(wait);
         RowAccess rows = exclusive.rows(request, started, scope, meter);
         LockHandle held = switch (kind) {
@@ -234,6 +232,12 @@ public final class DefaultLockManager extends AsyncLockCalls {
             meter.notAcquired(time.nanoTime() - started);
         }
         return held;
+    }
+
+    /** {@inheritDoc} ({@link LockMetrics#carryContext}) */
+    @Override
+    public Runnable carryContext(Runnable task) {
+        return metrics.carryContext(task);
     }
 
     /**

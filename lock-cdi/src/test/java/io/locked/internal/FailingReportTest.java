@@ -35,7 +35,7 @@ class FailingReportTest {
         AtomicBoolean failing = new AtomicBoolean(true);
         LockMeter throwing = new LockMeter() {
             @Override
-            public void acquired(long waitedNanos) {
+            public void acquired(long waitedNanos, long token) {
                 if (failing.get()) {
                     throw new IllegalStateException("meter registry broken");
                 }
@@ -71,7 +71,7 @@ class FailingReportTest {
         AtomicInteger acquisitions = new AtomicInteger();
         LockMeter throwingAtTheJoin = new LockMeter() {
             @Override
-            public void acquired(long waitedNanos) {
+            public void acquired(long waitedNanos, long token) {
                 if (acquisitions.incrementAndGet() == 2) {
                     throw new IllegalStateException("meter registry broken");
                 }

@@ -36,6 +36,7 @@ class PackageRulesTest implements PackageRulesChecks {
             Map.entry(CORE + ".readwrite", 3),
             Map.entry(CORE + ".operations", 3),
             Map.entry(CORE + ".metrics", 3),
+            Map.entry(CORE + ".telemetry", 3),
             Map.entry(CORE + ".exclusive", 4),
             Map.entry(CORE + ".definition", 4),
             Map.entry(CORE + ".lease", 5),

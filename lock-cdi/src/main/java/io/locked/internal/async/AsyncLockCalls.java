@@ -7,16 +7,21 @@ import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /** A lock manager's asynchronous calls: its blocking ones, run on the executor of {@link AsyncAcquisitions}. */
 public abstract class AsyncLockCalls implements LockManager {
     private final AsyncAcquisitions async;
 
-    /** @param carryContext wraps a task so that it runs in its submitter's context (telemetry) */
-    protected AsyncLockCalls(UnaryOperator<Runnable> carryContext) {
-        this.async = new AsyncAcquisitions(carryContext);
+    // the hook is called at each asynchronous acquisition, once the subclass is built
+    protected AsyncLockCalls() {
+        this.async = new AsyncAcquisitions(this::carryContext);
     }
+
+    /**
+     * @param task what will acquire a lock on another thread, wrapped on the caller's thread
+     * @return the task, carrying the caller's context (its trace) to the thread that runs it
+     */
+    public abstract Runnable carryContext(Runnable task);
 
     @Override
     public CompletionStage<LockHandle> acquireAsync(LockRequest request) {

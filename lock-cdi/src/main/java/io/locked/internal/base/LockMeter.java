@@ -34,8 +34,11 @@ public interface LockMeter {
         RELEASE
     }
 
-    /** @param waitedNanos from the request to the lock, the wait in this JVM's queue included */
-    default void acquired(long waitedNanos) {
+    /**
+     * @param waitedNanos from the request to the lock, the wait in this JVM's queue included
+     * @param token       the fencing token of the hold (for a reader that joined its JVM's group, the group's)
+     */
+    default void acquired(long waitedNanos, long token) {
     }
 
     /** @param waitedNanos the wait that ran out */
@@ -51,8 +54,11 @@ public interface LockMeter {
     default void noConnection(long waitedNanos) {
     }
 
-    /** @param waitedNanos until the acquisition ended with an exception (store down, interrupted, closed manager) */
-    default void failed(long waitedNanos) {
+    /**
+     * @param waitedNanos until the acquisition ended with an exception
+     * @param cause       that exception: the store down, the thread interrupted, the manager closed
+     */
+    default void failed(long waitedNanos, Throwable cause) {
     }
 
     /** @param operation what the store was asked to do */

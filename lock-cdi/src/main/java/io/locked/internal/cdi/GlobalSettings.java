@@ -7,6 +7,7 @@ import io.locked.internal.definition.LeadershipSettings;
 import io.locked.internal.definition.LockedKeys;
 import io.locked.internal.definition.SettingLookup;
 import io.locked.internal.definition.ShutdownSettings;
+import io.locked.internal.definition.TelemetrySettings;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,10 +22,10 @@ final class GlobalSettings {
     private GlobalSettings() {
     }
 
-    /** @return what is wrong with the cleanup's, readiness check's, shutdown's and leadership's settings, each naming its key */
+    /** @return what is wrong with the cleanup's, readiness check's, shutdown's, leadership's and telemetry's settings, each naming its key */
     static List<String> errors(SettingLookup config) {
         List<Consumer<SettingLookup>> checks = List.of(CleanupSettings::from, HealthSettings::from, ShutdownSettings::from,
-                LeadershipSettings::from);
+                LeadershipSettings::from, TelemetrySettings::from);
         List<String> errors = new ArrayList<>();
         for (Consumer<SettingLookup> check : checks) {
             try {

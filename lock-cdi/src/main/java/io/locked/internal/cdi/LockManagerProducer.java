@@ -4,9 +4,12 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.internal.DefaultLockManager;
 import io.locked.internal.definition.HealthSettings;
+import io.locked.internal.definition.SettingLookup;
 import io.locked.internal.definition.ShutdownSettings;
+import io.locked.internal.definition.TelemetrySettings;
 import io.locked.internal.metrics.MicrometerPresence;
 import io.locked.internal.operations.StoreReadiness;
+import io.locked.internal.telemetry.TelemetryPresence;
 import io.locked.spi.LockRepository;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,24 +20,38 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.interceptor.Interceptor;
+import java.util.logging.Logger;
 
 /**
  * The application's {@link LockManager}, on whatever {@link LockRepository} bean the deployment has
  * (lock-jpa supplies one), with metrics on the application's Micrometer {@code MeterRegistry} bean, or
- * on Micrometer's global registry when there is none, or none without Micrometer.
+ * on Micrometer's global registry when there is none, or none without Micrometer; and, when
+ * {@code locked.telemetry.enabled} and the OpenTelemetry API is there, with spans and metrics on the
+ * application's {@code OpenTelemetry} bean, or on {@code GlobalOpenTelemetry} when there is none.
  */
 @ApplicationScoped
 public class LockManagerProducer {
+    private static final Logger LOG = Logger.getLogger(LockManagerProducer.class.getName());
     private volatile DefaultLockManager built;
 
-    // Instance<Object>, not Instance<MeterRegistry>: the injection point must not name a Micrometer type
+    // Instance<Object>, not Instance<MeterRegistry>: the injection point must name neither Micrometer's type nor OpenTelemetry's
     @Produces
     @ApplicationScoped
     LockManager lockManager(LockRepository repository, Instance<Object> beans) {
+        SettingLookup config = ConfiguredSettings.current();
         LockManagerBuilder builder = LockManagerBuilder.on(repository)
-                .drainOnClose(ShutdownSettings.from(ConfiguredSettings.current()).drain());
+                .drainOnClose(ShutdownSettings.from(config).drain());
         if (MicrometerPresence.onClassPath()) {
             builder.meterRegistry(MeterRegistryLookup.registry(beans));
+        }
+        TelemetrySettings telemetry = TelemetrySettings.from(config);
+        if (telemetry.enabled()) {
+            if (TelemetryPresence.onClassPath()) {
+                builder.openTelemetry(OpenTelemetryLookup.openTelemetry(beans), telemetry.renderedKeys());
+            } else {
+                LOG.warning(() -> "Locked: " + TelemetrySettings.ENABLED + " is true but the OpenTelemetry API"
+                        + " (io.opentelemetry:opentelemetry-api) is not on the class path: no spans");
+            }
         }
         LockManager manager = builder.build();
         built = (DefaultLockManager) manager;

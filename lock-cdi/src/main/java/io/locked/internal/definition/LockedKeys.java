@@ -23,7 +23,7 @@ public final class LockedKeys {
             "locked.galera.single-writer", "locked.postgresql.synchronous-commit", "locked.interceptor-priority",
             HealthSettings.TIMEOUT,
             CleanupSettings.EVERY, CleanupSettings.IDLE_AFTER, ShutdownSettings.DRAIN, LeadershipSettings.ROLES,
-            LeadershipSettings.LEASE);
+            LeadershipSettings.LEASE, TelemetrySettings.ENABLED, TelemetrySettings.KEY_ATTRIBUTE);
 
     private LockedKeys() {
     }

@@ -93,8 +93,8 @@ public final class ExclusiveLocks {
         }
 
         @Override
-        public void joined() {
-            meter.acquired(time.nanoTime() - started);
+        public void joined(long token) {
+            meter.acquired(time.nanoTime() - started, token);
         }
     };
     }
@@ -128,7 +128,7 @@ public final class ExclusiveLocks {
             turn = awaitTurn(key, waitNanos, optimistic
                     ? new KeyTurns.LeaseWish(owner, holder, request.lease().plus(request.lockDelay())) : null);
         } catch (LockInterruptedException interrupted) {
-            meter.failed(time.nanoTime() - started);
+            meter.failed(time.nanoTime() - started, interrupted);
             throw interrupted;
         }
         if (turn == null) {
@@ -157,7 +157,7 @@ public final class ExclusiveLocks {
                 LockLog.storeFailed(key, holder, "acquiring", storeDown);
                 meter.storeFailed(LockMeter.StoreOperation.ACQUIRE);
             }
-            meter.failed(time.nanoTime() - started);
+            meter.failed(time.nanoTime() - started, failure);
             throw failure;
         }
         if (acquisition == null) {
@@ -172,7 +172,7 @@ public final class ExclusiveLocks {
         Handle first = acquisition.firstHandle();
         scope.enter(acquisition);
         try {
-            meter.acquired(time.nanoTime() - started);
+            meter.acquired(time.nanoTime() - started, acquisition.token);
             if (LockLog.fine()) {
                 LockLog.acquired(key, request.mode(), acquisition.token, holder, time.nanoTime() - started);
             }

@@ -29,8 +29,12 @@ public interface RowAccess {
     /** @return the rows as {@link #inspectAll} reads them, where only a live lease counts as held ({@link io.locked.spi.LockRepository#inspectLeases}) */
     List<LockRowState> inspectLeases(List<String> rowKeys);
 
-    /** The request got a hold on a row another request took (a reader joined its JVM's group). */
-    void joined();
+    /**
+     * The request got a hold on a row another request took (a reader joined its JVM's group).
+     *
+     * @param token the fencing token of that row's hold
+     */
+    void joined(long token);
 
     /** @return a nested hold of the row when this thread is inside its scope, else null */
     default LockHandle reenter(ThreadScope scope, String rowKey) {

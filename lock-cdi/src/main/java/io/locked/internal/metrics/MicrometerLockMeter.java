@@ -77,7 +77,7 @@ final class MicrometerLockMeter implements LockMeter {
     }
 
     @Override
-    public void acquired(long waitedNanos) {
+    public void acquired(long waitedNanos, long token) {
         held.incrementAndGet();
         acquired.increment();
         waitAcquired.record(waitedNanos, TimeUnit.NANOSECONDS);
@@ -96,7 +96,7 @@ final class MicrometerLockMeter implements LockMeter {
     }
 
     @Override
-    public void failed(long waitedNanos) {
+    public void failed(long waitedNanos, Throwable cause) {
         failed.increment();
         waitFailed.record(waitedNanos, TimeUnit.NANOSECONDS);
     }

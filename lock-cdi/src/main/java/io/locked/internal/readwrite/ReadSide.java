@@ -94,7 +94,7 @@ final class ReadSide {
             local.release(state, lost);
             if (joined != null) {
                 try {
-                    rows.joined();
+                    rows.joined(joined.token());
                 } catch (RuntimeException | Error reportFailed) {
                     // the caller never sees the hold: leave the group now, or its slot stays held for good
                     closeAfterFailure(joined, reportFailed);
