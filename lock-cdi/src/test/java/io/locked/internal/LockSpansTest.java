@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +82,27 @@ class LockSpansTest {
         assertEquals(3.0, wait.getAttributes().get(doubleKey("locked.wait.timeout")));
         assertEquals("released", hold.getAttributes().get(stringKey("locked.outcome")));
         assertTrue(wait.getEndEpochNanos() <= hold.getStartEpochNanos(), "the hold begins where the wait ends");
+    }
+
+    /** An asynchronous acquisition waits on another thread, yet its spans stay in the caller's trace. */
+    @Test
+    void anAsynchronousAcquisitionIsTracedUnderItsCallersSpan() throws Exception {
+        Span request = telemetry.caller().spanBuilder("GET /orders").startSpan();
+        try (LockManager locks = LockManagerBuilder.on(new InMemoryLockRepository()).openTelemetry(telemetry.sdk).build()) {
+            LockHandle lock;
+            try (Scope inRequest = request.makeCurrent()) {
+                lock = locks.acquireAsync(LockRequest.of("order:7").name("order")).toCompletableFuture()
+                        .get(30, TimeUnit.SECONDS);
+            }
+            lock.close();
+        } finally {
+            request.end();
+        }
+        List<SpanData> spans = telemetry.lockSpans();
+        assertEquals(List.of("wait_for lock", "hold lock"), spans.stream().map(SpanData::getName).toList());
+        for (SpanData span : spans) {
+            assertEquals(request.getSpanContext().getSpanId(), span.getParentSpanId(), span.getName());
+        }
     }
 
     @Test
