@@ -5,18 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.locked.api.Leadership;
-import io.locked.api.LeadershipListener;
 import io.locked.api.LockManager;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.DelegatingRepository;
+import io.locked.contract.TermsTold;
 import io.locked.internal.base.LockMetrics;
 import io.locked.spi.Lease;
 import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -37,10 +35,7 @@ class LeadershipAfterOutageTest {
     private final AtomicBoolean storeDown = new AtomicBoolean();
     private final List<LockManager> managers = new ArrayList<>();
     private final List<Leadership> candidates = new ArrayList<>();
-    private final List<Told> history = new ArrayList<>();
-
-    private record Told(int candidate, boolean granted, long term) {
-    }
+    private final TermsTold told = new TermsTold();
 
     @AfterEach
     void close() {
@@ -90,38 +85,10 @@ class LeadershipAfterOutageTest {
         }
     }
 
-    private LeadershipListener listener(int candidate) {
-        return new LeadershipListener() {
-            @Override
-            public void granted(Leadership leadership, long term) {
-                synchronized (history) {
-                    history.add(new Told(candidate, true, term));
-                }
-            }
-
-            @Override
-            public void lost(Leadership leadership, long term, String reason) {
-                synchronized (history) {
-                    history.add(new Told(candidate, false, term));
-                }
-            }
-        };
-    }
-
-    private List<Told> history() {
-        synchronized (history) {
-            return List.copyOf(history);
-        }
-    }
-
     private void campaign(int candidates) {
         for (int i = 0; i < candidates; i++) {
-            this.candidates.add(manager().campaign("scheduler", LEASE, listener(i)));
+            this.candidates.add(manager().campaign("scheduler", LEASE, told.listener(i)));
         }
-    }
-
-    private long grants() {
-        return history().stream().filter(Told::granted).count();
     }
 
     /**
@@ -132,8 +99,8 @@ class LeadershipAfterOutageTest {
     @Test
     void backJustAfterTheLeaseTheOldLeaderIsToldBeforeANewTermBegins() throws InterruptedException {
         campaign(3);
-        awaitThat(() -> grants() == 1, "a first leader");
-        Leadership leader = candidates.get(history().get(0).candidate());
+        awaitThat(() -> told.grants() == 1, "a first leader");
+        Leadership leader = candidates.get(told.history().get(0).candidate());
 
         storeDown.set(true);
         while (leader.isLeader()) {
@@ -142,56 +109,37 @@ class LeadershipAfterOutageTest {
         awaitThat(() -> !rows.holds("scheduler"), "the role's lease ran out in the store");
         storeDown.set(false);
 
-        awaitThat(() -> grants() == 2, "a second term");
+        awaitThat(() -> told.grants() == 2, "a second term");
         awaitOneLeader();
-        checkHistory();
+        told.check();
     }
 
     @Test
     void anOutageOfManyLeasesEndsWithOneLeader() throws InterruptedException {
         campaign(3);
-        awaitThat(() -> grants() == 1, "a first leader");
+        awaitThat(() -> told.grants() == 1, "a first leader");
 
         storeDown.set(true);
         time.advance(LEASE.toMillis() + 100, TimeUnit.MILLISECONDS);
-        awaitThat(() -> !history().get(history().size() - 1).granted(), "the leader told its term ended");
+        awaitThat(() -> !told.last().granted(), "the leader told its term ended");
         time.advance(4 * LEASE.toMillis(), TimeUnit.MILLISECONDS);
         assertTrue(candidates.stream().noneMatch(Leadership::isLeader), "nobody leads while the store is down");
         storeDown.set(false);
 
-        awaitThat(() -> grants() == 2, "a term after the outage");
+        awaitThat(() -> told.grants() == 2, "a term after the outage");
         awaitOneLeader();
-        checkHistory();
+        told.check();
     }
 
     /** Exactly one leads, and it is the one last granted a term, with that term. */
     private void awaitOneLeader() throws InterruptedException {
         awaitThat(() -> candidates.stream().filter(Leadership::isLeader).count() == 1, "exactly one leader");
-        List<Told> told = history();
-        Told last = told.get(told.size() - 1);
-        assertTrue(last.granted(), "the last word is a grant: " + told);
+        TermsTold.Told last = told.last();
+        assertTrue(last.granted(), "the last word is a grant: " + told.history());
         Leadership leader = candidates.get(last.candidate());
-        assertTrue(leader.isLeader(), told.toString());
+        assertTrue(leader.isLeader(), told.history().toString());
         assertEquals(last.term(), leader.term().getAsLong());
-        assertEquals(1, candidates.stream().filter(Leadership::isLeader).count(), told.toString());
-    }
-
-    /** Terms rise, and no term is granted while an earlier one has not been told it ended. */
-    private void checkHistory() {
-        List<Told> told = history();
-        Set<Long> running = new HashSet<>();
-        long lastTerm = 0;
-        for (Told event : told) {
-            if (event.granted()) {
-                assertTrue(running.isEmpty(), "term " + event.term() + " began while " + running + " had not been told"
-                        + " it ended: " + told);
-                assertTrue(event.term() > lastTerm, "terms rise: " + told);
-                lastTerm = event.term();
-                running.add(event.term());
-            } else {
-                assertTrue(running.remove(event.term()), "told the end of a term not running: " + told);
-            }
-        }
+        assertEquals(1, candidates.stream().filter(Leadership::isLeader).count(), told.history().toString());
     }
 
     private static void awaitThat(BooleanSupplier condition, String what) throws InterruptedException {

@@ -5,18 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.locked.api.Leadership;
-import io.locked.api.LeadershipListener;
 import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
+import io.locked.contract.TermsTold;
 import io.locked.it.server.DatabaseProxy;
 import io.locked.it.server.MariaDbEndpoint;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
@@ -32,10 +30,7 @@ class LeadershipThroughOutageTest {
     private static final Duration LEASE = Duration.ofSeconds(3);
     /** A bound for a hung test, not a measure. */
     private static final Duration PATIENCE = Duration.ofMinutes(2);
-    private final List<Told> history = new ArrayList<>();
-
-    private record Told(int candidate, boolean granted, long term) {
-    }
+    private final TermsTold told = new TermsTold();
 
     @Test
     void afterAnOutageLongerThanTheLeaseExactlyOneLeads() throws Exception {
@@ -52,25 +47,25 @@ class LeadershipThroughOutageTest {
                     resources.add(store);
                     LockManager locks = LockManagerBuilder.on(store.repository()).build();
                     resources.add(locks);
-                    candidates.add(locks.campaign(role, LEASE, listener(candidate)));
+                    candidates.add(locks.campaign(role, LEASE, told.listener(candidate)));
                 }
-                awaitThat(() -> grants() == 1, "a first leader");
+                awaitThat(() -> told.grants() == 1, "a first leader");
 
                 long cutAt = System.nanoTime();
                 assertTrue(proxy.cut() > 0, "no connection to cut");
-                awaitThat(() -> !last().granted(), "the leader told its term ended");
+                awaitThat(() -> !told.last().granted(), "the leader told its term ended");
                 // the outage lasts past the role's lease in the database, whoever renewed last
                 awaitThat(() -> System.nanoTime() - cutAt > LEASE.plus(LEASE.dividedBy(2)).toNanos(),
                         "an outage longer than the lease");
                 assertTrue(candidates.stream().noneMatch(Leadership::isLeader), "nobody leads while cut off");
                 proxy.restore();
 
-                awaitThat(() -> grants() == 2 && candidates.stream().filter(Leadership::isLeader).count() == 1,
+                awaitThat(() -> told.grants() == 2 && candidates.stream().filter(Leadership::isLeader).count() == 1,
                         "one leader after the outage");
-                Told last = last();
-                assertTrue(last.granted(), "the last word is a grant: " + history());
+                TermsTold.Told last = told.last();
+                assertTrue(last.granted(), "the last word is a grant: " + told.history());
                 assertEquals(last.term(), candidates.get(last.candidate()).term().getAsLong());
-                assertEquals(1, candidates.stream().filter(Leadership::isLeader).count(), history().toString());
+                assertEquals(1, candidates.stream().filter(Leadership::isLeader).count(), told.history().toString());
             } finally {
                 candidates.forEach(Leadership::close);
                 for (int i = resources.size() - 1; i >= 0; i--) {
@@ -78,57 +73,7 @@ class LeadershipThroughOutageTest {
                 }
             }
         }
-        checkHistory(history());
-    }
-
-    private LeadershipListener listener(int candidate) {
-        return new LeadershipListener() {
-            @Override
-            public void granted(Leadership leadership, long term) {
-                synchronized (history) {
-                    history.add(new Told(candidate, true, term));
-                }
-            }
-
-            @Override
-            public void lost(Leadership leadership, long term, String reason) {
-                synchronized (history) {
-                    history.add(new Told(candidate, false, term));
-                }
-            }
-        };
-    }
-
-    private List<Told> history() {
-        synchronized (history) {
-            return List.copyOf(history);
-        }
-    }
-
-    private Told last() {
-        List<Told> told = history();
-        return told.get(told.size() - 1);
-    }
-
-    private long grants() {
-        return history().stream().filter(Told::granted).count();
-    }
-
-    /** Terms rise, and no term is granted while an earlier one has not been told it ended (closes come last). */
-    private static void checkHistory(List<Told> told) {
-        Set<Long> running = new HashSet<>();
-        long lastTerm = 0;
-        for (Told event : told) {
-            if (event.granted()) {
-                assertTrue(running.isEmpty(), "term " + event.term() + " began while " + running + " had not been told"
-                        + " it ended: " + told);
-                assertTrue(event.term() > lastTerm, "terms rise: " + told);
-                lastTerm = event.term();
-                running.add(event.term());
-            } else {
-                assertTrue(running.remove(event.term()), "told the end of a term not running: " + told);
-            }
-        }
+        told.check();
     }
 
     private static void awaitThat(BooleanSupplier condition, String what) throws InterruptedException {
