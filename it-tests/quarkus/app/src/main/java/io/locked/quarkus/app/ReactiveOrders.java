@@ -38,6 +38,13 @@ public class ReactiveOrders {
         return record("hang-enter").chain(() -> Uni.createFrom().nothing());
     }
 
+    /** Not locked: answers on the event loop at once, if the loop is free to answer. */
+    @GET
+    @Path("ping")
+    public Uni<String> ping() {
+        return Uni.createFrom().item("pong");
+    }
+
     private Uni<Void> record(String what) {
         return Uni.createFrom().<Void>item(() -> {
             runs.record(what);
