@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -17,18 +19,43 @@ import java.util.stream.Stream;
  * it. Its configuration is the default one (which has EJB, for the scheduled jobs' timers, and
  * MicroProfile Config) with MicroProfile Health added as the MicroProfile configuration has it (which
  * has no EJB). Deployments go in through the deployment scanner: the JDBC
- * driver, the datasource ({@code app-ds.xml}) and the WAR, as files in {@code deployments/}.
+ * driver, the datasource ({@code app-ds.xml}) and the WAR, as files in {@code deployments/}. With
+ * {@link #exportingSpansTo}, the configuration has OpenTelemetry and MicroProfile Telemetry too.
  */
 final class WildFlyInstance extends RunningServer {
     static final Path HOME = Path.of(System.getProperty("wildfly.home", "target/wildfly"));
     private static final String CONFIGURATION = "standalone-locked.xml";
+    /** How long finished spans wait for their export (the SDK's default is 5 s). */
+    private static final int BATCH_DELAY_MILLIS = 100;
     private final int portOffset;
     private final Path base;
+    private final Map<String, String> systemProperties = new LinkedHashMap<>();
+    private URI otlpEndpoint;
 
     WildFlyInstance(String name, int portOffset) {
         super(name, HOME.getParent().resolve("instance-" + name + ".log"));
         this.portOffset = portOffset;
         this.base = HOME.getParent().resolve("instance-" + name);
+    }
+
+    /**
+     * Adds the {@code opentelemetry} and {@code microprofile-telemetry} subsystems, as
+     * standalone-microprofile.xml has them, with the exporter's endpoint set and a short batch delay.
+     * WildFly 39's subsystem hands the SDK only the batch processor's settings (its {@code simple}
+     * processor is accepted but not applied), and sets {@code otel.exporter.otlp.protocol=grpc}, which
+     * the application's configuration may override. Call it before {@link #prepare}.
+     *
+     * @param endpoint the OTLP endpoint, without the signal's path
+     */
+    WildFlyInstance exportingSpansTo(URI endpoint) {
+        this.otlpEndpoint = endpoint;
+        return this;
+    }
+
+    /** A system property of the server's JVM: MicroProfile Config reads it above the application's own file. */
+    WildFlyInstance systemProperty(String name, String value) {
+        systemProperties.put(name, value);
+        return this;
     }
 
     /** Copies the server's base directory afresh and puts the given files in its deployments. */
@@ -53,6 +80,7 @@ final class WildFlyInstance extends RunningServer {
                 "-Djboss.socket.binding.port-offset=" + portOffset,
                 "-Djboss.tx.node.id=locked-" + name(), // two servers on one machine: transaction ids of their own
                 "-Dlocked-app.instance=" + name()));
+        systemProperties.forEach((name, value) -> command.add("-D" + name + "=" + value));
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().put("LAUNCH_JBOSS_IN_BACKGROUND", "true"); // the script passes TERM on to the server
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
@@ -84,12 +112,25 @@ final class WildFlyInstance extends RunningServer {
         }
     }
 
-    /** standalone.xml plus MicroProfile Health: its extension and its subsystem, both as standalone-microprofile.xml has them. */
+    /**
+     * standalone.xml plus MicroProfile Health (and, if asked, the telemetry subsystems): their
+     * extensions and subsystems as standalone-microprofile.xml has them.
+     */
     private void writeConfiguration() throws IOException {
         Path configuration = base.resolve("configuration");
         String microProfile = Files.readString(configuration.resolve("standalone-microprofile.xml"));
         String extension = line(microProfile, "<extension module=\"org.wildfly.extension.microprofile.health-smallrye\"/>");
         String subsystem = line(microProfile, "<subsystem xmlns=\"urn:wildfly:microprofile-health-smallrye:");
+        if (otlpEndpoint != null) {
+            extension += "\n" + line(microProfile, "<extension module=\"org.wildfly.extension.opentelemetry\"/>")
+                    + "\n" + line(microProfile, "<extension module=\"org.wildfly.extension.microprofile.telemetry\"/>");
+            String openTelemetry = line(microProfile, "<subsystem xmlns=\"urn:wildfly:opentelemetry:");
+            subsystem += "\n" + openTelemetry.replace("/>", ">"
+                    + "<exporter endpoint=\"" + otlpEndpoint + "\"/>"
+                    + "<span-processor batch-delay=\"" + BATCH_DELAY_MILLIS + "\"/>"
+                    + "</subsystem>")
+                    + "\n" + line(microProfile, "<subsystem xmlns=\"urn:wildfly:microprofile-telemetry:");
+        }
         String config = Files.readString(configuration.resolve("standalone.xml"));
         String configExtension = line(config, "<extension module=\"org.wildfly.extension.microprofile.config-smallrye\"/>");
         String configSubsystem = line(config, "<subsystem xmlns=\"urn:wildfly:microprofile-config-smallrye:");

@@ -1,0 +1,239 @@
+package io.locked.wildfly;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.google.protobuf.ByteString;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.trace.v1.ResourceSpans;
+import io.opentelemetry.proto.trace.v1.ScopeSpans;
+import io.opentelemetry.proto.trace.v1.Span;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.zip.GZIPInputStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Locked's spans through WildFly's own MicroProfile Telemetry: one server whose configuration has the
+ * {@code opentelemetry} and {@code microprofile-telemetry} subsystems (see {@link WildFlyInstance}),
+ * exporting over OTLP/HTTP with protobuf to a receiver this test runs on loopback. The application
+ * turns the SDK and Locked's spans on through MicroProfile Config (here as system properties, which
+ * it reads like its own {@code microprofile-config.properties}); Locked takes the server's
+ * {@code OpenTelemetry} bean, since {@code GlobalOpenTelemetry} is a no-op on WildFly.
+ */
+class WildFlyTelemetryIT {
+    private static final Duration EXPORT = Duration.ofSeconds(60);
+    private static final String SCOPE = "io.locked";
+
+    @Test
+    void aLockedRequestsWaitAndHoldAreChildrenOfItsServerSpan() throws Exception {
+        long started = System.nanoTime();
+        try (OtlpReceiver receiver = OtlpReceiver.start();
+             WildFlyInstance server = new WildFlyInstance("otel", 400)) {
+            server.exportingSpansTo(receiver.endpoint())
+                    .systemProperty("otel.sdk.disabled", "false")
+                    .systemProperty("otel.exporter.otlp.protocol", "http/protobuf")
+                    .systemProperty("locked.telemetry.enabled", "true")
+                    .prepare(Path.of(System.getProperty("wildfly.driver")),
+                            Path.of(WildFlyTelemetryIT.class.getResource("/app-ds.xml").toURI()),
+                            Path.of(System.getProperty("wildfly.app")))
+                    .start();
+            System.out.printf("[wildfly] telemetry server booted and ready in %d ms%n", server.bootMillis());
+
+            // the request continues a trace of the test's own, so that its spans are told apart from any other
+            String traceId = randomHex(16);
+            String clientSpanId = randomHex(8);
+            String counter = "traced-" + UUID.randomUUID().toString().substring(0, 8);
+            HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest
+                    .newBuilder(server.http().resolve("counter/" + counter + "/pessimistic"))
+                    .header("traceparent", "00-" + traceId + "-" + clientSpanId + "-01")
+                    .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode(), response.body());
+
+            // The server span ends after the lock's spans, and the batch processor exports spans in the
+            // order they end: once it has arrived, so have they.
+            Exported serverSpan = receiver.await(span -> span.traceId().equals(traceId)
+                    && span.span().getKind() == Span.SpanKind.SPAN_KIND_SERVER
+                    && span.parentSpanId().equals(clientSpanId), EXPORT)
+                    .orElseThrow(() -> new AssertionError("no server span of the request's trace within " + EXPORT
+                            + "; the receiver got " + receiver.describe() + "\n" + server.log()));
+            List<Exported> trace = receiver.spans().stream().filter(span -> span.traceId().equals(traceId)).toList();
+            Exported wait = only(trace, "wait_for lock");
+            Exported hold = only(trace, "hold lock");
+
+            String key = "counter:" + counter;
+            for (Exported lockSpan : List.of(wait, hold)) {
+                assertEquals(serverSpan.spanId(), lockSpan.parentSpanId(),
+                        lockSpan.span().getName() + " is a child of the request's server span " + serverSpan.span().getName());
+                assertEquals(SCOPE, lockSpan.scope(), lockSpan.span().getName());
+                assertEquals(Span.SpanKind.SPAN_KIND_INTERNAL, lockSpan.span().getKind(), lockSpan.span().getName());
+                assertEquals(key, lockSpan.attribute("locked.key").getStringValue(), lockSpan.span().getName());
+                assertEquals("counter:{name}", lockSpan.attribute("locked.name").getStringValue(), lockSpan.span().getName());
+                assertEquals("pessimistic", lockSpan.attribute("locked.mode").getStringValue(), lockSpan.span().getName());
+            }
+            assertEquals("acquired", wait.attribute("locked.outcome").getStringValue());
+            assertEquals("released", hold.attribute("locked.outcome").getStringValue());
+            assertEquals(wait.attribute("locked.token").getIntValue(), hold.attribute("locked.token").getIntValue(),
+                    "the wait's token is the hold's");
+            System.out.printf("[wildfly] telemetry: %s under %s (token %d); the test took %d ms%n",
+                    trace.stream().map(span -> span.span().getName()).toList(), serverSpan.span().getName(),
+                    hold.attribute("locked.token").getIntValue(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        }
+    }
+
+    private static Exported only(List<Exported> trace, String name) {
+        List<Exported> named = trace.stream().filter(span -> span.span().getName().equals(name)).toList();
+        assertEquals(1, named.size(), "one span named " + name + " in the request's trace, which has "
+                + trace.stream().map(span -> span.span().getName()).toList());
+        return named.get(0);
+    }
+
+    private static String randomHex(int bytes) {
+        byte[] id = new byte[bytes];
+        do {
+            ThreadLocalRandom.current().nextBytes(id);
+        } while (HexFormat.of().formatHex(id).chars().allMatch(c -> c == '0')); // all zeros is an invalid id
+        return HexFormat.of().formatHex(id);
+    }
+
+    /** A span as the receiver got it, with the name of its instrumentation scope. */
+    record Exported(String scope, Span span) {
+        String traceId() {
+            return hex(span.getTraceId());
+        }
+
+        String spanId() {
+            return hex(span.getSpanId());
+        }
+
+        String parentSpanId() {
+            return hex(span.getParentSpanId());
+        }
+
+        AnyValue attribute(String key) {
+            return span.getAttributesList().stream().filter(kv -> kv.getKey().equals(key)).map(KeyValue::getValue)
+                    .findFirst().orElseThrow(() -> new AssertionError(span.getName() + " has no attribute " + key
+                            + ": " + span.getAttributesList()));
+        }
+
+        private static String hex(ByteString id) {
+            return HexFormat.of().formatHex(id.toByteArray());
+        }
+    }
+
+    /**
+     * An OTLP/HTTP receiver on loopback: it decodes the trace requests (protobuf, gzipped or not) and
+     * keeps their spans, and answers every request, metrics and logs included, with success.
+     */
+    static final class OtlpReceiver implements AutoCloseable {
+        private final HttpServer http;
+        private final Queue<Exported> spans = new ConcurrentLinkedQueue<>();
+        private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
+        private final Queue<String> failures = new ConcurrentLinkedQueue<>();
+
+        private OtlpReceiver(HttpServer http) {
+            this.http = http;
+        }
+
+        static OtlpReceiver start() throws IOException {
+            OtlpReceiver receiver = new OtlpReceiver(HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0));
+            receiver.http.createContext("/", receiver::handle);
+            receiver.http.start();
+            return receiver;
+        }
+
+        URI endpoint() {
+            return URI.create("http://127.0.0.1:" + http.getAddress().getPort());
+        }
+
+        List<Exported> spans() {
+            return List.copyOf(spans);
+        }
+
+        Optional<Exported> await(Predicate<Exported> wanted, Duration within) throws InterruptedException {
+            long deadline = System.nanoTime() + within.toNanos();
+            while (System.nanoTime() < deadline) {
+                Optional<Exported> found = spans.stream().filter(wanted).findFirst();
+                if (found.isPresent()) {
+                    return found;
+                }
+                Thread.sleep(50); // polls what the exporter sent
+            }
+            return Optional.empty();
+        }
+
+        /** @return the requests per path, and the names of the spans received */
+        String describe() {
+            return new TreeMap<>(requests) + " with spans " + spans.stream().map(span -> span.span().getName()).toList()
+                    + (failures.isEmpty() ? "" : "; undecodable: " + failures.peek());
+        }
+
+        private void handle(HttpExchange exchange) throws IOException {
+            try {
+                receive(exchange);
+            } catch (IOException | RuntimeException e) {
+                failures.add(exchange.getRequestHeaders().entrySet() + ": " + e);
+                throw e;
+            }
+        }
+
+        private void receive(HttpExchange exchange) throws IOException {
+            try (exchange) {
+                String path = exchange.getRequestURI().getPath();
+                requests.computeIfAbsent(exchange.getRequestMethod() + " " + path, p -> new AtomicInteger()).incrementAndGet();
+                byte[] body;
+                try (InputStream in = exchange.getRequestBody()) {
+                    body = in.readAllBytes();
+                }
+                byte[] answer = new byte[0];
+                if (path.endsWith("/v1/traces")) {
+                    if ("gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))) {
+                        try (InputStream gunzip = new GZIPInputStream(new ByteArrayInputStream(body))) {
+                            body = gunzip.readAllBytes();
+                        }
+                    }
+                    for (ResourceSpans resource : ExportTraceServiceRequest.parseFrom(body).getResourceSpansList()) {
+                        for (ScopeSpans scope : resource.getScopeSpansList()) {
+                            scope.getSpansList().forEach(span -> spans.add(new Exported(scope.getScope().getName(), span)));
+                        }
+                    }
+                    answer = ExportTraceServiceResponse.getDefaultInstance().toByteArray();
+                }
+                exchange.getResponseHeaders().set("Content-Type", "application/x-protobuf");
+                exchange.sendResponseHeaders(200, answer.length == 0 ? -1 : answer.length);
+                exchange.getResponseBody().write(answer);
+            }
+        }
+
+        @Override
+        public void close() {
+            http.stop(0);
+        }
+    }
+}
