@@ -4,6 +4,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.hibernate.SessionFactory;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.resource.jdbc.spi.PhysicalConnectionHandlingMode;
 
@@ -22,18 +23,20 @@ public final class HibernateSessions {
 
     /** @return an opener of such sessions, or empty where the unit's own sessions keep their connection already */
     public static Optional<Supplier<EntityManager>> holdingConnections(EntityManagerFactory factory) {
-        SessionFactoryImplementor sessions = HibernateConnections.sessionFactory(factory);
-        PhysicalConnectionHandlingMode unitMode = sessions.getSessionFactoryOptions().getPhysicalConnectionHandlingMode();
+        SessionFactoryImplementor unit = HibernateConnections.sessionFactory(factory);
+        PhysicalConnectionHandlingMode unitMode = unit.getSessionFactoryOptions().getPhysicalConnectionHandlingMode();
         if (unitMode != PhysicalConnectionHandlingMode.DELAYED_ACQUISITION_AND_RELEASE_AFTER_STATEMENT) {
             return Optional.empty();
         }
-        return Optional.of(() -> open(sessions));
+        return Optional.of(() -> open(unit));
     }
 
     // what createEntityManager() builds (a session that joins the thread's transaction), but for the
-    // release; Hibernate 7 deprecates this setter for one that Hibernate 6 lacks
+    // release; Hibernate 7 deprecates this setter for one that Hibernate 6 lacks. Called through the
+    // public SessionFactory: SessionFactoryImplementor.withOptions() returns another type on each
+    // version, and one jar runs on both
     @SuppressWarnings("deprecation")
-    private static EntityManager open(SessionFactoryImplementor sessions) {
+    private static EntityManager open(SessionFactory sessions) {
         return sessions.withOptions()
                 .autoJoinTransactions(true)
                 .connectionHandlingMode(PhysicalConnectionHandlingMode.DELAYED_ACQUISITION_AND_RELEASE_BEFORE_TRANSACTION_COMPLETION)
