@@ -63,6 +63,47 @@ class StatementsPerCycleTest {
         }, locks -> cycle(locks, request));
     }
 
+    /**
+     * database, mode, wait, then per cycle on Hibernate 6 and on 7: statements, transaction calls. The
+     * JPA path as its provider sends it, so that a Hibernate version that adds round trips shows here.
+     * Pessimistic: the row-locked read, the clock, the token's flush; optimistic: the take (one
+     * row-locked read among its statements) and the release. A zero wait is {@code NOWAIT} in the query
+     * on both versions.
+     */
+    static Stream<Arguments> jpaCycles() {
+        Duration none = Duration.ZERO;
+        Duration some = Duration.ofSeconds(5);
+        return Stream.of(
+                // Hibernate 7 bounds a wait on PostgreSQL's connection: it reads lock_timeout, sets it
+                // (set local) and sets it back around each row-locked read, three statements more
+                Arguments.of(TestDatabase.POSTGRESQL, LockMode.PESSIMISTIC, none, 3, 3, 3, 3),
+                Arguments.of(TestDatabase.POSTGRESQL, LockMode.PESSIMISTIC, some, 3, 3, 6, 3),
+                Arguments.of(TestDatabase.POSTGRESQL, LockMode.OPTIMISTIC, none, 5, 6, 5, 6),
+                Arguments.of(TestDatabase.POSTGRESQL, LockMode.OPTIMISTIC, some, 5, 6, 8, 6),
+                // MariaDB: Hibernate 7.4 sets no lock timeout there (the query timeout bounds the wait)
+                Arguments.of(TestDatabase.MARIADB, LockMode.PESSIMISTIC, some, 3, 3, 3, 3),
+                Arguments.of(TestDatabase.MARIADB, LockMode.OPTIMISTIC, some, 5, 6, 5, 6),
+                // H2: the wait is in the query on both
+                Arguments.of(TestDatabase.H2, LockMode.PESSIMISTIC, some, 3, 3, 3, 3),
+                Arguments.of(TestDatabase.H2, LockMode.OPTIMISTIC, some, 5, 6, 5, 6));
+    }
+
+    @ParameterizedTest(name = "{0} JPA {1} wait {2}")
+    @MethodSource("jpaCycles")
+    void aJpaPathCycleSendsWhatItsHibernateSends(TestDatabase database, LockMode mode, Duration wait, int statements6,
+                                                 int transactionCalls6, int statements7, int transactionCalls7)
+            throws Exception {
+        String hibernate = org.hibernate.Version.getVersionString();
+        boolean seven = hibernate.startsWith("7.");
+        LockRequest request = LockRequest.of("cycle:jpa:" + UUID.randomUUID()).mode(mode).maxWait(wait);
+        assertCounts(database, LockStatements.JPA, mode + " wait " + wait + " on Hibernate " + hibernate,
+                seven ? statements7 : statements6, seven ? transactionCalls7 : transactionCalls6, (locks, others) -> {
+                    for (int i = 0; i < 3; i++) {
+                        cycle(locks, request);
+                    }
+                }, locks -> cycle(locks, request));
+    }
+
     /** The forms of issue 23, each on one thread with no one else on the key. */
     enum SharedForm {
         /** One of {@value #PERMITS} permits: a zero-wait take of a slot row, from a random one on. */

@@ -10,7 +10,6 @@ import io.locked.jpa.internal.inspection.NativeInspection;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.LockRowState;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,14 +25,14 @@ final class EntityInspection {
     /** How long reading a page of rows, or a forced release, may take. */
     static final Duration BOUND = Duration.ofSeconds(10);
 
-    private final EntityManagerFactory factory;
+    private final EntityManagers managers;
     private final DatabaseClock clock;
     private final UnitTransactions transactions;
     private final EntityTransactions ownTransactions;
 
-    EntityInspection(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
+    EntityInspection(EntityManagers managers, DatabaseClock clock, UnitTransactions transactions,
                      EntityTransactions ownTransactions) {
-        this.factory = factory;
+        this.managers = managers;
         this.clock = clock;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
@@ -94,7 +93,7 @@ final class EntityInspection {
     /** Tries the row's lock without waiting, in a transaction of its own that is rolled back. */
     private boolean rowLockedNow(String key) {
         CallBounds bounds = CallBounds.within(BOUND);
-        EntityManager manager = factory.createEntityManager();
+        EntityManager manager = managers.open();
         try {
             transactions.begin(manager);
             if (EntityRows.lockRow(manager, key, NO_WAIT) != null) {

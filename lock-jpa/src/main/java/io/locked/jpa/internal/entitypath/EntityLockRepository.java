@@ -58,13 +58,14 @@ public final class EntityLockRepository implements LockRepository {
     public EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
                                 LockConnections connections, Duration connectionWait, TokenWrites tokenWrites,
                                 SharedRowLocks sharedRows, boolean wholeSecondWaits) {
-        this.ownTransactions = new EntityTransactions(factory, transactions);
-        this.rows = new EntityRows(factory, clock, transactions, ownTransactions, wholeSecondWaits);
+        EntityManagers managers = EntityManagers.of(factory);
+        this.ownTransactions = new EntityTransactions(managers, transactions);
+        this.rows = new EntityRows(managers, clock, transactions, ownTransactions, wholeSecondWaits);
         this.sharedRows = sharedRows;
-        this.pessimistic = new PessimisticRowLocks(factory, transactions, ownTransactions, rows, connections,
+        this.pessimistic = new PessimisticRowLocks(managers, transactions, ownTransactions, rows, connections,
                 connectionWait, tokenWrites, sharedRows);
         this.leases = new EntityLeases(clock, ownTransactions, rows);
-        this.inspection = new EntityInspection(factory, clock, transactions, ownTransactions);
+        this.inspection = new EntityInspection(managers, clock, transactions, ownTransactions);
         this.forcedRelease = new EntityForcedRelease(factory, ownTransactions, rows, inspection);
         this.idleRows = new EntityIdleRows(clock, ownTransactions);
     }

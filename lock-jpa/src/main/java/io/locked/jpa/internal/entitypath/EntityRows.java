@@ -5,7 +5,6 @@ import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.LockModeType;
 import java.time.Instant;
 import java.util.List;
@@ -22,16 +21,16 @@ final class EntityRows {
     // a cleanup never waits behind a holder: it skips a row that is locked right now
     static final int NO_WAIT = 0;
 
-    private final EntityManagerFactory factory;
+    private final EntityManagers managers;
     private final DatabaseClock clock;
     private final UnitTransactions transactions;
     private final EntityTransactions ownTransactions;
     private final String readClock;
     private final boolean wholeSecondWaits;
 
-    EntityRows(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
+    EntityRows(EntityManagers managers, DatabaseClock clock, UnitTransactions transactions,
                EntityTransactions ownTransactions, boolean wholeSecondWaits) {
-        this.factory = factory;
+        this.managers = managers;
         this.clock = clock;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
@@ -80,7 +79,7 @@ final class EntityRows {
      * @return false where another transaction kept the row's place busy for the wait
      */
     boolean createRow(String key, CallBounds bounds) {
-        EntityManager manager = factory.createEntityManager();
+        EntityManager manager = managers.open();
         try {
             createRow(manager, key, bounds);
             return true;

@@ -4,7 +4,6 @@ import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
 import java.util.function.Predicate;
 
 /**
@@ -12,11 +11,11 @@ import java.util.function.Predicate;
  * each manager so that its connection goes back to the pool.
  */
 final class EntityTransactions {
-    private final EntityManagerFactory factory;
+    private final EntityManagers managers;
     private final UnitTransactions transactions;
 
-    EntityTransactions(EntityManagerFactory factory, UnitTransactions transactions) {
-        this.factory = factory;
+    EntityTransactions(EntityManagers managers, UnitTransactions transactions) {
+        this.managers = managers;
         this.transactions = transactions;
     }
 
@@ -39,7 +38,7 @@ final class EntityTransactions {
      * transaction is rolled back when the manager ends.
      */
     <T> T inTransaction(String key, String what, Work<T> work, boolean busyAnswersNull, Predicate<T> commits) {
-        EntityManager manager = factory.createEntityManager();
+        EntityManager manager = managers.open();
         try {
             transactions.begin(manager);
             T result = work.run(manager);

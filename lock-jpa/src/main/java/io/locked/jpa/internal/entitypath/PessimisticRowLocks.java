@@ -10,7 +10,6 @@ import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManager;
-import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -21,7 +20,7 @@ import java.time.Instant;
  */
 final class PessimisticRowLocks {
     private static final LockRowAccess ROWS = LockRowAccess.rows();
-    private final EntityManagerFactory factory;
+    private final EntityManagers managers;
     private final UnitTransactions transactions;
     private final EntityTransactions ownTransactions;
     private final EntityRows rows;
@@ -38,10 +37,10 @@ final class PessimisticRowLocks {
      * @param tokenWrites    whether a release commits its token or rolls it back
      * @param sharedRows     how a hold locks a second row
      */
-    PessimisticRowLocks(EntityManagerFactory factory, UnitTransactions transactions, EntityTransactions ownTransactions,
+    PessimisticRowLocks(EntityManagers managers, UnitTransactions transactions, EntityTransactions ownTransactions,
                         EntityRows rows, LockConnections connections, Duration connectionWait, TokenWrites tokenWrites,
                         SharedRowLocks sharedRows) {
-        this.factory = factory;
+        this.managers = managers;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
         this.rows = rows;
@@ -61,7 +60,7 @@ final class PessimisticRowLocks {
         }
         EntityManager manager;
         try {
-            manager = factory.createEntityManager();
+            manager = managers.open();
         } catch (RuntimeException | Error failure) {
             budget.giveBack();
             throw failure;
