@@ -21,6 +21,9 @@ public final class LockConflicts {
             List.of("08", "0A", "22", "28", "3D", "3F", "42", "57P");
 
     private static final int H2_CLOSED = 90121;
+    // MariaDB's ER_CHECKREAD: under innodb_snapshot_isolation (on by default from 11.8) a write to a row
+    // changed since the transaction's snapshot fails with it, in SQL state HY000, and rolls back
+    private static final int SNAPSHOT_CONFLICT = 1020;
 
     private static final Set<String> MISSING_TABLE_STATES = Set.of("42S02", "42P01", "42X05", "42501");
 
@@ -44,11 +47,12 @@ public final class LockConflicts {
 
     /**
      * A write that lost to a concurrent write of the same row and was rolled back (a serialization
-     * failure, a deadlock): not a lock wait that ran out, which MySQL's driver reports in the same
-     * SQL state (1205).
+     * failure, a deadlock, MariaDB's snapshot conflict): not a lock wait that ran out, which MySQL's
+     * driver reports in the same SQL state (1205).
      */
     public static boolean isWriteConflict(Throwable failure) {
-        return anySqlException(failure, sql -> "40001".equals(sql.getSQLState()) && sql.getErrorCode() != 1205);
+        return anySqlException(failure, sql -> "40001".equals(sql.getSQLState()) && sql.getErrorCode() != 1205
+                || sql.getErrorCode() == SNAPSHOT_CONFLICT);
     }
 
     /**
