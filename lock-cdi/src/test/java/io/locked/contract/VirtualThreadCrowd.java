@@ -1,6 +1,7 @@
 package io.locked.contract;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
@@ -30,6 +31,11 @@ public final class VirtualThreadCrowd {
     static final String QUEUED_FRAME = KeyTurns.class.getName() + ".waitForTurn";
     /** How long the crowd may take to queue, and then to be served: a hang's bound, far above a slow machine's. */
     private static final Duration PATIENCE = Duration.ofMinutes(5);
+    /**
+     * The most heap one waiter may retain: its parked stack (some thirty frames on the manager's calls, twice that
+     * through Weld's proxy and interceptor chain) and its queue entry. A few KB are measured.
+     */
+    public static final long HEAP_PER_WAITER_LIMIT = 16 * 1024;
     private final LockManager locks;
     private final LockRequest request;
     private final AtomicInteger holders = new AtomicInteger();
@@ -72,6 +78,22 @@ public final class VirtualThreadCrowd {
             assertEquals(1, mostHoldersAtOnce, "the most holders in the critical section at once");
             assertEquals(List.of(), pinned.stream().filter(pinning -> !pinning.linking()).map(PinnedThreads.Pinning::stack)
                     .toList(), "waits pinned to their carrier thread");
+        }
+    }
+
+    /**
+     * Asserts both crowds were served one at a time, unpinned, each waiter within {@link #HEAP_PER_WAITER_LIMIT},
+     * and prints their measures.
+     *
+     * @param what what waited, and how
+     */
+    public static void assertServedInConstantMemory(String what, Outcome small, Outcome large) {
+        System.out.printf("[virtual threads] %s: %s; %s%n", what, small.summary(), large.summary());
+        small.assertAllServedOneAtATimeUnpinned();
+        large.assertAllServedOneAtATimeUnpinned();
+        for (Outcome outcome : List.of(small, large)) {
+            assertTrue(outcome.heapBytesPerWaiter() <= HEAP_PER_WAITER_LIMIT, what + ": " + outcome.heapBytesPerWaiter()
+                    + " bytes of heap per waiter with " + outcome.waiters() + " waiters, more than " + HEAP_PER_WAITER_LIMIT);
         }
     }
 

@@ -23,8 +23,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @EnabledForJreRange(min = JRE.JAVA_21, disabledReason = "virtual threads came with Java 21")
 class VirtualThreadWaitersTest {
-    /** A parked waiter's stack (some thirty frames, a few hundred bytes each at most) and its queue entry. */
-    static final long HEAP_PER_WAITER_LIMIT = 16 * 1024;
     private final InMemoryLockRepository store = new InMemoryLockRepository();
     private final LockManager locks = LockManagerBuilder.on(store).build();
 
@@ -39,7 +37,7 @@ class VirtualThreadWaitersTest {
         LockRequest request = LockRequest.of("crowd:" + mode).mode(mode).maxWait(Duration.ofMinutes(10));
         VirtualThreadCrowd.Outcome small = VirtualThreadCrowd.blocking(locks, request, 1_000);
         VirtualThreadCrowd.Outcome large = VirtualThreadCrowd.blocking(locks, request, 10_000);
-        assertServedInConstantMemory("in memory, acquire, " + mode, small, large);
+        VirtualThreadCrowd.assertServedInConstantMemory("in memory, acquire, " + mode, small, large);
         assertTrue(locks.tryAcquire(request).map(handle -> {
             handle.close();
             return true;
@@ -52,16 +50,6 @@ class VirtualThreadWaitersTest {
         LockRequest request = LockRequest.of("async-crowd:" + mode).mode(mode).maxWait(Duration.ofMinutes(10));
         VirtualThreadCrowd.Outcome small = VirtualThreadCrowd.async(locks, request, 1_000);
         VirtualThreadCrowd.Outcome large = VirtualThreadCrowd.async(locks, request, 10_000);
-        assertServedInConstantMemory("in memory, acquireAsync, " + mode, small, large);
-    }
-
-    static void assertServedInConstantMemory(String what, VirtualThreadCrowd.Outcome small, VirtualThreadCrowd.Outcome large) {
-        System.out.printf("[virtual threads] %s: %s; %s%n", what, small.summary(), large.summary());
-        small.assertAllServedOneAtATimeUnpinned();
-        large.assertAllServedOneAtATimeUnpinned();
-        for (VirtualThreadCrowd.Outcome outcome : new VirtualThreadCrowd.Outcome[] {small, large}) {
-            assertTrue(outcome.heapBytesPerWaiter() <= HEAP_PER_WAITER_LIMIT, what + ": " + outcome.heapBytesPerWaiter()
-                    + " bytes of heap per waiter with " + outcome.waiters() + " waiters, more than " + HEAP_PER_WAITER_LIMIT);
-        }
+        VirtualThreadCrowd.assertServedInConstantMemory("in memory, acquireAsync, " + mode, small, large);
     }
 }

@@ -75,6 +75,6 @@ class VirtualThreadWaitersWeldTest {
         LockRequest request = LockRequest.of("reports:" + mode).mode(mode).maxWait(Duration.ofMinutes(10));
         VirtualThreadCrowd.Outcome small = VirtualThreadCrowd.blocking(locks, request, 1_000, call);
         VirtualThreadCrowd.Outcome large = VirtualThreadCrowd.blocking(locks, request, 10_000, call);
-        VirtualThreadWaitersTest.assertServedInConstantMemory("Weld, @Locked, " + mode, small, large);
+        VirtualThreadCrowd.assertServedInConstantMemory("Weld, @Locked, " + mode, small, large);
     }
 }
