@@ -37,8 +37,9 @@ public final class PinnedThreads implements AutoCloseable {
      *
      * @param stack   its top frames, and the first of Locked's below them
      * @param linking whether it waited while the JVM linked a call site or a class (a record's first
-     *                {@code equals}, a class's initialisation): once per call site or class in a JVM's life, a
-     *                pause, not a waiter holding its carrier for its whole wait
+     *                {@code equals}, an enum switch's first use while another thread initialises its class):
+     *                once per call site or class in a JVM's life, a pause, not a waiter holding its carrier for
+     *                its whole wait
      */
     public record Pinning(String stack, boolean linking) {
     }
@@ -74,14 +75,25 @@ public final class PinnedThreads implements AutoCloseable {
         String top = frames.stream().limit(FRAMES_SHOWN).map(PinnedThreads::frame).collect(Collectors.joining(" < "));
         String locked = frames.stream().skip(FRAMES_SHOWN).filter(frame -> type(frame).startsWith("io.locked."))
                 .findFirst().map(frame -> " < ... < " + frame(frame)).orElse("");
-        return new Pinning(top + locked, frames.stream().anyMatch(PinnedThreads::linking));
+        // a thread that parked itself shows the park on its stack; one the JVM held up while it linked a call
+        // site or waited for another thread to initialise a class shows either the linking or no park at all
+        return new Pinning(top + locked, frames.stream().anyMatch(PinnedThreads::linking)
+                || frames.stream().noneMatch(PinnedThreads::parking));
+    }
+
+    private static boolean parking(RecordedFrame frame) {
+        String type = type(frame);
+        String method = frame.getMethod().getName();
+        return type.equals("java.util.concurrent.locks.LockSupport") || type.equals("jdk.internal.misc.Unsafe") && method.equals("park")
+                || type.equals("java.lang.Object") && method.startsWith("wait")
+                || type.equals("java.lang.Thread") && method.startsWith("sleep");
     }
 
     private static boolean linking(RecordedFrame frame) {
         String type = type(frame);
         String method = frame.getMethod().getName();
         return type.startsWith("java.lang.invoke.") || type.equals("java.lang.runtime.ObjectMethods")
-                || method.equals("<clinit>") || method.equals("loadClass");
+                || method.equals("loadClass");
     }
 
     private static String type(RecordedFrame frame) {
