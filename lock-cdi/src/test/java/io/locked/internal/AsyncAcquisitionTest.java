@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -180,6 +181,26 @@ class AsyncAcquisitionTest {
         assertTrue(thread.getName().startsWith("locked-async-"), thread.getName());
         assertTrue(thread.isDaemon(), "virtual threads are daemons; the platform pool's are made so");
         assertEquals(AsyncThreads.virtualThreadsAvailable(), isVirtual(thread));
+    }
+
+    @Test
+    void theActionRunsOnTheThreadThatGotTheHoldEvenWhenTheHoldCameBeforeTheCallReturned() throws Exception {
+        // returns only once the acquisition is done: the hold is got before callLockedAsync chains the action, as a
+        // virtual thread on a free key may do
+        Executor doneBeforeReturning = task -> {
+            Thread acquirer = new Thread(task, "acquirer");
+            acquirer.start();
+            try {
+                acquirer.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try (LockManager quick = LockManagerBuilder.on(store).asyncExecutor(doneBeforeReturning).build()) {
+            Thread ran = quick.callLockedAsync(LockRequest.of("quick"), handle -> CompletableFuture.completedFuture(Thread.currentThread()))
+                    .toCompletableFuture().get(30, TimeUnit.SECONDS);
+            assertEquals("acquirer", ran.getName(), "the action ran on the caller's thread, not on the one that got the hold");
+        }
     }
 
     @Test

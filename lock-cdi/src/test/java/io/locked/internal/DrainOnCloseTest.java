@@ -12,8 +12,11 @@ import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -25,6 +28,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class DrainOnCloseTest {
     private final InMemoryLockRepository store = new InMemoryLockRepository();
+    // threads of its own: the holder's job and close block at the same time, and from Java 25 on the default
+    // executor of CompletableFuture is the common pool even where it has one thread (a two-core machine)
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
 
     @ParameterizedTest
     @EnumSource(LockMode.class)
@@ -40,9 +51,9 @@ class DrainOnCloseTest {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-        });
+        }, threads);
         assertTrue(held.await(10, TimeUnit.SECONDS));
-        CompletableFuture<Void> closing = CompletableFuture.runAsync(locks::close);
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(locks::close, threads);
         awaitRefusal(locks);
         assertFalse(closing.isDone(), "close returned while a lock was still held");
         assertTrue(store.holds("job"), "the holder still has the key while the manager drains");
@@ -58,7 +69,7 @@ class DrainOnCloseTest {
     void pastTheBoundCloseReturnsWithTheLockStillHeld(LockMode mode) throws Exception {
         LockManager locks = LockManagerBuilder.on(store).drainOnClose(Duration.ofMillis(200)).build();
         LockHandle kept = locks.acquire(LockRequest.of("stuck").mode(mode));
-        CompletableFuture.runAsync(locks::close).get(10, TimeUnit.SECONDS);
+        CompletableFuture.runAsync(locks::close, threads).get(10, TimeUnit.SECONDS);
         assertTrue(store.holds("stuck"), "close does not release a lock its holder still has");
         kept.close();
     }
@@ -84,9 +95,9 @@ class DrainOnCloseTest {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-        });
+        }, threads);
         assertTrue(held.await(10, TimeUnit.SECONDS));
-        CompletableFuture<Void> closed = CompletableFuture.runAsync(locks::close);
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(locks::close, threads);
         awaitRefusal(locks);
         closing.countDown();
         assertTrue(job.get(10, TimeUnit.SECONDS), form + ": the holder entered its own key again while the manager drained");

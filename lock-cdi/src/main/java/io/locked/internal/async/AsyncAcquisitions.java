@@ -79,7 +79,9 @@ public final class AsyncAcquisitions {
      */
     public <T> CompletableFuture<T> call(Supplier<LockHandle> acquire,
                                          Function<? super LockHandle, ? extends CompletionStage<T>> action) {
-        CompletableFuture<LockHandle> acquisition = acquire(acquire);
+        // started only once the action is chained: else a fast acquisition (a free key, a virtual thread) could
+        // complete first, and the action would run on the caller's thread instead of the one that got the hold
+        AsyncAttempt<LockHandle> acquisition = new AsyncAttempt<>(() -> acquire.get().handOver(), AsyncAcquisitions::giveBack);
         CompletableFuture<T> outcome = new CompletableFuture<>();
         outcome.whenComplete((ignored, failure) -> {
             if (outcome.isCancelled()) {
@@ -95,6 +97,7 @@ public final class AsyncAcquisitions {
                 runHeld(handle, action, outcome);
             }
         });
+        start(acquisition);
         return outcome;
     }
 
@@ -135,7 +138,10 @@ public final class AsyncAcquisitions {
     }
 
     private <T> CompletableFuture<T> start(Supplier<T> acquisition, Consumer<? super T> giveBack) {
-        AsyncAttempt<T> attempt = new AsyncAttempt<>(acquisition, giveBack);
+        return start(new AsyncAttempt<>(acquisition, giveBack));
+    }
+
+    private <T> CompletableFuture<T> start(AsyncAttempt<T> attempt) {
         try {
             Executor threads = executor();
             if (threads == null) {
