@@ -37,6 +37,17 @@ record DrawnToken(long token, boolean free, String node, boolean createdUnseen, 
      * in the lock's transaction, where the lock statement read its clock at its start.
      */
     DrawnToken redrawnAfterLock(Dialect database, Connection connection, String key) throws SQLException {
+        long[] tokenAndClock = redraw(database, connection, key);
+        return new DrawnToken(tokenAndClock[0], free, node, createdUnseen, tokenAndClock[1]);
+    }
+
+    /**
+     * Raises the row's token to the token clock read by this statement's start ({@link Dialect#tokenAfterRowLock}),
+     * on a row the connection's caller holds.
+     *
+     * @return the row's token after the raise, and the clock read
+     */
+    static long[] redraw(Dialect database, Connection connection, String key) throws SQLException {
         try (PreparedStatement redraw = connection.prepareStatement(database.tokenAfterRowLock())) {
             redraw.setString(1, key);
             // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
@@ -45,7 +56,7 @@ record DrawnToken(long token, boolean free, String node, boolean createdUnseen, 
                 if (row == null || !row.next()) {
                     throw new SQLException("The row of '" + key + "' did not answer the token's second draw");
                 }
-                return new DrawnToken(row.getLong(1), free, node, createdUnseen, row.getLong(2));
+                return new long[] {row.getLong(1), row.getLong(2)};
             }
         }
     }
