@@ -354,7 +354,8 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         while (outer.isValid()) {
             Thread.sleep(20); // polling a condition; @Timeout bounds it
         }
-        try (LockHandle again = pausedHolder.acquire(request)) {
+        // the fresh acquisition must outlive the checks below on a busy machine: a lease of its own, not 400 ms
+        try (LockHandle again = pausedHolder.acquire(request.lease(Duration.ofSeconds(30)))) {
             assertTrue(again.token() > outer.token(), "re-entered a lost lock");
             assertThrows(LockLostException.class, outer::close);
             assertTrue(again.isValid(), "the lost outer's close released the fresh acquisition");
@@ -490,15 +491,16 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         PausableRepository paused = new PausableRepository(repository());
         LockManager skewedHolder = manager(paused, skewed);
         LockManager oppositeContender = manager(repository(), opposite);
-        // minutes of skew against a lease of milliseconds: any lease length shows who wins
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(600));
+        // minutes of skew against a lease of seconds: any lease length shows who wins, and seconds keep the
+        // live lease alive through a busy machine's slow renewals (600 ms was lost once in CI)
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofSeconds(3));
 
         LockHandle held = skewedHolder.acquire(request);
         // cannot steal a live lease
         assertFalse(inOtherThread(() -> oppositeContender.tryAcquire(request)).isPresent(), "skewed client stole a live lease");
         // cannot keep a dead one: once renewals stop, the lease dies on the database clock
         paused.cutRenewals();
-        LockHandle takeover = inOtherThread(() -> oppositeContender.acquire(request.maxWait(LONG_WAIT)));
+        LockHandle takeover = inOtherThread(() -> oppositeContender.acquire(request.maxWait(LONG_WAIT).lease(Duration.ofSeconds(30))));
         assertTrue(takeover.token() > held.token());
         assertFalse(held.isValid());
         assertThrows(LockLostException.class, held::close);
@@ -533,8 +535,10 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         // the stuck lease's first renewal goes out at a third of its length and hangs until its
         // statement's timeout (seconds on the JPA store); the other lease's three renewals come well
         // before that, and the stuck lease is still live when it is closed
-        LockHandle stuck = holder.acquire(LockRequest.of(stuckKey).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(2400)));
-        LockHandle other = holder.acquire(LockRequest.of(otherKey).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(600)));
+        // the other lease renews every 400 ms: a renewal delayed by a busy machine up to 800 ms keeps it
+        // (600 ms leases were lost so in CI); the stuck one's hang outlasts the other's three renewals
+        LockHandle stuck = holder.acquire(LockRequest.of(stuckKey).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(4800)));
+        LockHandle other = holder.acquire(LockRequest.of(otherKey).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(1200)));
         try (AutoCloseable rowLock = lockRowFromOutside(stuckKey)) {
             while (counted.renewalsSent(stuckKey) == 0) {
                 Thread.sleep(20); // polling a condition; @Timeout bounds it
