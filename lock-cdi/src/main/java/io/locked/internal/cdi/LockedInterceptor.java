@@ -83,21 +83,11 @@ public class LockedInterceptor {
         LockHandle handle;
         try {
             handle = locks.acquire(request);
-        } catch (LockNotAcquiredException notAcquired) {
-            boolean skip = settings.skips(notAcquired.reason());
-            events.notAcquired(new LockNotAcquired(request.key(), request.mode(), request.maxWait(),
-                    skip ? OnTimeout.SKIP : OnTimeout.THROW, notAcquired.reason()));
-            if (skip) {
+        } catch (LockNotAcquiredException | LockManagerClosedException notHeld) {
+            if (skips(events, settings, request, notHeld)) {
                 return settings.returnKind().skippedResult();
             }
-            throw notAcquired;
-        } catch (LockManagerClosedException stopping) {
-            if (settings.onTimeout() == OnTimeout.THROW) {
-                throw stopping;
-            }
-            // a trigger that fired while the application stops: nobody may start the job here now
-            LOG.info(() -> "Skipped " + settings.method() + ": the application is stopping (" + stopping.getMessage() + ")");
-            return settings.returnKind().skippedResult();
+            throw notHeld;
         }
         long acquired = System.nanoTime();
         if (handle.mode() == LockMode.OPTIMISTIC) {
@@ -175,6 +165,28 @@ public class LockedInterceptor {
                 + " Return CompletionStage or CompletableFuture, or lock inside the asynchronous work.");
         releaseAfterFailure(handle, acquired, refused);
         throw refused;
+    }
+
+    /**
+     * Tells the observers of a lock not acquired, and decides whether the call is skipped: a key held past the
+     * wait (or no connection, for {@code SKIP_ANY}) as the method's on-timeout says, and a trigger that fired
+     * while the application stops unless the method throws. Shared by the blocking and non-blocking calls.
+     *
+     * @return true to skip the call, false to fail it with {@code notHeld}
+     */
+    static boolean skips(LockEvents events, LockedSettings settings, LockRequest request, RuntimeException notHeld) {
+        if (notHeld instanceof LockNotAcquiredException notAcquired) {
+            boolean skip = settings.skips(notAcquired.reason());
+            events.notAcquired(new LockNotAcquired(request.key(), request.mode(), request.maxWait(),
+                    skip ? OnTimeout.SKIP : OnTimeout.THROW, notAcquired.reason()));
+            return skip;
+        }
+        if (notHeld instanceof LockManagerClosedException stopping && settings.onTimeout() != OnTimeout.THROW) {
+            // a trigger that fired while the application stops: nobody may start the job here now
+            LOG.info(() -> "Skipped " + settings.method() + ": the application is stopping (" + stopping.getMessage() + ")");
+            return true;
+        }
+        return false;
     }
 
     private void release(LockHandle handle, long acquired) {

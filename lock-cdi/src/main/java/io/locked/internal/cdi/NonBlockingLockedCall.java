@@ -3,13 +3,9 @@ package io.locked.internal.cdi;
 import io.locked.api.LockException;
 import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
-import io.locked.api.LockManagerClosedException;
 import io.locked.api.LockMode;
-import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
-import io.locked.api.OnTimeout;
 import io.locked.api.event.LockAcquired;
-import io.locked.api.event.LockNotAcquired;
 import io.locked.api.event.LockRenewalFailed;
 import io.locked.internal.async.AsyncAcquisitions;
 import io.locked.internal.definition.LockedSettings;
@@ -130,20 +126,11 @@ final class NonBlockingLockedCall {
     }
 
     private void notHeld(Throwable failure) {
-        if (failure instanceof LockNotAcquiredException notAcquired) {
-            boolean skip = settings.skips(notAcquired.reason());
-            events.notAcquired(new LockNotAcquired(request.key(), request.mode(), request.maxWait(),
-                    skip ? OnTimeout.SKIP : OnTimeout.THROW, notAcquired.reason()));
-            if (skip) {
-                outcome.complete(null);
-                return;
-            }
-        } else if (failure instanceof LockManagerClosedException stopping && settings.onTimeout() != OnTimeout.THROW) {
-            LOG.info(() -> "Skipped " + settings.method() + ": the application is stopping (" + stopping.getMessage() + ")");
+        if (failure instanceof RuntimeException notHeld && LockedInterceptor.skips(events, settings, request, notHeld)) {
             outcome.complete(null);
-            return;
+        } else {
+            outcome.completeExceptionally(failure);
         }
-        outcome.completeExceptionally(failure);
     }
 
     /** @return a stage method's result as its completion; cancelling the copy leaves the method's own stage alone */
