@@ -162,6 +162,9 @@ final class RandomWorker {
             run.problem(holder + ": callLocked(" + request + ") threw " + failed);
             return;
         }
+        if (!toldInside[0]) {
+            run.released(request.key(), section[2], System.nanoTime());
+        }
         run.record(request.key(), new CriticalSection(holder, section[2], section[0], section[1], toldInside[0]), shortLease);
     }
 
@@ -209,6 +212,7 @@ final class RandomWorker {
     private boolean closeTellsLoss(String key, LockHandle held) {
         try {
             held.close();
+            run.released(key, held.token(), System.nanoTime());
             return false;
         } catch (LockLostException lost) {
             run.checkNamesKey(lost, key);

@@ -61,6 +61,8 @@ public final class RandomizedHistory {
     private final List<MinimumHold> holds = new CopyOnWriteArrayList<>();
     private final List<String> problems = new CopyOnWriteArrayList<>();
     private final Map<String, String> lossReasons = new ConcurrentHashMap<>();
+    /** When each hold ({@code key#token}) was seen released by its holder: its close had returned. */
+    private final Map<String, Long> releasedNanos = new ConcurrentHashMap<>();
     private final AtomicInteger notAcquired = new AtomicInteger();
     private final AtomicLong longestOverWaitNanos = new AtomicLong();
     /** What the acquisition that answered most past its wait asked for. */
@@ -183,6 +185,11 @@ public final class RandomizedHistory {
         holds.add(hold);
     }
 
+    /** The holder's release of this hold returned, without telling a loss, at this instant. */
+    void released(String key, long token, long nanos) {
+        releasedNanos.put(key + "#" + token, nanos);
+    }
+
     void told(String key, long token, String reason) {
         lossReasons.put(key + "#" + token, reason);
     }
@@ -279,8 +286,8 @@ public final class RandomizedHistory {
 
     private Outcome outcome(Duration took) {
         List<ForcedRelease> forced = operator.releases();
-        LossExplanations explanations = new LossExplanations(forced, key -> histories.get(key).sections(), shortLeases,
-                endsSessionsAfterASeparateCheck, endsSessionsAnInstantAfterTheCheck);
+        LossExplanations explanations = new LossExplanations(forced, key -> histories.get(key).sections(), releasedNanos,
+                shortLeases, endsSessionsAfterASeparateCheck, endsSessionsAnInstantAfterTheCheck);
         List<String> silent = new ArrayList<>();
         int sections = 0;
         int told = 0;
@@ -340,6 +347,7 @@ public final class RandomizedHistory {
         text.append(readWrite.history());
         holds.forEach(hold -> text.append("hold ").append(hold.key()).append(' ').append(hold).append('\n'));
         lossReasons.forEach((hold, reason) -> text.append("told ").append(hold).append(": ").append(reason).append('\n'));
+        releasedNanos.forEach((hold, nanos) -> text.append("released ").append(hold).append(' ').append(nanos).append('\n'));
         forced.forEach(release -> text.append(release.toLine()).append('\n'));
         return text.toString();
     }
