@@ -13,6 +13,7 @@ import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.contract.FaultyRepository;
 import io.locked.contract.LockContractTest;
+import io.locked.jpa.testing.InnoDbStateOnFailure;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.TestProvider;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -52,6 +54,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag(TestDatabase.SIDE_BY_SIDE)
 abstract class JpaLockContractSuite extends LockContractTest {
+    @RegisterExtension
+    final InnoDbStateOnFailure innoDbState = new InnoDbStateOnFailure(this::database);
     private Store store;
 
     abstract TestDatabase database();

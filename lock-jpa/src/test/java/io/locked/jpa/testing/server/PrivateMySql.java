@@ -62,7 +62,9 @@ public final class PrivateMySql extends ServerProcess {
                 + "CREATE USER IF NOT EXISTS '" + USER + "'@'127.0.0.1' IDENTIFIED WITH mysql_native_password BY '"
                 + PASSWORD + "';\n"
                 + "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'127.0.0.1';\n"
-                + "GRANT PROCESS ON *.* TO '" + USER + "'@'127.0.0.1';\n", StandardCharsets.UTF_8);
+                + "GRANT PROCESS ON *.* TO '" + USER + "'@'127.0.0.1';\n"
+                // the locks a failed test's report lists (InnoDbStateOnFailure)
+                + "GRANT SELECT ON performance_schema.* TO '" + USER + "'@'127.0.0.1';\n", StandardCharsets.UTF_8);
         PrivateMySql server = new PrivateMySql(dir, freePort());
         try {
             server.start(mysqld, dist, init, environment, options);

@@ -1,0 +1,70 @@
+package io.locked.jpa.testing;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * When a test on MariaDB or MySQL 8 fails, prints the server's open transactions and, on MySQL 8, the
+ * row and gap locks they hold: a wait that ran out on a lock nobody in the test should hold (a gap lock of
+ * a transaction left open, say) names its holder in the failed run's own output, where a re-run would not
+ * show it. Prints nothing for the other databases, and nothing when the test passed.
+ */
+public final class InnoDbStateOnFailure implements TestWatcher {
+    private static final String TRANSACTIONS = "SELECT t.trx_id, t.trx_mysql_thread_id, t.trx_state, t.trx_started,"
+            + " t.trx_rows_locked, t.trx_isolation_level, LEFT(COALESCE(t.trx_query, p.info, ''), 300) AS query"
+            + " FROM information_schema.innodb_trx t LEFT JOIN information_schema.processlist p"
+            + " ON p.id = t.trx_mysql_thread_id ORDER BY t.trx_started";
+    private static final String LOCKS = "SELECT ENGINE_TRANSACTION_ID, THREAD_ID, LOCK_TYPE, LOCK_MODE, LOCK_STATUS,"
+            + " LEFT(COALESCE(LOCK_DATA, ''), 200) AS lock_data FROM performance_schema.data_locks"
+            + " WHERE OBJECT_NAME = 'locked_lock' LIMIT 200";
+    private final Supplier<TestDatabase> database;
+
+    /** @param database the test's database, asked only when a test failed */
+    public InnoDbStateOnFailure(Supplier<TestDatabase> database) {
+        this.database = database;
+    }
+
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+        TestDatabase failedOn = database.get();
+        if (failedOn != TestDatabase.MARIADB && failedOn != TestDatabase.MYSQL8) {
+            return;
+        }
+        StringBuilder report = new StringBuilder("InnoDB after the failure of " + context.getDisplayName()
+                + " on " + failedOn + ":\n");
+        try (Connection connection = failedOn.connect(); Statement statement = connection.createStatement()) {
+            table(statement, TRANSACTIONS, "open transactions", report);
+            if (failedOn == TestDatabase.MYSQL8) {
+                table(statement, LOCKS, "locks on locked_lock", report);
+            }
+        } catch (SQLException unreadable) {
+            report.append("  not readable: ").append(unreadable).append('\n');
+        }
+        System.out.print(report);
+    }
+
+    private static void table(Statement statement, String sql, String title, StringBuilder report) throws SQLException {
+        report.append("  ").append(title).append(":\n");
+        try (ResultSet rows = statement.executeQuery(sql)) {
+            ResultSetMetaData columns = rows.getMetaData();
+            int count = 0;
+            while (rows.next()) {
+                count++;
+                report.append("   ");
+                for (int column = 1; column <= columns.getColumnCount(); column++) {
+                    report.append(' ').append(columns.getColumnLabel(column)).append('=').append(rows.getString(column));
+                }
+                report.append('\n');
+            }
+            if (count == 0) {
+                report.append("    none\n");
+            }
+        }
+    }
+}
