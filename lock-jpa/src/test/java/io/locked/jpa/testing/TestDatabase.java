@@ -335,10 +335,17 @@ public enum TestDatabase {
     }
 
     private Store open(HikariDataSource pool, EntityManagerFactory factory, UnaryOperator<JpaLockRepository.Builder> settings) {
-        JpaLockRepository repository = settings.apply(JpaLockRepository.builder(factory)).build();
-        if (hasSchemaScript()) {
-            repository.createTableIfMissing();
+        try {
+            JpaLockRepository repository = settings.apply(JpaLockRepository.builder(factory)).build();
+            if (hasSchemaScript()) {
+                repository.createTableIfMissing();
+            }
+            return new Store(this, TestPool.of(pool), factory, repository);
+        } catch (RuntimeException | Error refused) {
+            // a store that does not start leaves no unit nor pool behind
+            factory.close();
+            pool.close();
+            throw refused;
         }
-        return new Store(this, TestPool.of(pool), factory, repository);
     }
 }
