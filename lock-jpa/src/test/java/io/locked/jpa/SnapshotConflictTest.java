@@ -6,12 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.internal.connection.LockConflicts;
+import io.locked.jpa.testing.StatementHook;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.spi.LockRepository;
+import io.locked.spi.PessimisticHold;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -38,6 +46,79 @@ class SnapshotConflictTest {
                 SNAPSHOT_ISOLATION, settings -> settings.statements(LockStatements.JPA)).close());
         assertTrue(refused.getMessage().contains("innodb_snapshot_isolation=ON"), refused.getMessage());
         assertTrue(refused.getMessage().contains("locked.statements=native"), refused.getMessage());
+    }
+
+    /**
+     * A hold's second row lock ({@code lockAnotherRow}: a pessimistic writer takes the key's shared row so) that
+     * meets error 1020 has lost the key's row lock too: MariaDB rolled the whole transaction back, its token
+     * with it, while the connection lives on. The hold must count as lost from then on, and never run its next
+     * statement in the new transaction that would follow, which would seem to lock the other row "beside" a row
+     * lock that is gone (the JPA path's store contract once drew a writer's token below an earlier holder's so:
+     * the core tries a failed look once more). Seen failing before the fix: the hold stayed alive, and the second
+     * try answered LOCKED. The JPA path, which refuses to start under the switch, meets it here on the hold's
+     * connection alone, switched on as the hold begins.
+     */
+    @ParameterizedTest
+    @EnumSource(value = LockStatements.class, names = {"JPA", "NATIVE"})
+    void aHoldWhoseTransactionASnapshotConflictEndedCountsAsLost(LockStatements path) throws Exception {
+        String held = "snapshot-hold:" + UUID.randomUUID();
+        String beside = "snapshot-beside:" + UUID.randomUUID();
+        StatementHook hook = new StatementHook(TestDatabase.MARIADB);
+        try (Store store = path == LockStatements.NATIVE
+                ? TestDatabase.MARIADB.open(3, SNAPSHOT_ISOLATION, settings -> settings.statements(path))
+                : TestDatabase.MARIADB.openThrough(hook, 3, settings -> settings.statements(path));
+             Connection outside = TestDatabase.MARIADB.connect()) {
+            LockRepository repository = store.repository();
+            assertTrue(repository.createRow(beside));
+            outside.setAutoCommit(false);
+            lockedFromOutside(outside, beside, "LOCK IN SHARE MODE"); // a reader group of another JVM
+            // the hold's row lock, the first statement of its transaction
+            hook.beforeOnItsConnection(sql -> sql.toLowerCase(Locale.ROOT).contains("for update")
+                    && !sql.toLowerCase(Locale.ROOT).contains("skip locked"), connection -> {
+                try (Statement on = connection.createStatement()) {
+                    on.execute("SET SESSION innodb_snapshot_isolation = ON");
+                }
+            });
+            PessimisticHold hold = repository.lockPessimistic(held, "owner", "holder", Duration.ofSeconds(2));
+            assertTrue(path == LockStatements.NATIVE || hook.ran(), "the hold's session runs under snapshot isolation");
+            // the look finds the row shared elsewhere; telling busy from missing reads the row: the transaction's snapshot
+            assertEquals(PessimisticHold.AnotherRow.BUSY, hold.lockAnotherRow(beside, false));
+            outside.rollback();
+            try (Statement change = outside.createStatement()) {
+                change.executeUpdate("UPDATE locked_lock SET version = version + 1 WHERE lock_key = '" + beside + "'");
+            }
+            outside.commit();
+            LockStoreUnavailableException conflict = assertThrows(LockStoreUnavailableException.class,
+                    () -> hold.lockAnotherRow(beside, false));
+            assertTrue(LockConflicts.isWriteConflict(conflict), "the look met the snapshot conflict: " + conflict);
+            assertTrue(rowLockFree(outside, held), "MariaDB ended the hold's transaction: the key's row lock is gone");
+            outside.rollback();
+            assertFalse(hold.isAlive(Duration.ofSeconds(2)), "a hold whose row lock is gone is not alive");
+            assertThrows(LockStoreUnavailableException.class, () -> hold.lockAnotherRow(beside, false),
+                    "a second try would lock the row in a new transaction, beside no row lock");
+            assertTrue(rowLockFree(outside, beside), "the second try locked nothing");
+            outside.rollback();
+            assertFalse(hold.release(), "its release reports the loss");
+        }
+    }
+
+    /** Whether another session locks the key's row (or its place: a row its creator rolled back) without waiting. */
+    private static boolean rowLockFree(Connection outside, String key) {
+        try {
+            lockedFromOutside(outside, key, "FOR UPDATE NOWAIT");
+            return true;
+        } catch (SQLException held) {
+            return false;
+        }
+    }
+
+    private static boolean lockedFromOutside(Connection outside, String key, String lockClause) throws SQLException {
+        try (PreparedStatement lock = outside.prepareStatement("SELECT lock_key FROM locked_lock WHERE lock_key = ? " + lockClause)) {
+            lock.setString(1, key);
+            try (ResultSet row = lock.executeQuery()) {
+                return row.next();
+            }
+        }
     }
 
     /** The refusal reads the switch, not the database: the JPA path with it off, and the native path with it on, start. */

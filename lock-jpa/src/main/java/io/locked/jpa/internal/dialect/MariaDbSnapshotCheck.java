@@ -8,11 +8,12 @@ import jakarta.persistence.PersistenceException;
 
 /**
  * Refuses, at start-up, the JPA path on a MariaDB whose sessions run with {@code innodb_snapshot_isolation=ON}
- * (the default from 11.8 on). There a write that conflicts with its transaction's snapshot fails with error
- * 1020, and the JPA path's store contract once drew a pessimistic writer's token below an earlier holder's
- * (read/write locks, one run in three): until that is understood, a lock store that might break the
- * fencing-token order does not start. The native path, MariaDB's default, passes the whole contract with the
- * switch on.
+ * (the default from 11.8 on). There a locking read or a write of a row changed since the transaction's snapshot
+ * fails with error 1020 and ends the transaction. The JPA path reads the database clock in a pessimistic hold's
+ * transaction, which fixes its snapshot; a read/write lock's shared row created by a racing JVM after that then
+ * fails the hold's second row lock, and the acquisition with it, as a store failure where it should be busy.
+ * (Such a hold counts as lost, so that is no longer a safety matter: it once broke the fencing-token order.)
+ * The native path, MariaDB's default, passes the whole contract with the switch on.
  */
 public final class MariaDbSnapshotCheck {
     private MariaDbSnapshotCheck() {

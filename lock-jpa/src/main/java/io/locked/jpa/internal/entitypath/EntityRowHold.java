@@ -34,6 +34,8 @@ final class EntityRowHold implements PessimisticHold {
     private final SharedRowLocks sharedRows;
     private UnitTransactions.Parked parked;
     private boolean released;
+    /** A statement beside the row lock failed: the database may have rolled the whole transaction back. */
+    private boolean transactionLost;
 
     /**
      * @param budget      the pessimistic budget the hold took a connection of, given back when the hold ends
@@ -67,6 +69,9 @@ final class EntityRowHold implements PessimisticHold {
         if (released) {
             return true;
         }
+        if (transactionLost) {
+            return false;
+        }
         try {
             parked.resume();
         } catch (RuntimeException transactionGone) {
@@ -90,6 +95,10 @@ final class EntityRowHold implements PessimisticHold {
         if (released) {
             throw new IllegalStateException("The hold of '" + key + "' was released: it cannot lock '" + rowKey + "'");
         }
+        if (transactionLost) {
+            // a statement now would run in a new transaction, without the key's row lock
+            throw new LockStoreUnavailableException(rowKey, "the transaction holding '" + key + "' has ended", null);
+        }
         try {
             parked.resume();
         } catch (RuntimeException transactionGone) {
@@ -99,7 +108,11 @@ final class EntityRowHold implements PessimisticHold {
         try {
             return sharedRows.lock(manager, rowKey, shared, STATEMENT_MILLIS);
         } catch (RuntimeException failure) {
-            throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed", failure);
+            // MariaDB's snapshot conflict (1020) and a deadlock end the whole transaction, and with it the key's
+            // row lock and its token, though the connection lives on: never take it for still held
+            transactionLost = true;
+            throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed, and the"
+                    + " transaction holding '" + key + "' may have ended with it", failure);
         } finally {
             parked = transactions.park();
         }
@@ -128,6 +141,10 @@ final class EntityRowHold implements PessimisticHold {
         released = true;
         try {
             parked.resume();
+            if (transactionLost) {
+                transactions.rollbackIfActive(manager);
+                return false;
+            }
             if (holdAtLeast == null && !tokenWrites.mustCommit(key, token, acquired.clockBehind())) {
                 transactions.rollbackIfActive(manager);
                 return true;

@@ -44,6 +44,8 @@ public final class PessimisticRowHold implements PessimisticHold {
     private final KeyRows keyRows;
     private boolean released;
     private boolean ended;
+    /** A statement beside the row lock failed: the database may have rolled the whole transaction back. */
+    private boolean transactionLost;
 
     /**
      * @param owner         the acquisition's id, which a minimum hold's lease is in the name of
@@ -81,6 +83,10 @@ public final class PessimisticRowHold implements PessimisticHold {
         if (released) {
             return true;
         }
+        if (transactionLost) {
+            ended();
+            return false;
+        }
         boolean alive;
         try {
             // a ping (Connector/J) or an empty query (PostgreSQL): neither ends nor changes the transaction
@@ -100,10 +106,18 @@ public final class PessimisticRowHold implements PessimisticHold {
         if (released) {
             throw new IllegalStateException("The hold of '" + key + "' was released: it cannot lock '" + rowKey + "'");
         }
+        if (transactionLost) {
+            // a statement now would run in a new transaction, without the key's row lock
+            throw new LockStoreUnavailableException(rowKey, "the transaction holding '" + key + "' has ended", null);
+        }
         try {
             return keyRows.lockBeside(transaction.connection(), rowKey, shared);
         } catch (SQLException failure) {
-            throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed", failure);
+            // MariaDB's snapshot conflict (1020) and a deadlock end the whole transaction, and with it the key's
+            // row lock and its token, though the connection lives on: never take it for still held
+            transactionLost = true;
+            throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed, and the"
+                    + " transaction holding '" + key + "' may have ended with it", failure);
         }
     }
 
@@ -127,6 +141,10 @@ public final class PessimisticRowHold implements PessimisticHold {
         released = true;
         SQLException lost;
         try {
+            if (transactionLost) {
+                rollbackLostTransaction();
+                return false;
+            }
             if (holdAtLeast == null && !tokenWrites.mustCommit(key, token, clockBehind)) {
                 transaction.rollback();
                 return true;
@@ -159,6 +177,15 @@ public final class PessimisticRowHold implements PessimisticHold {
         // the core logs the loss at WARNING, naming the key and the holder; the database's error is kept here
         LOG.log(Level.FINE, "Release of a pessimistic lock failed; the database had ended its transaction", lost);
         return false;
+    }
+
+    /** Whatever the rollback says, the hold was lost: its commit, if any, could hold nothing of it. */
+    private void rollbackLostTransaction() {
+        try {
+            transaction.rollback();
+        } catch (SQLException alreadyEnded) {
+            LOG.log(Level.FINE, "Rolling back a pessimistic lock's lost transaction failed", alreadyEnded);
+        }
     }
 
     // one more statement in the same transaction, on a row this transaction has locked: it waits for
