@@ -27,8 +27,10 @@ public interface PessimisticHold {
         BUSY,
         /**
          * The table has no such row: nothing was locked, but on MariaDB and MySQL the look may keep the
-         * place of the missing row from others' inserts until the transaction ends. Release the hold,
-         * create the row ({@link LockRepository#createRow}) and try again.
+         * place of the missing row from others' inserts until the transaction ends. Or the look lost a race
+         * to another transaction's write of the row, which ended this hold's transaction (MariaDB's snapshot
+         * conflict, a deadlock): the hold then counts as lost. Either way: release the hold, create the row
+         * ({@link LockRepository#createRow}) and try again.
          */
         ABSENT
     }

@@ -211,8 +211,9 @@ public interface InspectionContract {
     private void forceRelease(LockMode mode) throws InterruptedException {
         String key = key("forced");
         try (LockManager holders = manager(); LockManager operator = manager()) {
-            // a short lease: the optimistic holder's next renewal, a third of it away, tells it the lease was ended
-            LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).lease(Duration.ofMillis(600)));
+            // the optimistic holder's next renewal, at most a third of the lease away, tells it the lease was ended;
+            // 2 s, so that a busy machine does not let the lease run out before the forced release (600 ms could)
+            LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).lease(Duration.ofSeconds(2)));
             try {
                 if (mode == LockMode.PESSIMISTIC && !showsPessimisticHolders()) {
                     IllegalStateException refused = assertThrows(IllegalStateException.class, () -> operator.forceRelease(key));
@@ -245,7 +246,7 @@ public interface InspectionContract {
             // the check reads the database's times, as LockDelayContract's: half a second outlasts the look
             Duration delay = Duration.ofMillis(500);
             try (LockManager holders = manager(); LockManager operator = manager()) {
-                LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).lease(Duration.ofMillis(600)));
+                LockHandle held = holders.acquire(LockRequest.of(key).mode(mode).lease(Duration.ofSeconds(2)));
                 try {
                     assertTrue(operator.forceRelease(key, delay).isPresent(), "the hold is ended");
                     LockInfo kept = operator.inspect(key);

@@ -428,11 +428,14 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
     @Test
     void watchdogKeepsALeaseAliveLongerThanItsLength() throws Exception {
         String key = freshKey("renewed");
-        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(600));
+        // a renewal goes out every third of the lease, so a busy machine may delay one by up to two thirds of
+        // it before the lease runs out: 400 ms of a 600 ms lease was too little under load, 1.3 s of 2 s is not
+        Duration lease = Duration.ofSeconds(2);
+        LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(lease);
         try (LockHandle held = locks.acquire(request)) {
             // two lease lengths go by: by the end the lease lives only through renewals sent after
             // its first length ran out, and another holder is refused all along
-            long until = System.nanoTime() + Duration.ofMillis(1200).toNanos();
+            long until = System.nanoTime() + lease.multipliedBy(2).toNanos();
             while (System.nanoTime() < until) {
                 assertFalse(inOtherThread(() -> locks.tryAcquire(request)).isPresent(), "lease expired while renewed");
                 assertTrue(held.isValid(), "handle turned invalid while renewals succeed");
@@ -449,7 +452,8 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         LockRequest request = LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(400));
         LockHandle stale = pausedHolder.acquire(request);
         paused.cutRenewals();
-        LockHandle next = inOtherThread(() -> locks.acquire(request.maxWait(LONG_WAIT)));
+        // the next holder's lease must outlive the checks below on a busy machine: a lease of its own, not 400 ms
+        LockHandle next = inOtherThread(() -> locks.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).maxWait(LONG_WAIT)));
         assertTrue(next.token() > stale.token(), "takeover token must be higher");
         assertFalse(stale.isValid(), "the cut-off holder still believes it holds the lock");
         LockLostException lost = assertThrows(LockLostException.class, stale::close);
@@ -517,7 +521,9 @@ public abstract class LockContractTest implements InspectionContract, MinimumHol
         FaultyRepository faulty = new FaultyRepository(repository());
         LockManager holder = manager(faulty, Clock.systemUTC());
         faulty.loseRenewalRepliesOf(key, 1);
-        try (LockHandle held = holder.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofMillis(900)))) {
+        // a lease of 3 s: after the renewal whose reply was lost, the next one has two thirds of it to go out, which
+        // a busy machine did not give a 900 ms lease (PostgreSQL's JTA class lost one so)
+        try (LockHandle held = holder.acquire(LockRequest.of(key).mode(LockMode.OPTIMISTIC).lease(Duration.ofSeconds(3)))) {
             while (faulty.renewals(key) < 3 && held.isValid()) {
                 Thread.sleep(20); // polling a condition; @Timeout bounds it
             }

@@ -3,8 +3,8 @@ package io.locked.jpa.internal.entitypath;
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
 import io.locked.api.LockStoreUnavailableException;
-
 import io.locked.jpa.internal.connection.ConnectionBudget;
+import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.PessimisticHold;
@@ -111,6 +111,9 @@ final class EntityRowHold implements PessimisticHold {
             // MariaDB's snapshot conflict (1020) and a deadlock end the whole transaction, and with it the key's
             // row lock and its token, though the connection lives on: never take it for still held
             transactionLost = true;
+            if (LockConflicts.isWriteConflict(failure)) {
+                return AnotherRow.ABSENT; // a race lost to another transaction's write: the caller tries again
+            }
             throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed, and the"
                     + " transaction holding '" + key + "' may have ended with it", failure);
         } finally {

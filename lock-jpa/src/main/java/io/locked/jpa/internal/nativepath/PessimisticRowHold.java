@@ -116,6 +116,9 @@ public final class PessimisticRowHold implements PessimisticHold {
             // MariaDB's snapshot conflict (1020) and a deadlock end the whole transaction, and with it the key's
             // row lock and its token, though the connection lives on: never take it for still held
             transactionLost = true;
+            if (LockConflicts.isWriteConflict(failure)) {
+                return AnotherRow.ABSENT; // a race lost to another transaction's write: the caller tries again
+            }
             throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed, and the"
                     + " transaction holding '" + key + "' may have ended with it", failure);
         }
