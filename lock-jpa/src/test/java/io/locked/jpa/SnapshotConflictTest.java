@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.zaxxer.hikari.HikariDataSource;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.internal.connection.LockConflicts;
-import io.locked.jpa.testing.StatementHook;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.LockRepository;
@@ -19,7 +18,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -37,18 +35,6 @@ class SnapshotConflictTest {
     private static final Map<String, String> SNAPSHOT_ISOLATION = Map.of("sessionVariables", "innodb_snapshot_isolation=ON");
 
     /**
-     * The JPA path is not supported under snapshot isolation (its read/write contract once drew a writer's
-     * token below an earlier holder's): a store on it does not start, and says why and what to do.
-     */
-    @Test
-    void theJpaPathRefusesToStartWhereSessionsRunUnderSnapshotIsolation() {
-        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> TestDatabase.MARIADB.open(2,
-                SNAPSHOT_ISOLATION, settings -> settings.statements(LockStatements.JPA)).close());
-        assertTrue(refused.getMessage().contains("innodb_snapshot_isolation=ON"), refused.getMessage());
-        assertTrue(refused.getMessage().contains("locked.statements=native"), refused.getMessage());
-    }
-
-    /**
      * A hold's second row lock ({@code lockAnotherRow}: a pessimistic writer takes the key's shared row so) that
      * meets error 1020 has lost the key's row lock too: MariaDB rolled the whole transaction back, its token
      * with it, while the connection lives on. The look answers as for a missing row (give the hold back, try
@@ -56,32 +42,20 @@ class SnapshotConflictTest {
      * statement in the new transaction that would follow, which would seem to lock the other row "beside" a row
      * lock that is gone (the JPA path's store contract once drew a writer's token below an earlier holder's so:
      * the core tried a failed look once more). Seen failing before the fix: the hold stayed alive, and the second
-     * try answered LOCKED. The JPA path, which refuses to start under the switch, meets it here on the hold's
-     * connection alone, switched on as the hold begins.
+     * try answered LOCKED.
      */
     @ParameterizedTest
     @EnumSource(value = LockStatements.class, names = {"JPA", "NATIVE"})
     void aHoldWhoseTransactionASnapshotConflictEndedCountsAsLost(LockStatements path) throws Exception {
         String held = "snapshot-hold:" + UUID.randomUUID();
         String beside = "snapshot-beside:" + UUID.randomUUID();
-        StatementHook hook = new StatementHook(TestDatabase.MARIADB);
-        try (Store store = path == LockStatements.NATIVE
-                ? TestDatabase.MARIADB.open(3, SNAPSHOT_ISOLATION, settings -> settings.statements(path))
-                : TestDatabase.MARIADB.openThrough(hook, 3, settings -> settings.statements(path));
+        try (Store store = TestDatabase.MARIADB.open(3, SNAPSHOT_ISOLATION, settings -> settings.statements(path));
              Connection outside = TestDatabase.MARIADB.connect()) {
             LockRepository repository = store.repository();
             assertTrue(repository.createRow(beside));
             outside.setAutoCommit(false);
             lockedFromOutside(outside, beside, "LOCK IN SHARE MODE"); // a reader group of another JVM
-            // the hold's row lock, the first statement of its transaction
-            hook.beforeOnItsConnection(sql -> sql.toLowerCase(Locale.ROOT).contains("for update")
-                    && !sql.toLowerCase(Locale.ROOT).contains("skip locked"), connection -> {
-                try (Statement on = connection.createStatement()) {
-                    on.execute("SET SESSION innodb_snapshot_isolation = ON");
-                }
-            });
             PessimisticHold hold = repository.lockPessimistic(held, "owner", "holder", Duration.ofSeconds(2));
-            assertTrue(path == LockStatements.NATIVE || hook.ran(), "the hold's session runs under snapshot isolation");
             // the look finds the row shared elsewhere; telling busy from missing reads the row: the transaction's snapshot
             assertEquals(PessimisticHold.AnotherRow.BUSY, hold.lockAnotherRow(beside, false));
             outside.rollback();
@@ -122,13 +96,11 @@ class SnapshotConflictTest {
         }
     }
 
-    /** The refusal reads the switch, not the database: the JPA path with it off, and the native path with it on, start. */
+    /** A store on either path starts where the unit's sessions run under snapshot isolation. */
     @ParameterizedTest
     @EnumSource(value = LockStatements.class, names = {"JPA", "NATIVE"})
-    void whatIsSupportedStarts(LockStatements path) {
-        Map<String, String> sessions = path == LockStatements.JPA
-                ? Map.of("sessionVariables", "innodb_snapshot_isolation=OFF") : SNAPSHOT_ISOLATION;
-        try (Store store = TestDatabase.MARIADB.open(2, sessions, settings -> settings.statements(path))) {
+    void bothPathsStartUnderSnapshotIsolation(LockStatements path) {
+        try (Store store = TestDatabase.MARIADB.open(2, SNAPSHOT_ISOLATION, settings -> settings.statements(path))) {
             assertEquals(path, store.repository().statements());
         }
     }

@@ -13,7 +13,6 @@ import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
 import io.locked.jpa.internal.dialect.DerbyTimeBindingCheck;
 import io.locked.jpa.internal.dialect.HsqldbSettingsCheck;
-import io.locked.jpa.internal.dialect.MariaDbSnapshotCheck;
 import io.locked.jpa.internal.dialect.SharedRowStatements;
 import io.locked.jpa.internal.entitypath.DatabaseClock;
 import io.locked.jpa.internal.entitypath.EntityLockRepository;
@@ -128,9 +127,6 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         }
         // connections Locked reaches already told the database, if it knows it
         LockDatabase unitDatabase = family != null || connections != null ? family : askedThroughTheUnit(factory, transactions);
-        if (unitDatabase == LockDatabase.MARIADB) {
-            MariaDbSnapshotCheck.requireSnapshotIsolationOff(factory, transactions);
-        }
         EntityMappingCheck.verify(factory, Dialect.of(family), transactions);
         LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
                 transactions, connections, connectionWait, tokenWrites(tokens, transactions.rollbackTellsLostSession(),

@@ -17,7 +17,7 @@ public final class StatementHook extends PlainDataSource {
     private final AtomicReference<Armed> armed = new AtomicReference<>();
 
     /** A trigger and what to run when it matches, once or every time. */
-    private record Armed(Predicate<String> trigger, ConnectionAction action, boolean everyTime) {
+    private record Armed(Predicate<String> trigger, Action action, boolean everyTime) {
     }
 
     /** Code of the test, run on the thread about to send the statement. */
@@ -26,29 +26,18 @@ public final class StatementHook extends PlainDataSource {
         void run() throws Exception;
     }
 
-    /** The same, given the connection (not its proxy) that is about to send the statement. */
-    @FunctionalInterface
-    public interface ConnectionAction {
-        void run(Connection connection) throws Exception;
-    }
-
     public StatementHook(TestDatabase database) {
         this.database = database;
     }
 
     /** Runs the action once, before the next statement whose SQL the trigger matches. */
     public void before(Predicate<String> trigger, Action action) {
-        armed.set(new Armed(trigger, connection -> action.run(), false));
-    }
-
-    /** Runs the action once, on the statement's own connection, before the next statement the trigger matches. */
-    public void beforeOnItsConnection(Predicate<String> trigger, ConnectionAction action) {
         armed.set(new Armed(trigger, action, false));
     }
 
     /** Runs the action before every statement whose SQL the trigger matches, until {@link #disarm()}. */
     public void beforeEvery(Predicate<String> trigger, Action action) {
-        armed.set(new Armed(trigger, connection -> action.run(), true));
+        armed.set(new Armed(trigger, action, true));
     }
 
     /** Runs nothing more. */
@@ -66,26 +55,26 @@ public final class StatementHook extends PlainDataSource {
         Connection connection = database.connect();
         return JdbcProxies.proxy(Connection.class, (method, args) -> {
             if (method.getName().startsWith("prepare") && args != null && args[0] instanceof String sql) {
-                fire(sql, connection);
+                fire(sql);
             }
             Object result = method.invoke(connection, args);
-            return method.getName().equals("createStatement") ? statement((Statement) result, connection) : result;
+            return method.getName().equals("createStatement") ? statement((Statement) result) : result;
         });
     }
 
-    private Statement statement(Statement statement, Connection connection) {
+    private Statement statement(Statement statement) {
         return JdbcProxies.proxy(Statement.class, (method, args) -> {
             if (method.getName().startsWith("execute") && args != null && args[0] instanceof String sql) {
-                fire(sql, connection);
+                fire(sql);
             }
             return method.invoke(statement, args);
         });
     }
 
-    private void fire(String sql, Connection connection) throws Exception {
+    private void fire(String sql) throws Exception {
         Armed now = armed.get();
         if (now != null && now.trigger.test(sql) && (now.everyTime || armed.compareAndSet(now, null))) {
-            now.action.run(connection);
+            now.action.run();
         }
     }
 }

@@ -330,24 +330,6 @@ public enum TestDatabase {
         return open(pool, unitOn(pool, TestProvider.HIBERNATE.unit(this), TestProvider.HIBERNATE), settings);
     }
 
-    /**
-     * A store whose pool takes its connections from the given source (a {@link StatementHook}, say), with Hibernate.
-     *
-     * @param connections    where the pool's connections come from
-     * @param maxConnections pool size
-     * @param settings       settings of the repository beyond its unit
-     * @return the store, to be closed by the caller
-     */
-    public Store openThrough(DataSource connections, int maxConnections, UnaryOperator<JpaLockRepository.Builder> settings) {
-        requireReachable();
-        HikariConfig config = new HikariConfig();
-        config.setDataSource(connections);
-        config.setMaximumPoolSize(maxConnections);
-        config.setPoolName("locked-through-" + name().toLowerCase());
-        config.setConnectionTimeout(10_000);
-        return open(new HikariDataSource(config), settings, TestProvider.HIBERNATE);
-    }
-
     private Store open(HikariDataSource pool, UnaryOperator<JpaLockRepository.Builder> settings, TestProvider provider) {
         return open(pool, entityManagerFactory(pool, provider.unit(this), provider), settings);
     }
