@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -56,43 +57,62 @@ final class NonBlockingLockedCall {
                                     boolean cancelsWork) {
         Executor callers = EventLoops.callersContext();
         long started = System.nanoTime();
-        CompletableFuture<LockHandle> acquisition = locks.acquireAsync(request).toCompletableFuture();
+        AtomicBoolean held = new AtomicBoolean();
+        // callLockedAsync runs the action on the thread that got the lock, never on this one, even when the lock
+        // comes before the action is chained (acquireAsync's stage would then run it here, on the subscriber)
+        CompletableFuture<Void> call = locks.<Void>callLockedAsync(request, handle -> {
+            held.set(true);
+            long acquired = System.nanoTime();
+            try {
+                if (handle.mode() == LockMode.OPTIMISTIC) {
+                    handle.onRenewalFailure(renewalFailures);
+                }
+                events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), Duration.ofNanos(acquired - started)));
+            } catch (RuntimeException | Error observerFailed) {
+                LockedRelease.releaseAfterFailure(events, handle, acquired, observerFailed);
+                outcome.completeExceptionally(observerFailed);
+                return CompletableFuture.completedFuture(null);
+            }
+            CompletableFuture<Void> released = new CompletableFuture<>();
+            Runnable body = () -> runHeld(invocation, completion, cancelsWork, handle, acquired, released);
+            if (callers == null) {
+                body.run();
+            } else {
+                callers.execute(body);
+            }
+            // the hold is released by runHeld, with its events; the call's own close after this is a no-op
+            return released;
+        }).toCompletableFuture();
         outcome.whenComplete((ignored, failure) -> {
             if (outcome.isCancelled()) {
-                acquisition.cancel(false);
+                call.cancel(false); // ends a wait; a hold got meanwhile is given back, and the method never runs
                 CompletableFuture<?> work = running.get();
                 if (cancelsWork && work != null) {
                     work.cancel(false);
                 }
             }
         });
-        acquisition.whenComplete((handle, failure) -> {
-            if (failure != null) {
+        call.whenComplete((ignored, failure) -> {
+            if (failure != null && !held.get()) {
                 notHeld(AsyncAcquisitions.unwrap(failure));
-                return;
-            }
-            long acquired = System.nanoTime();
-            if (handle.mode() == LockMode.OPTIMISTIC) {
-                handle.onRenewalFailure(renewalFailures);
-            }
-            events.acquired(new LockAcquired(request.key(), request.mode(), handle.token(), Duration.ofNanos(acquired - started)));
-            Runnable body = () -> runHeld(invocation, completion, cancelsWork, handle, acquired);
-            if (callers == null) {
-                body.run();
-            } else {
-                callers.execute(body);
             }
         });
         return outcome;
     }
 
+    /**
+     * Runs the method under the hold and releases the hold, with its events, when the method's work completes;
+     * completes {@code released} once the hold is released, whatever happened.
+     */
     private void runHeld(InvocationContext invocation, Function<Object, CompletableFuture<Object>> completion,
-                         boolean cancelsWork, LockHandle handle, long acquired) {
+                         boolean cancelsWork, LockHandle handle, long acquired, CompletableFuture<Void> released) {
         if (outcome.isDone()) { // the caller cancelled as the lock arrived: the method never runs
             try {
                 LockedRelease.release(events, handle, acquired);
             } catch (LockException releaseFailure) {
                 LOG.log(Level.FINE, "A hold whose caller cancelled could not be released", releaseFailure);
+            } finally {
+                released.complete(null);
             }
             return;
         }
@@ -101,7 +121,11 @@ final class NonBlockingLockedCall {
             Object result = invocation.proceed();
             work = result == null ? CompletableFuture.completedFuture(null) : completion.apply(result);
         } catch (Throwable failure) {
-            LockedRelease.releaseAfterFailure(events, handle, acquired, failure);
+            try {
+                LockedRelease.releaseAfterFailure(events, handle, acquired, failure);
+            } finally {
+                released.complete(null);
+            }
             outcome.completeExceptionally(failure);
             return;
         }
@@ -121,6 +145,8 @@ final class NonBlockingLockedCall {
                 }
             } catch (Throwable releaseFailure) {
                 outcome.completeExceptionally(releaseFailure); // the caller's outcome must complete whatever happens
+            } finally {
+                released.complete(null);
             }
         });
     }
