@@ -19,8 +19,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The test WAR on two WildFly 39 servers (the default configuration with MicroProfile Health added:
  * see {@link WildFlyInstance}), each with its own ports, on one MariaDB database through a datasource
- * deployed as {@code app-ds.xml}; the lock table lives in the application's own JTA unit. Servers
- * start once for the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
+ * added by the {@code jboss-cli} commands of app-datasource.cli on the JDBC driver deployed as a jar;
+ * the lock table lives in the application's own JTA unit. Servers start once for the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WildFlyIT extends EeApplicationTests {
@@ -40,7 +40,6 @@ class WildFlyIT extends EeApplicationTests {
     void startTwoServers() throws Exception {
         Path app = Path.of(System.getProperty("wildfly.app"));
         Path driver = Path.of(System.getProperty("wildfly.driver"));
-        Path dataSource = Path.of(WildFlyIT.class.getResource("/app-ds.xml").toURI());
         int offset = 100;
         for (String name : List.of("a", "b")) {
             WildFlyInstance server = new WildFlyInstance(name, offset);
@@ -48,7 +47,7 @@ class WildFlyIT extends EeApplicationTests {
             if (name.equals("b")) {
                 ScheduledJobsCheck.setClockAhead(server);
             }
-            server.prepare(driver, dataSource, app).start();
+            server.prepare(driver, app).start();
             System.out.printf("[wildfly] server %s (port offset %d) booted and ready in %d ms%n", name, offset, server.bootMillis());
             offset += 100;
         }

@@ -2,8 +2,10 @@ package io.locked.wildfly;
 
 import io.locked.eeapp.RunningServer;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -18,13 +21,20 @@ import java.util.stream.Stream;
  * {@code standalone/}) and its ports shifted by an offset, started as {@code bin/standalone.sh} starts
  * it. Its configuration is the default one (which has EJB, for the scheduled jobs' timers, and
  * MicroProfile Config) with MicroProfile Health added as the MicroProfile configuration has it (which
- * has no EJB). Deployments go in through the deployment scanner: the JDBC
- * driver, the datasource ({@code app-ds.xml}) and the WAR, as files in {@code deployments/}. With
- * {@link #exportingSpansTo}, the configuration has OpenTelemetry and MicroProfile Telemetry too.
+ * has no EJB), and the application's datasource added by the {@code jboss-cli} commands of
+ * {@value #DATASOURCE_COMMANDS} (the ones docs/getting-started.md shows), run once per test JVM
+ * in an embedded server against a copy of {@code standalone/} that every instance then copies.
+ * Deployments go in through the deployment scanner: the JDBC driver and the WAR, as files in
+ * {@code deployments/}. With {@link #exportingSpansTo}, the configuration has OpenTelemetry and
+ * MicroProfile Telemetry too.
  */
 final class WildFlyInstance extends RunningServer {
     static final Path HOME = Path.of(System.getProperty("wildfly.home", "target/wildfly"));
     private static final String CONFIGURATION = "standalone-locked.xml";
+    static final String DATASOURCE_COMMANDS = "/app-datasource.cli";
+    /** standalone/ with the datasource added: made once, as a user runs the commands once. */
+    private static final Path STANDALONE_WITH_DATASOURCE = HOME.getParent().resolve("standalone-with-datasource");
+    private static boolean datasourceAdded;
     /** How long finished spans wait for their export (the SDK's default is 5 s). */
     private static final int BATCH_DELAY_MILLIS = 100;
     private final int portOffset;
@@ -64,7 +74,7 @@ final class WildFlyInstance extends RunningServer {
             throw new IllegalStateException("WildFly is not unpacked at " + HOME + ": run the module's pre-integration-test phase");
         }
         deleteTree(base);
-        copyTree(HOME.resolve("standalone"), base);
+        copyTree(standaloneWithDataSource(), base);
         writeConfiguration();
         for (Path deployment : deployments) {
             Files.copy(deployment, deployments().resolve(deployment.getFileName()), StandardCopyOption.REPLACE_EXISTING);
@@ -109,6 +119,52 @@ final class WildFlyInstance extends RunningServer {
             if (!failed.isEmpty()) {
                 throw new AssertionError("WildFly " + name() + " failed a deployment: " + Files.readString(failed.get(0)) + "\n" + log());
             }
+        }
+    }
+
+    private static synchronized Path standaloneWithDataSource() throws IOException {
+        if (!datasourceAdded) {
+            deleteTree(STANDALONE_WITH_DATASOURCE);
+            copyTree(HOME.resolve("standalone"), STANDALONE_WITH_DATASOURCE);
+            runOffline(STANDALONE_WITH_DATASOURCE, readResource(DATASOURCE_COMMANDS));
+            datasourceAdded = true;
+        }
+        return STANDALONE_WITH_DATASOURCE;
+    }
+
+    /**
+     * Runs {@code jboss-cli} commands against the standalone.xml of a base directory, in an embedded
+     * server in admin-only mode (no deployment, no datasource connects), before any server starts there.
+     */
+    private static void runOffline(Path baseDirectory, String commands) throws IOException {
+        Path script = baseDirectory.resolve("configure.cli");
+        Path output = baseDirectory.resolve("configure.log");
+        Files.writeString(script, "embed-server --server-config=standalone.xml\n" + commands + "stop-embedded-server\n");
+        ProcessBuilder builder = new ProcessBuilder(HOME.resolve("bin/jboss-cli.sh").toString(), "--file=" + script)
+                .redirectErrorStream(true).redirectOutput(output.toFile());
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().put("JAVA_OPTS", "-Djboss.server.base.dir=" + baseDirectory);
+        try {
+            Process cli = builder.start();
+            if (!cli.waitFor(120, TimeUnit.SECONDS)) {
+                cli.destroyForcibly();
+                throw new AssertionError("jboss-cli did not finish within 120 s:\n" + Files.readString(output));
+            }
+            if (cli.exitValue() != 0) {
+                throw new AssertionError("jboss-cli failed (exit " + cli.exitValue() + ") on\n" + commands + Files.readString(output));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while jboss-cli ran", e);
+        }
+    }
+
+    private static String readResource(String name) throws IOException {
+        try (InputStream in = WildFlyInstance.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("no " + name + " on the test classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 
