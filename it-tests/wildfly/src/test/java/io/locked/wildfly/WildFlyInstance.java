@@ -41,6 +41,7 @@ final class WildFlyInstance extends RunningServer {
     private final Path base;
     private final Map<String, String> systemProperties = new LinkedHashMap<>();
     private URI otlpEndpoint;
+    private final List<String> debugCategories = new ArrayList<>();
 
     WildFlyInstance(String name, int portOffset) {
         super(name, HOME.getParent().resolve("instance-" + name + ".log"));
@@ -59,6 +60,15 @@ final class WildFlyInstance extends RunningServer {
      */
     WildFlyInstance exportingSpansTo(URI endpoint) {
         this.otlpEndpoint = endpoint;
+        return this;
+    }
+
+    /**
+     * Logs a category at DEBUG (FINE) in the server's log file, {@code log/server.log} of its base
+     * directory; the console stays at INFO. Call it before {@link #prepare}.
+     */
+    WildFlyInstance debugging(String category) {
+        debugCategories.add(category);
         return this;
     }
 
@@ -84,6 +94,15 @@ final class WildFlyInstance extends RunningServer {
 
     /** Starts the server and waits until its readiness endpoint answers UP, Locked's check included. */
     WildFlyInstance start() throws Exception {
+        return start(true);
+    }
+
+    /** Starts the server and returns at once: for an application whose deployment is meant to fail. */
+    WildFlyInstance startWithoutWaiting() throws Exception {
+        return start(false);
+    }
+
+    private WildFlyInstance start(boolean awaitReady) throws Exception {
         List<String> command = new ArrayList<>(List.of(HOME.resolve("bin/standalone.sh").toString(),
                 "-c", CONFIGURATION,
                 "-Djboss.server.base.dir=" + base,
@@ -94,7 +113,7 @@ final class WildFlyInstance extends RunningServer {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().put("LAUNCH_JBOSS_IN_BACKGROUND", "true"); // the script passes TERM on to the server
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        launch(builder, true);
+        launch(builder, awaitReady);
         return this;
     }
 
@@ -110,6 +129,11 @@ final class WildFlyInstance extends RunningServer {
 
     Path deployments() {
         return base.resolve("deployments");
+    }
+
+    /** The server's log file, which has every level the configuration logs (the console has INFO and above). */
+    Path logFile() {
+        return base.resolve("log/server.log");
     }
 
     @Override
@@ -188,6 +212,10 @@ final class WildFlyInstance extends RunningServer {
                     + "\n" + line(microProfile, "<subsystem xmlns=\"urn:wildfly:microprofile-telemetry:");
         }
         String config = Files.readString(configuration.resolve("standalone.xml"));
+        String rootLogger = line(config, "<root-logger>");
+        for (String category : debugCategories) {
+            config = config.replace(rootLogger, "<logger category=\"" + category + "\"><level name=\"DEBUG\"/></logger>\n" + rootLogger);
+        }
         String configExtension = line(config, "<extension module=\"org.wildfly.extension.microprofile.config-smallrye\"/>");
         String configSubsystem = line(config, "<subsystem xmlns=\"urn:wildfly:microprofile-config-smallrye:");
         Files.writeString(configuration.resolve(CONFIGURATION), config
