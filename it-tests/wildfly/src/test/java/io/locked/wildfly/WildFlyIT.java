@@ -1,11 +1,14 @@
 package io.locked.wildfly;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.eeapp.EeApplicationTests;
 import io.locked.eeapp.MisusedWar;
 import io.locked.eeapp.ScheduledJobsCheck;
 import io.locked.wildfly.misuse.BadKeyBean;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,8 +22,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The test WAR on two WildFly 39 servers (the default configuration with MicroProfile Health added:
  * see {@link WildFlyInstance}), each with its own ports, on one MariaDB database through a datasource
- * deployed as {@code app-ds.xml}; the lock table lives in the application's own JTA unit. Servers
- * start once for the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
+ * added by the {@code jboss-cli} commands of app-datasource.cli on the JDBC driver deployed as a jar;
+ * the lock table lives in the application's own JTA unit. Servers start once for the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WildFlyIT extends EeApplicationTests {
@@ -40,7 +43,6 @@ class WildFlyIT extends EeApplicationTests {
     void startTwoServers() throws Exception {
         Path app = Path.of(System.getProperty("wildfly.app"));
         Path driver = Path.of(System.getProperty("wildfly.driver"));
-        Path dataSource = Path.of(WildFlyIT.class.getResource("/app-ds.xml").toURI());
         int offset = 100;
         for (String name : List.of("a", "b")) {
             WildFlyInstance server = new WildFlyInstance(name, offset);
@@ -48,7 +50,7 @@ class WildFlyIT extends EeApplicationTests {
             if (name.equals("b")) {
                 ScheduledJobsCheck.setClockAhead(server);
             }
-            server.prepare(driver, dataSource, app).start();
+            server.prepare(driver, app).start();
             System.out.printf("[wildfly] server %s (port offset %d) booted and ready in %d ms%n", name, offset, server.bootMillis());
             offset += 100;
         }
@@ -64,6 +66,48 @@ class WildFlyIT extends EeApplicationTests {
     @Test
     void scheduledJobsUnderAMinimumHoldRunOncePerPeriodAcrossServersWhoseClocksDiffer() throws Exception {
         new ScheduledJobsCheck(servers, label(), "jdbc:mysql://127.0.0.1:3306/locked_wildfly").run();
+    }
+
+    /**
+     * Issue 40: WildFly goes on firing the EJB timers of a deployment that failed because the lock store
+     * could not be created, and each tick used to throw the store's failure at the timer service, which
+     * logged it twice (WFLYEJB0020, and WFLYEJB0022 for its immediate retry). Here the store's producer
+     * refuses a negative connection wait; the ticks that follow are skipped and the cause said once.
+     */
+    @Test
+    void aLockStoreThatCannotBeCreatedIsReportedOnceNotAtEveryTimerTick() throws Exception {
+        try (WildFlyInstance server = new WildFlyInstance("no-store", 300)) {
+            server.systemProperty("locked.connection-wait", "-1s").debugging(STORE_CREATION_FAILURES)
+                    .prepare(Path.of(System.getProperty("wildfly.driver")), Path.of(System.getProperty("wildfly.app")))
+                    .startWithoutWaiting();
+            Path failed = server.deployments().resolve("app.war.failed");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+            // four repeats: at least two ticks of each of the two EJB timers after the first report
+            while (!(Files.exists(failed) && repeatsIn(server) >= 4) && !timerServiceLogged(server) && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            String log = Files.exists(server.logFile()) ? Files.readString(server.logFile()) : "";
+            assertTrue(Files.exists(failed), "the deployment did not fail:\n" + server.log());
+            assertFalse(timerServiceLogged(server), "the timer service logged the store's failure:\n" + log);
+            assertTrue(repeatsIn(server) >= 4, "the timers did not tick four times within 180 s:\n" + log);
+            List<String> reports = log.lines().filter(line -> line.contains("Locked cannot create its lock store")).toList();
+            assertEquals(1, reports.size(), "not one report for one cause:\n" + String.join("\n", reports));
+            assertTrue(reports.get(0).contains("'-1s' is negative"), "the report does not name the cause: " + reports.get(0));
+        }
+    }
+
+    private static final String STORE_CREATION_FAILURES = "io.locked.internal.cdi.StoreCreationFailures";
+
+    private static long repeatsIn(WildFlyInstance server) throws IOException {
+        if (!Files.exists(server.logFile())) {
+            return 0;
+        }
+        return Files.readString(server.logFile()).lines().filter(line -> line.contains("the lock store still cannot be created")).count();
+    }
+
+    private static boolean timerServiceLogged(WildFlyInstance server) throws IOException {
+        String log = Files.exists(server.logFile()) ? Files.readString(server.logFile()) : "";
+        return log.contains("WFLYEJB0020") || log.contains("WFLYEJB0022");
     }
 
     @Test

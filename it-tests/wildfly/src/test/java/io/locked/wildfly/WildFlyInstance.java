@@ -2,8 +2,10 @@ package io.locked.wildfly;
 
 import io.locked.eeapp.RunningServer;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -18,19 +21,27 @@ import java.util.stream.Stream;
  * {@code standalone/}) and its ports shifted by an offset, started as {@code bin/standalone.sh} starts
  * it. Its configuration is the default one (which has EJB, for the scheduled jobs' timers, and
  * MicroProfile Config) with MicroProfile Health added as the MicroProfile configuration has it (which
- * has no EJB). Deployments go in through the deployment scanner: the JDBC
- * driver, the datasource ({@code app-ds.xml}) and the WAR, as files in {@code deployments/}. With
- * {@link #exportingSpansTo}, the configuration has OpenTelemetry and MicroProfile Telemetry too.
+ * has no EJB), and the application's datasource added by the {@code jboss-cli} commands of
+ * {@value #DATASOURCE_COMMANDS} (the ones docs/getting-started.md shows), run once per test JVM
+ * in an embedded server against a copy of {@code standalone/} that every instance then copies.
+ * Deployments go in through the deployment scanner: the JDBC driver and the WAR, as files in
+ * {@code deployments/}. With {@link #exportingSpansTo}, the configuration has OpenTelemetry and
+ * MicroProfile Telemetry too.
  */
 final class WildFlyInstance extends RunningServer {
     static final Path HOME = Path.of(System.getProperty("wildfly.home", "target/wildfly"));
     private static final String CONFIGURATION = "standalone-locked.xml";
+    static final String DATASOURCE_COMMANDS = "/app-datasource.cli";
+    /** standalone/ with the datasource added: made once, as a user runs the commands once. */
+    private static final Path STANDALONE_WITH_DATASOURCE = HOME.getParent().resolve("standalone-with-datasource");
+    private static boolean datasourceAdded;
     /** How long finished spans wait for their export (the SDK's default is 5 s). */
     private static final int BATCH_DELAY_MILLIS = 100;
     private final int portOffset;
     private final Path base;
     private final Map<String, String> systemProperties = new LinkedHashMap<>();
     private URI otlpEndpoint;
+    private final List<String> debugCategories = new ArrayList<>();
 
     WildFlyInstance(String name, int portOffset) {
         super(name, HOME.getParent().resolve("instance-" + name + ".log"));
@@ -52,6 +63,15 @@ final class WildFlyInstance extends RunningServer {
         return this;
     }
 
+    /**
+     * Logs a category at DEBUG (FINE) in the server's log file, {@code log/server.log} of its base
+     * directory; the console stays at INFO. Call it before {@link #prepare}.
+     */
+    WildFlyInstance debugging(String category) {
+        debugCategories.add(category);
+        return this;
+    }
+
     /** A system property of the server's JVM: MicroProfile Config reads it above the application's own file. */
     WildFlyInstance systemProperty(String name, String value) {
         systemProperties.put(name, value);
@@ -64,7 +84,7 @@ final class WildFlyInstance extends RunningServer {
             throw new IllegalStateException("WildFly is not unpacked at " + HOME + ": run the module's pre-integration-test phase");
         }
         deleteTree(base);
-        copyTree(HOME.resolve("standalone"), base);
+        copyTree(standaloneWithDataSource(), base);
         writeConfiguration();
         for (Path deployment : deployments) {
             Files.copy(deployment, deployments().resolve(deployment.getFileName()), StandardCopyOption.REPLACE_EXISTING);
@@ -74,6 +94,15 @@ final class WildFlyInstance extends RunningServer {
 
     /** Starts the server and waits until its readiness endpoint answers UP, Locked's check included. */
     WildFlyInstance start() throws Exception {
+        return start(true);
+    }
+
+    /** Starts the server and returns at once: for an application whose deployment is meant to fail. */
+    WildFlyInstance startWithoutWaiting() throws Exception {
+        return start(false);
+    }
+
+    private WildFlyInstance start(boolean awaitReady) throws Exception {
         List<String> command = new ArrayList<>(List.of(HOME.resolve("bin/standalone.sh").toString(),
                 "-c", CONFIGURATION,
                 "-Djboss.server.base.dir=" + base,
@@ -84,7 +113,7 @@ final class WildFlyInstance extends RunningServer {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().put("LAUNCH_JBOSS_IN_BACKGROUND", "true"); // the script passes TERM on to the server
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        launch(builder, true);
+        launch(builder, awaitReady);
         return this;
     }
 
@@ -102,6 +131,11 @@ final class WildFlyInstance extends RunningServer {
         return base.resolve("deployments");
     }
 
+    /** The server's log file, which has every level the configuration logs (the console has INFO and above). */
+    Path logFile() {
+        return base.resolve("log/server.log");
+    }
+
     @Override
     protected void checkStarting() throws IOException {
         try (Stream<Path> markers = Files.list(deployments())) {
@@ -109,6 +143,52 @@ final class WildFlyInstance extends RunningServer {
             if (!failed.isEmpty()) {
                 throw new AssertionError("WildFly " + name() + " failed a deployment: " + Files.readString(failed.get(0)) + "\n" + log());
             }
+        }
+    }
+
+    private static synchronized Path standaloneWithDataSource() throws IOException {
+        if (!datasourceAdded) {
+            deleteTree(STANDALONE_WITH_DATASOURCE);
+            copyTree(HOME.resolve("standalone"), STANDALONE_WITH_DATASOURCE);
+            runOffline(STANDALONE_WITH_DATASOURCE, readResource(DATASOURCE_COMMANDS));
+            datasourceAdded = true;
+        }
+        return STANDALONE_WITH_DATASOURCE;
+    }
+
+    /**
+     * Runs {@code jboss-cli} commands against the standalone.xml of a base directory, in an embedded
+     * server in admin-only mode (no deployment, no datasource connects), before any server starts there.
+     */
+    private static void runOffline(Path baseDirectory, String commands) throws IOException {
+        Path script = baseDirectory.resolve("configure.cli");
+        Path output = baseDirectory.resolve("configure.log");
+        Files.writeString(script, "embed-server --server-config=standalone.xml\n" + commands + "stop-embedded-server\n");
+        ProcessBuilder builder = new ProcessBuilder(HOME.resolve("bin/jboss-cli.sh").toString(), "--file=" + script)
+                .redirectErrorStream(true).redirectOutput(output.toFile());
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().put("JAVA_OPTS", "-Djboss.server.base.dir=" + baseDirectory);
+        try {
+            Process cli = builder.start();
+            if (!cli.waitFor(120, TimeUnit.SECONDS)) {
+                cli.destroyForcibly();
+                throw new AssertionError("jboss-cli did not finish within 120 s:\n" + Files.readString(output));
+            }
+            if (cli.exitValue() != 0) {
+                throw new AssertionError("jboss-cli failed (exit " + cli.exitValue() + ") on\n" + commands + Files.readString(output));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while jboss-cli ran", e);
+        }
+    }
+
+    private static String readResource(String name) throws IOException {
+        try (InputStream in = WildFlyInstance.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("no " + name + " on the test classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 
@@ -132,6 +212,10 @@ final class WildFlyInstance extends RunningServer {
                     + "\n" + line(microProfile, "<subsystem xmlns=\"urn:wildfly:microprofile-telemetry:");
         }
         String config = Files.readString(configuration.resolve("standalone.xml"));
+        String rootLogger = line(config, "<root-logger>");
+        for (String category : debugCategories) {
+            config = config.replace(rootLogger, "<logger category=\"" + category + "\"><level name=\"DEBUG\"/></logger>\n" + rootLogger);
+        }
         String configExtension = line(config, "<extension module=\"org.wildfly.extension.microprofile.config-smallrye\"/>");
         String configSubsystem = line(config, "<subsystem xmlns=\"urn:wildfly:microprofile-config-smallrye:");
         Files.writeString(configuration.resolve(CONFIGURATION), config

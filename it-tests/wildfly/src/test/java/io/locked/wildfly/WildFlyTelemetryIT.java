@@ -60,7 +60,6 @@ class WildFlyTelemetryIT {
                     .systemProperty("otel.exporter.otlp.protocol", "http/protobuf")
                     .systemProperty("locked.telemetry.enabled", "true")
                     .prepare(Path.of(System.getProperty("wildfly.driver")),
-                            Path.of(WildFlyTelemetryIT.class.getResource("/app-ds.xml").toURI()),
                             Path.of(System.getProperty("wildfly.app")))
                     .start();
             System.out.printf("[wildfly] telemetry server booted and ready in %d ms%n", server.bootMillis());

@@ -13,6 +13,7 @@ import io.locked.api.event.LockNotAcquired;
 import io.locked.api.event.LockRenewalFailed;
 import io.locked.internal.definition.LockedSettings;
 import io.locked.internal.definition.ReturnKind;
+import io.locked.spi.LockRepository;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -45,6 +46,9 @@ public class LockedInterceptor {
     LockedMethods methods;
     @Inject
     LockEvents events;
+    @Inject
+    LockRepository store;
+    StoreCreationFailures storeCreationFailures = StoreCreationFailures.OF_THIS_APPLICATION;
     /** Made once: an optimistic lock's early warnings, as CDI events. */
     private final Consumer<LockRenewalFailed> renewalFailures = warning -> events.renewalFailed(warning);
 
@@ -59,6 +63,18 @@ public class LockedInterceptor {
      */
     @AroundTimeout
     Object lockTimeout(InvocationContext invocation) throws Exception {
+        LockedSettings settings = methods.settings(invocation.getTarget().getClass(), invocation.getMethod());
+        if (settings.enabled()) {
+            try {
+                store.toString(); // created behind its client proxy, as at deployment
+            } catch (RuntimeException noStore) {
+                // thrown on, it would make the container log a stack trace per tick (and WildFly retries the
+                // tick at once): the run is skipped, as a run whose lock is busy is, and the cause said once
+                storeCreationFailures.skipped(settings.method(), noStore);
+                return null;
+            }
+            storeCreationFailures.storeUp();
+        }
         return proceedLocked(invocation);
     }
 
