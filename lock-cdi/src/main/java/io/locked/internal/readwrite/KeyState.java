@@ -59,7 +59,7 @@ final class KeyState {
             if (!live.slot.isValid()) {
                 continue;
             }
-            if (live.members == 0 || owner.seededBug == LocalReadWrite.SeededBug.WRITER_PASSES_READERS) {
+            if (live.members == 0) {
                 own.withoutReaders().put(live.slot.rowKey(), live);
             } else {
                 own.withReaders().add(live.slot.rowKey());

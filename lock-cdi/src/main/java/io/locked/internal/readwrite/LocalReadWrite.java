@@ -44,8 +44,6 @@ final class LocalReadWrite {
      * the model checking shows it finds each.
      */
     enum SeededBug {
-        /** A writer counts a group of this JVM that still has readers as empty, and passes its slot. */
-        WRITER_PASSES_READERS,
         /** A reader joins its JVM's group while a writer of this JVM waits. */
         READER_PAST_WAITING_WRITER,
         /** A reader that formed a group while another formed one replaces the current group blindly. */

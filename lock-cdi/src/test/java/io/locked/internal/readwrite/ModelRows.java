@@ -21,6 +21,7 @@ final class ModelRows implements RowAccess {
     /** The held rows, with their holds' tokens; guarded by this. */
     private final Map<String, Long> held = new HashMap<>();
     private long lastToken;
+    private int looksAtTheSlots;
 
     @Override
     public synchronized LockHandle take(String rowKey, Duration wait) {
@@ -60,6 +61,8 @@ final class ModelRows implements RowAccess {
 
     @Override
     public synchronized List<LockRowState> inspectAll(List<String> rowKeys) {
+        looksAtTheSlots++;
+        notifyAll();
         List<LockRowState> rows = new ArrayList<>();
         for (String rowKey : rowKeys) {
             if (held.containsKey(rowKey)) {
@@ -81,6 +84,17 @@ final class ModelRows implements RowAccess {
     @Override
     public LockHandle reenter(ThreadScope scope, String rowKey) {
         return null;
+    }
+
+    /** Waits until a writer looked at the reader slots (its wait for the readers inside has begun). */
+    synchronized void awaitALookAtTheSlots() {
+        while (looksAtTheSlots == 0) {
+            try {
+                wait();
+            } catch (InterruptedException unexpected) {
+                throw new AssertionError(unexpected);
+            }
+        }
     }
 
     /** @return whether the row is held now */
