@@ -78,7 +78,8 @@ final class KeyState {
      */
     ReaderGroup joinableInsteadOf(ReaderGroup formed) {
         ReaderGroup current = group;
-        if (current == null || writers > 0 || !current.slot.isValid()) {
+        if (current == null || writers > 0 || !current.slot.isValid()
+                || owner.seededBug == LocalReadWrite.SeededBug.BLIND_FORMING) {
             return null;
         }
         current.token = Math.max(current.token, formed.token);
@@ -101,6 +102,9 @@ final class KeyState {
         users++;
         group = formed;
         changed();
+        if (owner.seededBug == LocalReadWrite.SeededBug.BLIND_FORMING) {
+            return null; // the replaced group, even empty, is left to nobody
+        }
         return replaced == null ? null : releasedIfEmpty(replaced);
     }
 
@@ -127,7 +131,9 @@ final class KeyState {
 
     /** @return the group to release now, or null when it stays parked for the readers after this JVM's writer */
     ReaderGroup lastReaderLeft(ReaderGroup left) {
-        changed(); // this JVM's writer waits for this slot no longer
+        if (owner.seededBug != LocalReadWrite.SeededBug.SILENT_GROUP_END) {
+            changed(); // this JVM's writer waits for this slot no longer
+        }
         return left == group ? unwantedGroup() : releasedIfEmpty(left);
     }
 

@@ -73,7 +73,8 @@ final class ReadSide {
             long seen;
             synchronized (state) {
                 ReaderGroup mine = state.readBy(Thread.currentThread());
-                ReaderGroup open = state.writers == 0 ? state.group : null;
+                ReaderGroup open = state.writers == 0
+                        || local.seededBug == LocalReadWrite.SeededBug.READER_PAST_WAITING_WRITER ? state.group : null;
                 if (open != null && !open.slot.isValid()) {
                     lost = state.closeToNewReaders(open);
                     open = null;
