@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.internal.base.TimeSource;
 import io.locked.spi.Lease;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,22 +33,7 @@ class KeyTurnsModelTest {
     private static final long NO_END = Long.MAX_VALUE / 4;
     private static final String KEY = "k";
     private static final KeyTurns.LeaseWish LEASE = new KeyTurns.LeaseWish("owner", "holder", Duration.ofSeconds(30));
-    private static final TimeSource FROZEN = new TimeSource() {
-        @Override
-        public long nanoTime() {
-            return 0;
-        }
-
-        @Override
-        public Clock wallClock() {
-            return Clock.systemUTC();
-        }
-
-        @Override
-        public void sleepNanos(long nanos) {
-            throw new AssertionError("the queue does not sleep");
-        }
-    };
+    private static final TimeSource FROZEN = ModelHolds.FROZEN;
 
     @Test
     void optimisticTurnsGoOneAtATimeAndEveryWaiterGetsItsTurn() {

@@ -26,7 +26,7 @@ public final class ModelHolds {
 
         @Override
         public void sleepNanos(long nanos) {
-            throw new AssertionError("the model does not sleep");
+            throw new AssertionError("the models do not sleep");
         }
     };
 
