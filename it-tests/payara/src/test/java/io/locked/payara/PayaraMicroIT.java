@@ -17,9 +17,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The same application as on WildFly on two Payara Micro 6 instances, with EclipseLink and the
+ * The same application as on WildFly on two Payara Micro instances, with EclipseLink and the
  * application's own {@code @DataSourceDefinition}, on one MariaDB database. Instances start once for
- * the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
+ * the class; the second one's clock is 3.5 s ahead, for the scheduled jobs. The class runs once per
+ * Payara version (6: Jakarta EE 10; 7: EE 11, EclipseLink 5, Java 21+), each a failsafe execution
+ * that names the version's jar, its Java and its database.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PayaraMicroIT extends EeApplicationTests {
@@ -32,7 +34,7 @@ class PayaraMicroIT extends EeApplicationTests {
 
     @Override
     protected String label() {
-        return "payara";
+        return PayaraMicroInstance.LANE;
     }
 
     @BeforeAll
@@ -45,7 +47,7 @@ class PayaraMicroIT extends EeApplicationTests {
                 ScheduledJobsCheck.setClockAhead(instance);
             }
             instance.start(app, true);
-            System.out.printf("[payara] instance %s booted and ready in %d ms%n", name, instance.bootMillis());
+            System.out.printf("[%s] instance %s booted and ready in %d ms%n", label(), name, instance.bootMillis());
         }
     }
 
@@ -58,7 +60,7 @@ class PayaraMicroIT extends EeApplicationTests {
 
     @Test
     void scheduledJobsUnderAMinimumHoldRunOncePerPeriodAcrossInstancesWhoseClocksDiffer() throws Exception {
-        new ScheduledJobsCheck(instances, label(), "jdbc:mysql://127.0.0.1:3306/locked_payara").run();
+        new ScheduledJobsCheck(instances, label(), "jdbc:mysql://127.0.0.1:3306/" + PayaraMicroInstance.DATABASE).run();
     }
 
     @Test

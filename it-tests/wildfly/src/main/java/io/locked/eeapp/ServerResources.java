@@ -1,7 +1,9 @@
 package io.locked.eeapp;
 
 import io.locked.api.LockStore;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Alternative;
 import jakarta.enterprise.inject.Produces;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -13,11 +15,14 @@ import jakarta.persistence.PersistenceUnit;
  * with the one line that hands its own JTA unit to Locked, as the README shows it.
  */
 @ApplicationScoped
+@Priority(1)
 public class ServerResources {
     @Produces @LockStore @PersistenceUnit(unitName = "app")
     EntityManagerFactory locks;
 
-    @Produces @PersistenceContext(unitName = "app")
+    // a Jakarta EE 11 server may offer its own EntityManager bean of the unit (Persistence 3.2; Payara 7
+    // does): an alternative with a priority is chosen over it, and on EE 10 servers it is the only one
+    @Produces @Alternative @PersistenceContext(unitName = "app")
     EntityManager entityManager;
 
 }

@@ -42,7 +42,7 @@ public abstract class EeApplicationTests {
     public static final Duration LEADER_LEASE = Duration.ofSeconds(20);
     private static final int CLIENTS_PER_SERVER = 4;
     private static final int CALLS_PER_CLIENT = 25;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = RunningServer.http(Duration.ofSeconds(5));
 
     /** A running server with the application deployed. */
     public interface Server {

@@ -94,7 +94,7 @@ public abstract class RunningServer implements EeApplicationTests.Server, AutoCl
     }
 
     private void awaitReady() throws Exception {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpClient http = http(Duration.ofSeconds(2));
         long deadline = System.nanoTime() + BOOT.toNanos();
         String last = "no answer";
         while (System.nanoTime() < deadline) {
@@ -183,6 +183,16 @@ public abstract class RunningServer implements EeApplicationTests.Server, AutoCl
                 child.destroyForcibly();
             }
         }
+    }
+
+    /**
+     * @return a client for the servers' HTTP endpoints, speaking HTTP/1.1 only: Java's client otherwise asks
+     *         for an upgrade to HTTP/2 on every plain-text request, and Payara 7's Grizzly deadlocked two of
+     *         its HTTP threads on such a connection (a 404 written while the client went away), after which
+     *         that instance answered no readiness request
+     */
+    public static HttpClient http(Duration connectTimeout) {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout).build();
     }
 
     protected static void deleteTree(Path tree) throws IOException {

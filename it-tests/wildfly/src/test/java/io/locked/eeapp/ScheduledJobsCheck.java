@@ -41,7 +41,7 @@ public final class ScheduledJobsCheck {
     private static final List<String> HELD = List.of("ejb-held", "executor-held");
     private static final List<String> BARE = List.of("ejb-bare", "executor-bare");
     private static final List<String> JOBS = Stream.concat(HELD.stream(), BARE.stream()).toList();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = RunningServer.http(Duration.ofSeconds(5));
     private final List<? extends EeApplicationTests.Server> servers;
     private final String label;
     private final String url;
