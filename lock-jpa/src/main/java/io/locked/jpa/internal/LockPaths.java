@@ -125,13 +125,11 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         } else if (connections != null) {
             Dialect.of(family).checkLockTable(connections); // a table the provider generated may compare keys loosely
         }
-        // connections Locked reaches already told the database, if it knows it
-        LockDatabase unitDatabase = family != null || connections != null ? family : askedThroughTheUnit(factory, transactions);
         EntityMappingCheck.verify(factory, Dialect.of(family), transactions);
         LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
                 transactions, connections, connectionWait, tokenWrites(tokens, transactions.rollbackTellsLostSession(),
                         "a JTA transaction manager may report no failure for a rollback that failed"),
-                sharedRowLocks(factory, unitDatabase),
+                sharedRowLocks(factory, family, connections, transactions),
                 family != null && Dialect.of(family).rowLockWaitsInWholeSeconds());
         // row locks are per Galera node on this path too; it has no per-lock node check, so only the
         // single-writer declaration makes pessimistic locks safe
@@ -142,7 +140,10 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
     }
 
     /** @return how the JPA path locks a read/write lock's shared row ({@link SharedRowLocks}), or why it cannot */
-    private static SharedRowLocks sharedRowLocks(EntityManagerFactory factory, LockDatabase database) {
+    private static SharedRowLocks sharedRowLocks(EntityManagerFactory factory, LockDatabase family,
+                                                 LockConnections connections, UnitTransactions transactions) {
+        // connections Locked reaches already told the database, if it knows it
+        LockDatabase database = family != null || connections != null ? family : askedThroughTheUnit(factory, transactions);
         SharedRowStatements statements = database == null ? null : SharedRowStatements.of(Dialect.of(database));
         if (statements == null) {
             return SharedRowLocks.refused(SharedRowStatements.refusal(database == null ? "This database" : database.name()));
