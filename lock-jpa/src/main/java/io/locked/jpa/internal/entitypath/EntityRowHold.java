@@ -4,7 +4,7 @@ import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.internal.connection.ConnectionBudget;
-import io.locked.jpa.internal.connection.LockConflicts;
+import io.locked.jpa.internal.transaction.LookBeside;
 import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
 import io.locked.spi.PessimisticHold;
@@ -96,8 +96,7 @@ final class EntityRowHold implements PessimisticHold {
             throw new IllegalStateException("The hold of '" + key + "' was released: it cannot lock '" + rowKey + "'");
         }
         if (transactionLost) {
-            // a statement now would run in a new transaction, without the key's row lock
-            throw new LockStoreUnavailableException(rowKey, "the transaction holding '" + key + "' has ended", null);
+            throw LookBeside.transactionEnded(rowKey, key);
         }
         try {
             parked.resume();
@@ -108,14 +107,8 @@ final class EntityRowHold implements PessimisticHold {
         try {
             return sharedRows.lock(manager, rowKey, shared, STATEMENT_MILLIS);
         } catch (RuntimeException failure) {
-            // MariaDB's snapshot conflict (1020) and a deadlock end the whole transaction, and with it the key's
-            // row lock and its token, though the connection lives on: never take it for still held
             transactionLost = true;
-            if (LockConflicts.isWriteConflict(failure)) {
-                return AnotherRow.ABSENT; // a race lost to another transaction's write: the caller tries again
-            }
-            throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed, and the"
-                    + " transaction holding '" + key + "' may have ended with it", failure);
+            return LookBeside.afterFailure(rowKey, key, failure);
         } finally {
             parked = transactions.park();
         }

@@ -1,9 +1,9 @@
 package io.locked.jpa.internal.nativepath;
 
-import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.internal.connection.ConnectionBudget;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.transaction.LockTransaction;
+import io.locked.jpa.internal.transaction.LookBeside;
 import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.spi.PessimisticHold;
 import java.sql.PreparedStatement;
@@ -107,20 +107,13 @@ public final class PessimisticRowHold implements PessimisticHold {
             throw new IllegalStateException("The hold of '" + key + "' was released: it cannot lock '" + rowKey + "'");
         }
         if (transactionLost) {
-            // a statement now would run in a new transaction, without the key's row lock
-            throw new LockStoreUnavailableException(rowKey, "the transaction holding '" + key + "' has ended", null);
+            throw LookBeside.transactionEnded(rowKey, key);
         }
         try {
             return keyRows.lockBeside(transaction.connection(), rowKey, shared);
         } catch (SQLException failure) {
-            // MariaDB's snapshot conflict (1020) and a deadlock end the whole transaction, and with it the key's
-            // row lock and its token, though the connection lives on: never take it for still held
             transactionLost = true;
-            if (LockConflicts.isWriteConflict(failure)) {
-                return AnotherRow.ABSENT; // a race lost to another transaction's write: the caller tries again
-            }
-            throw new LockStoreUnavailableException(rowKey, "locking it beside '" + key + "' failed, and the"
-                    + " transaction holding '" + key + "' may have ended with it", failure);
+            return LookBeside.afterFailure(rowKey, key, failure);
         }
     }
 
