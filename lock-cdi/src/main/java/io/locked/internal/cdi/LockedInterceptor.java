@@ -54,7 +54,7 @@ public class LockedInterceptor {
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
-        return proceedLocked(invocation);
+        return proceedLocked(invocation, settingsOf(invocation));
     }
 
     /**
@@ -63,7 +63,7 @@ public class LockedInterceptor {
      */
     @AroundTimeout
     Object lockTimeout(InvocationContext invocation) throws Exception {
-        LockedSettings settings = methods.settings(invocation.getTarget().getClass(), invocation.getMethod());
+        LockedSettings settings = settingsOf(invocation);
         if (settings.enabled()) {
             try {
                 store.toString(); // created behind its client proxy, as at deployment
@@ -75,11 +75,14 @@ public class LockedInterceptor {
             }
             storeCreationFailures.storeUp();
         }
-        return proceedLocked(invocation);
+        return proceedLocked(invocation, settings);
     }
 
-    private Object proceedLocked(InvocationContext invocation) throws Exception {
-        LockedSettings settings = methods.settings(invocation.getTarget().getClass(), invocation.getMethod());
+    private LockedSettings settingsOf(InvocationContext invocation) {
+        return methods.settings(invocation.getTarget().getClass(), invocation.getMethod());
+    }
+
+    private Object proceedLocked(InvocationContext invocation, LockedSettings settings) throws Exception {
         if (!settings.enabled()) {
             return invocation.proceed();
         }
