@@ -16,7 +16,7 @@ final class StoreCreationFailures {
     private static final Logger LOG = Logger.getLogger(StoreCreationFailures.class.getName());
     /** One per application: lock-cdi's classes are the application's own (WEB-INF/lib), as is this state. */
     static final StoreCreationFailures OF_THIS_APPLICATION = new StoreCreationFailures();
-    private String lastCause;
+    private volatile String lastCause; // read without the lock by storeUp, at every tick
 
     /**
      * @param method  the {@code @Locked} method whose run is skipped
