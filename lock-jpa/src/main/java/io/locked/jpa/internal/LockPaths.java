@@ -17,7 +17,7 @@ import io.locked.jpa.internal.dialect.SharedRowStatements;
 import io.locked.jpa.internal.entitypath.DatabaseClock;
 import io.locked.jpa.internal.entitypath.EntityLockRepository;
 import io.locked.jpa.internal.entitypath.EntityMappingCheck;
-import io.locked.jpa.internal.entitypath.SharedRowLocks;
+import io.locked.jpa.internal.entitypath.RowLocksWithoutWaiting;
 import io.locked.jpa.internal.nativepath.NativeLockRepository;
 import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.jpa.internal.transaction.UnitTransactions;
@@ -129,7 +129,7 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         LockRepository path = new EntityLockRepository(factory, DatabaseClock.of(Dialect.of(family), factory),
                 transactions, connections, connectionWait, tokenWrites(tokens, transactions.rollbackTellsLostSession(),
                         "a JTA transaction manager may report no failure for a rollback that failed"),
-                sharedRowLocks(factory, family, connections, transactions),
+                rowLocksWithoutWaiting(factory, family, connections, transactions),
                 family != null && Dialect.of(family).rowLockWaitsInWholeSeconds());
         // row locks are per Galera node on this path too; it has no per-lock node check, so only the
         // single-writer declaration makes pessimistic locks safe
@@ -139,17 +139,20 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         return new LockPaths(connections, family, statements, path, galera);
     }
 
-    /** @return how the JPA path locks a read/write lock's shared row ({@link SharedRowLocks}), or why it cannot */
-    private static SharedRowLocks sharedRowLocks(EntityManagerFactory factory, LockDatabase family,
-                                                 LockConnections connections, UnitTransactions transactions) {
+    /**
+     * @return how the JPA path locks a row without waiting ({@link RowLocksWithoutWaiting}): a read/write lock's
+     *         shared row, a key's own row on a zero wait; or why it cannot
+     */
+    private static RowLocksWithoutWaiting rowLocksWithoutWaiting(EntityManagerFactory factory, LockDatabase family,
+                                                                 LockConnections connections, UnitTransactions transactions) {
         // connections Locked reaches already told the database, if it knows it
         LockDatabase database = family != null || connections != null ? family : askedThroughTheUnit(factory, transactions);
         SharedRowStatements statements = database == null ? null : SharedRowStatements.of(Dialect.of(database));
         if (statements == null) {
-            return SharedRowLocks.refused(SharedRowStatements.refusal(database == null ? "This database" : database.name()));
+            return RowLocksWithoutWaiting.refused(SharedRowStatements.refusal(database == null ? "This database" : database.name()));
         }
-        return HibernatePresence.isProviderOf(factory) ? SharedRowLocks.throughLockModes()
-                : SharedRowLocks.byStatements(statements);
+        return HibernatePresence.isProviderOf(factory) ? RowLocksWithoutWaiting.throughLockModes()
+                : RowLocksWithoutWaiting.byStatements(statements);
     }
 
     /**

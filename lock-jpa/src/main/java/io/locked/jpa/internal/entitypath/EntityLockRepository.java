@@ -45,7 +45,7 @@ public final class EntityLockRepository implements LockRepository {
     private final EntityForcedRelease forcedRelease;
     private final EntityIdleRows idleRows;
     private final EntityRows rows;
-    private final SharedRowLocks sharedRows;
+    private final RowLocksWithoutWaiting sharedRows;
 
     /**
      * @param connections    the unit's pool as Locked sees it, for the pessimistic budget; null where
@@ -57,10 +57,10 @@ public final class EntityLockRepository implements LockRepository {
      */
     public EntityLockRepository(EntityManagerFactory factory, DatabaseClock clock, UnitTransactions transactions,
                                 LockConnections connections, Duration connectionWait, TokenWrites tokenWrites,
-                                SharedRowLocks sharedRows, boolean wholeSecondWaits) {
+                                RowLocksWithoutWaiting sharedRows, boolean wholeSecondWaits) {
         EntityManagers managers = EntityManagers.of(factory);
         this.ownTransactions = new EntityTransactions(managers, transactions);
-        this.rows = new EntityRows(managers, clock, transactions, ownTransactions, wholeSecondWaits);
+        this.rows = new EntityRows(managers, clock, transactions, ownTransactions, wholeSecondWaits, sharedRows);
         this.sharedRows = sharedRows;
         this.pessimistic = new PessimisticRowLocks(managers, transactions, ownTransactions, rows, connections,
                 connectionWait, tokenWrites, sharedRows);

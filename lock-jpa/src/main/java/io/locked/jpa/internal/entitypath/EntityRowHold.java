@@ -31,7 +31,7 @@ final class EntityRowHold implements PessimisticHold {
     private final EntityTransactions ownTransactions;
     private final ConnectionBudget budget;
     private final TokenWrites tokenWrites;
-    private final SharedRowLocks sharedRows;
+    private final RowLocksWithoutWaiting sharedRows;
     private UnitTransactions.Parked parked;
     private boolean released;
     /** A statement beside the row lock failed: the database may have rolled the whole transaction back. */
@@ -44,7 +44,7 @@ final class EntityRowHold implements PessimisticHold {
      */
     EntityRowHold(EntityManager manager, Acquired acquired, UnitTransactions.Parked parked,
                   UnitTransactions transactions, EntityTransactions ownTransactions, ConnectionBudget budget,
-                  TokenWrites tokenWrites, SharedRowLocks sharedRows) {
+                  TokenWrites tokenWrites, RowLocksWithoutWaiting sharedRows) {
         this.manager = manager;
         this.acquired = acquired;
         this.key = acquired.key();

@@ -27,24 +27,35 @@ final class EntityRows {
     private final EntityTransactions ownTransactions;
     private final String readClock;
     private final boolean wholeSecondWaits;
+    private final RowLocksWithoutWaiting withoutWaiting;
 
+    /**
+     * @param withoutWaiting how a row is locked without waiting, where the database has a statement for it
+     */
     EntityRows(EntityManagers managers, DatabaseClock clock, UnitTransactions transactions,
-               EntityTransactions ownTransactions, boolean wholeSecondWaits) {
+               EntityTransactions ownTransactions, boolean wholeSecondWaits, RowLocksWithoutWaiting withoutWaiting) {
         this.managers = managers;
         this.clock = clock;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
         this.wholeSecondWaits = wholeSecondWaits;
+        this.withoutWaiting = withoutWaiting;
         this.readClock = "SELECT " + clock.jpql() + " FROM LockRow r WHERE r.key = :key";
     }
 
     /**
      * {@code PESSIMISTIC_WRITE} on the key's row, the wait bounded by the lock timeout hint and, where
      * a provider or database ignores that hint (Hibernate on PostgreSQL, for one), by a query timeout.
-     * A query rather than {@code find}: providers apply a query timeout to queries.
+     * A query rather than {@code find}: providers apply a query timeout to queries. No wait, where the
+     * database can: {@code SKIP LOCKED} rather than {@code NOWAIT}, whose refusal of a busy row the
+     * provider would log ({@link RowLocksWithoutWaiting#lockOwnRow}).
      */
     LockRow lockRow(EntityManager manager, String key, CallBounds bounds) {
-        return lockRow(manager, key, providerWait(bounds.remainingWaitMillis(), wholeSecondWaits));
+        int waitMillis = providerWait(bounds.remainingWaitMillis(), wholeSecondWaits);
+        if (waitMillis == 0 && withoutWaiting.locksOwnRowWithoutRefusal()) {
+            return withoutWaiting.lockOwnRow(manager, key, statementMillis(0));
+        }
+        return lockRow(manager, key, waitMillis);
     }
 
     /**

@@ -28,7 +28,7 @@ final class PessimisticRowLocks {
     private final PoolShortage shortage;
     private final Duration connectionWait;
     private final TokenWrites tokenWrites;
-    private final SharedRowLocks sharedRows;
+    private final RowLocksWithoutWaiting sharedRows;
 
     /**
      * @param connections    the unit's pool as Locked sees it, for the budget; null where Locked cannot
@@ -39,7 +39,7 @@ final class PessimisticRowLocks {
      */
     PessimisticRowLocks(EntityManagers managers, UnitTransactions transactions, EntityTransactions ownTransactions,
                         EntityRows rows, LockConnections connections, Duration connectionWait, TokenWrites tokenWrites,
-                        SharedRowLocks sharedRows) {
+                        RowLocksWithoutWaiting sharedRows) {
         this.managers = managers;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;

@@ -1,0 +1,117 @@
+package io.locked.jpa.internal.entitypath;
+
+import io.locked.jpa.LockRow;
+import io.locked.jpa.internal.dialect.SharedRowStatements;
+import io.locked.spi.PessimisticHold;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.PessimisticLockException;
+import jakarta.persistence.Query;
+import java.util.List;
+
+/**
+ * How the JPA path locks a row without waiting and without a statement the database refuses ({@code SKIP
+ * LOCKED}), or why it cannot: a read/write lock's shared row beside a hold ({@link PessimisticHold#lockAnotherRow}),
+ * shared or exclusive, and a key's own row when an acquisition may not wait ({@code lockOwnRow}). With Hibernate
+ * ORM, {@code PESSIMISTIC_READ} is a shared row lock on MariaDB, MySQL and PostgreSQL, and its skip-locked hint
+ * does the rest. EclipseLink's {@code PESSIMISTIC_READ} locks for update, so with another provider the
+ * database's own statement runs as a native query in the hold's transaction. H2, HSQLDB and Derby have no shared
+ * row lock (and the JPA path's zero wait there is {@code NOWAIT}).
+ *
+ * @param refusal   why {@code PESSIMISTIC} read/write locks are refused on the unit, or null
+ * @param shared    the statement that locks the row shared without waiting, as a native query; null where
+ *                  the lock modes do it
+ * @param exclusive as {@code shared}, exclusive
+ */
+public record RowLocksWithoutWaiting(String refusal, String shared, String exclusive) {
+    // Hibernate's LockOptions.SKIP_LOCKED: the lock passes over a row another transaction has locked
+    private static final int SKIP_LOCKED = -2;
+
+    /** @return locks of no shared row, for the reason given */
+    public static RowLocksWithoutWaiting refused(String reason) {
+        return new RowLocksWithoutWaiting(reason, null, null);
+    }
+
+    /** @return locks through the provider's lock modes (Hibernate ORM) */
+    public static RowLocksWithoutWaiting throughLockModes() {
+        return new RowLocksWithoutWaiting(null, null, null);
+    }
+
+    /** @return locks through the database's own statements, as native queries */
+    public static RowLocksWithoutWaiting byStatements(SharedRowStatements statements) {
+        return new RowLocksWithoutWaiting(null, statements.shared(), statements.exclusive());
+    }
+
+    /**
+     * Locks the key's row in the manager's open transaction, beside what it holds, without waiting
+     * ({@code SKIP LOCKED}). A row it skips is told from a missing one by a plain read.
+     */
+    PessimisticHold.AnotherRow lock(EntityManager manager, String key, boolean shared, int statementMillis) {
+        if (refusal != null) {
+            throw new UnsupportedOperationException(refusal);
+        }
+        Query lock;
+        if (this.shared == null) {
+            lock = manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key")
+                    .setParameter("key", key)
+                    .setLockMode(shared ? LockModeType.PESSIMISTIC_READ : LockModeType.PESSIMISTIC_WRITE)
+                    .setHint(EntityRows.LOCK_TIMEOUT, SKIP_LOCKED);
+        } else {
+            lock = manager.createNativeQuery(shared ? this.shared : exclusive).setParameter(1, key);
+        }
+        List<?> rows = lock.setHint(EntityRows.QUERY_TIMEOUT, statementMillis).getResultList();
+        if (!rows.isEmpty()) {
+            return PessimisticHold.AnotherRow.LOCKED;
+        }
+        return exists(manager, key, statementMillis) ? PessimisticHold.AnotherRow.BUSY : PessimisticHold.AnotherRow.ABSENT;
+    }
+
+    /** @return whether this key's own row can be locked here without a statement the database refuses */
+    boolean locksOwnRowWithoutRefusal() {
+        return refusal == null;
+    }
+
+    /**
+     * Locks the key's own row for update in the manager's open transaction if no other transaction holds it,
+     * without waiting and without a statement the database refuses ({@code SKIP LOCKED}, then a plain read
+     * where it skipped): a JPA provider logs every statement the database refuses, EclipseLink at WARNING with
+     * its whole stack (and on Payara whatever the unit's log level), and a busy key is no incident. Hibernate
+     * reads the row as it locks it, in one statement, as its {@code NOWAIT} lock did; another provider runs the
+     * database's statement, then reads the row it now holds through its lock mode.
+     *
+     * @return the row, locked; null where the key has no row
+     * @throws PessimisticLockException where another transaction holds the row
+     */
+    LockRow lockOwnRow(EntityManager manager, String key, int statementMillis) {
+        if (refusal != null) {
+            throw new UnsupportedOperationException(refusal);
+        }
+        if (shared == null) {
+            List<LockRow> rows = manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key", LockRow.class)
+                    .setParameter("key", key)
+                    .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                    .setHint(EntityRows.LOCK_TIMEOUT, SKIP_LOCKED)
+                    .setHint(EntityRows.QUERY_TIMEOUT, statementMillis)
+                    .getResultList();
+            if (!rows.isEmpty()) {
+                return rows.get(0);
+            }
+        } else if (!manager.createNativeQuery(exclusive).setParameter(1, key)
+                .setHint(EntityRows.QUERY_TIMEOUT, statementMillis).getResultList().isEmpty()) {
+            return EntityRows.lockRow(manager, key, EntityRows.NO_WAIT); // this transaction's lock already
+        }
+        if (exists(manager, key, statementMillis)) {
+            throw new PessimisticLockException("'" + key + "' is row-locked by another transaction");
+        }
+        return null;
+    }
+
+    /** A plain read: tells a row that a lock skipped from a missing one. */
+    private static boolean exists(EntityManager manager, String key, int statementMillis) {
+        Number found = (Number) manager.createQuery("SELECT COUNT(r) FROM LockRow r WHERE r.key = :key")
+                .setParameter("key", key)
+                .setHint(EntityRows.QUERY_TIMEOUT, statementMillis)
+                .getSingleResult();
+        return found.longValue() > 0;
+    }
+}
