@@ -20,10 +20,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The test WAR on two WildFly 39 servers (the default configuration with MicroProfile Health added:
+ * The test WAR on two WildFly servers (the default configuration with MicroProfile Health added:
  * see {@link WildFlyInstance}), each with its own ports, on one MariaDB database through a datasource
  * added by the {@code jboss-cli} commands of app-datasource.cli on the JDBC driver deployed as a jar;
  * the lock table lives in the application's own JTA unit. Servers start once for the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
+ * The class runs once per WildFly (39: Jakarta EE 10, Hibernate 6.6; Preview 38: EE 11, Hibernate 7),
+ * each a failsafe execution that names the distribution and its database.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WildFlyIT extends EeApplicationTests {
@@ -36,7 +38,7 @@ class WildFlyIT extends EeApplicationTests {
 
     @Override
     protected String label() {
-        return "wildfly";
+        return WildFlyInstance.LANE;
     }
 
     @BeforeAll
@@ -51,7 +53,7 @@ class WildFlyIT extends EeApplicationTests {
                 ScheduledJobsCheck.setClockAhead(server);
             }
             server.prepare(driver, app).start();
-            System.out.printf("[wildfly] server %s (port offset %d) booted and ready in %d ms%n", name, offset, server.bootMillis());
+            System.out.printf("[%s] server %s (port offset %d) booted and ready in %d ms%n", label(), name, offset, server.bootMillis());
             offset += 100;
         }
     }
@@ -65,7 +67,7 @@ class WildFlyIT extends EeApplicationTests {
 
     @Test
     void scheduledJobsUnderAMinimumHoldRunOncePerPeriodAcrossServersWhoseClocksDiffer() throws Exception {
-        new ScheduledJobsCheck(servers, label(), "jdbc:mysql://127.0.0.1:3306/locked_wildfly").run();
+        new ScheduledJobsCheck(servers, label(), "jdbc:mysql://127.0.0.1:3306/" + WildFlyInstance.DATABASE).run();
     }
 
     /**
