@@ -9,10 +9,12 @@ import io.locked.eeapp.MisusedWar;
 import io.locked.eeapp.ScheduledJobsCheck;
 import io.locked.wildfly.misuse.BadKeyBean;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,10 +22,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The test WAR on two WildFly 39 servers (the default configuration with MicroProfile Health added:
+ * The test WAR on two WildFly servers (the default configuration with MicroProfile Health added:
  * see {@link WildFlyInstance}), each with its own ports, on one MariaDB database through a datasource
  * added by the {@code jboss-cli} commands of app-datasource.cli on the JDBC driver deployed as a jar;
  * the lock table lives in the application's own JTA unit. Servers start once for the class; the second one's clock is 3.5 s ahead, for the scheduled jobs.
+ * The class runs once per WildFly (39: Jakarta EE 10, Hibernate 6.6; Preview 38: EE 11, Hibernate 7),
+ * each a failsafe execution that names the distribution and its database.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WildFlyIT extends EeApplicationTests {
@@ -36,7 +40,7 @@ class WildFlyIT extends EeApplicationTests {
 
     @Override
     protected String label() {
-        return "wildfly";
+        return WildFlyInstance.LANE;
     }
 
     @BeforeAll
@@ -50,8 +54,8 @@ class WildFlyIT extends EeApplicationTests {
             if (name.equals("b")) {
                 ScheduledJobsCheck.setClockAhead(server);
             }
-            server.prepare(driver, app).start();
-            System.out.printf("[wildfly] server %s (port offset %d) booted and ready in %d ms%n", name, offset, server.bootMillis());
+            server.debugging(HIBERNATE_STATEMENTS).prepare(driver, app).start();
+            System.out.printf("[%s] server %s (port offset %d) booted and ready in %d ms%n", label(), name, offset, server.bootMillis());
             offset += 100;
         }
     }
@@ -65,7 +69,7 @@ class WildFlyIT extends EeApplicationTests {
 
     @Test
     void scheduledJobsUnderAMinimumHoldRunOncePerPeriodAcrossServersWhoseClocksDiffer() throws Exception {
-        new ScheduledJobsCheck(servers, label(), "jdbc:mysql://127.0.0.1:3306/locked_wildfly").run();
+        new ScheduledJobsCheck(servers, label(), "jdbc:mysql://127.0.0.1:3306/" + WildFlyInstance.DATABASE).run();
     }
 
     /**
@@ -97,6 +101,36 @@ class WildFlyIT extends EeApplicationTests {
     }
 
     private static final String STORE_CREATION_FAILURES = "io.locked.internal.cdi.StoreCreationFailures";
+    /** Hibernate's log of every statement it runs (at DEBUG, so in server.log only). */
+    private static final String HIBERNATE_STATEMENTS = "org.hibernate.SQL";
+
+    /**
+     * On the server's JTA unit Locked reaches the unit's connections (Hibernate's connection provider
+     * is the server's datasource) and locks with its own statements on them, not through Hibernate: a
+     * locked increment logs Hibernate's statements on the counter's table, and none on the lock table.
+     * Where it cannot (a Hibernate whose connection provider it does not find), Locked falls back to
+     * the JPA path and says so once at INFO: this test finds that either way. Negative control: with
+     * {@code locked.statements=jpa} on both servers this check failed, listing Hibernate's statements
+     * on locked_lock.
+     */
+    @Test
+    void lockedLocksWithItsOwnStatementsNotThroughHibernate() throws Exception {
+        WildFlyInstance server = servers.get(0);
+        long before = Files.size(server.logFile());
+        String counter = "native-" + UUID.randomUUID();
+        for (String mode : List.of("pessimistic", "optimistic")) {
+            assertEquals(200, post(server.http().resolve("counter/" + counter + "/" + mode)).statusCode());
+        }
+        byte[] log = Files.readAllBytes(server.logFile());
+        int from = log.length >= before ? (int) before : 0; // a log rotated meanwhile (at midnight) starts afresh
+        List<String> statements = new String(log, from, log.length - from, StandardCharsets.UTF_8).lines()
+                .filter(line -> line.contains("[" + HIBERNATE_STATEMENTS + "]")).toList();
+        assertTrue(statements.stream().anyMatch(line -> line.contains(" app_counter ")),
+                "Hibernate logged none of the counter's statements, so the log shows nothing:\n" + String.join("\n", statements));
+        assertEquals(List.of(), statements.stream().filter(line -> line.contains("locked_lock")).toList(),
+                "Locked locked through Hibernate");
+        assertFalse(server.log().contains("Locked locks through JPA"), "Locked chose the JPA path:\n" + server.log());
+    }
 
     private static long repeatsIn(WildFlyInstance server) throws IOException {
         if (!Files.exists(server.logFile())) {

@@ -19,10 +19,12 @@ import java.util.stream.Stream;
 /**
  * One WildFly server of the unpacked distribution, with a base directory of its own (a copy of
  * {@code standalone/}) and its ports shifted by an offset, started as {@code bin/standalone.sh} starts
- * it. Its configuration is the default one (which has EJB, for the scheduled jobs' timers, and
- * MicroProfile Config) with MicroProfile Health added as the MicroProfile configuration has it (which
- * has no EJB), and the application's datasource added by the {@code jboss-cli} commands of
- * {@value #DATASOURCE_COMMANDS} (the ones docs/getting-started.md shows), run once per test JVM
+ * it. Which distribution, and on which database, is the lane's: the failsafe execution sets them (one
+ * per WildFly; the instances' files are named after the lane). Its configuration is the default one
+ * (which has EJB, for the scheduled jobs' timers, and MicroProfile Config) with MicroProfile Health
+ * added as the MicroProfile configuration has it (which has no EJB), and the application's datasource
+ * added by the {@code jboss-cli} commands of {@value #DATASOURCE_COMMANDS} (the ones
+ * docs/getting-started.md shows, with the lane's database in the URL), run once per test JVM
  * in an embedded server against a copy of {@code standalone/} that every instance then copies.
  * Deployments go in through the deployment scanner: the JDBC driver and the WAR, as files in
  * {@code deployments/}. With {@link #exportingSpansTo}, the configuration has OpenTelemetry and
@@ -30,10 +32,16 @@ import java.util.stream.Stream;
  */
 final class WildFlyInstance extends RunningServer {
     static final Path HOME = Path.of(System.getProperty("wildfly.home", "target/wildfly"));
+    /** the lane's name (wildfly, wildfly-preview): its logs, its base directories and its figures */
+    static final String LANE = System.getProperty("wildfly.lane", "wildfly");
+    /** the application's database (MariaDB), which the datasource's URL names */
+    static final String DATABASE = System.getProperty("wildfly.database", "locked_wildfly");
+    /** the datasource's URL as app-datasource.cli (and the docs) have it, on the first lane's database */
+    private static final String DOCUMENTED_URL = "--connection-url=jdbc:mysql://127.0.0.1:3306/locked_wildfly ";
     private static final String CONFIGURATION = "standalone-locked.xml";
     static final String DATASOURCE_COMMANDS = "/app-datasource.cli";
     /** standalone/ with the datasource added: made once, as a user runs the commands once. */
-    private static final Path STANDALONE_WITH_DATASOURCE = HOME.getParent().resolve("standalone-with-datasource");
+    private static final Path STANDALONE_WITH_DATASOURCE = HOME.getParent().resolve(LANE + "-standalone-with-datasource");
     private static boolean datasourceAdded;
     /** How long finished spans wait for their export (the SDK's default is 5 s). */
     private static final int BATCH_DELAY_MILLIS = 100;
@@ -44,9 +52,9 @@ final class WildFlyInstance extends RunningServer {
     private final List<String> debugCategories = new ArrayList<>();
 
     WildFlyInstance(String name, int portOffset) {
-        super(name, HOME.getParent().resolve("instance-" + name + ".log"));
+        super(name, HOME.getParent().resolve(LANE + "-" + name + ".log"));
         this.portOffset = portOffset;
-        this.base = HOME.getParent().resolve("instance-" + name);
+        this.base = HOME.getParent().resolve(LANE + "-" + name);
     }
 
     /**
@@ -150,7 +158,7 @@ final class WildFlyInstance extends RunningServer {
         if (!datasourceAdded) {
             deleteTree(STANDALONE_WITH_DATASOURCE);
             copyTree(HOME.resolve("standalone"), STANDALONE_WITH_DATASOURCE);
-            runOffline(STANDALONE_WITH_DATASOURCE, readResource(DATASOURCE_COMMANDS));
+            runOffline(STANDALONE_WITH_DATASOURCE, onLaneDatabase(readResource(DATASOURCE_COMMANDS)));
             datasourceAdded = true;
         }
         return STANDALONE_WITH_DATASOURCE;
@@ -181,6 +189,15 @@ final class WildFlyInstance extends RunningServer {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while jboss-cli ran", e);
         }
+    }
+
+    /** The documented commands with the lane's database in the URL: each lane has a lock table of its own. */
+    static String onLaneDatabase(String commands) {
+        if (!commands.contains(DOCUMENTED_URL)) {
+            throw new IllegalStateException("the datasource commands no longer name " + DOCUMENTED_URL.trim()
+                    + ", which the lanes replace by their own database:\n" + commands);
+        }
+        return commands.replace(DOCUMENTED_URL, DOCUMENTED_URL.replace("locked_wildfly ", DATABASE + " "));
     }
 
     private static String readResource(String name) throws IOException {

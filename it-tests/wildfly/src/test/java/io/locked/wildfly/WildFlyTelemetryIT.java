@@ -62,7 +62,7 @@ class WildFlyTelemetryIT {
                     .prepare(Path.of(System.getProperty("wildfly.driver")),
                             Path.of(System.getProperty("wildfly.app")))
                     .start();
-            System.out.printf("[wildfly] telemetry server booted and ready in %d ms%n", server.bootMillis());
+            System.out.printf("[%s] telemetry server booted and ready in %d ms%n", WildFlyInstance.LANE, server.bootMillis());
 
             // the request continues a trace of the test's own, so that its spans are told apart from any other
             String traceId = randomHex(16);
@@ -100,7 +100,7 @@ class WildFlyTelemetryIT {
             assertEquals("released", hold.attribute("locked.outcome").getStringValue());
             assertEquals(wait.attribute("locked.token").getIntValue(), hold.attribute("locked.token").getIntValue(),
                     "the wait's token is the hold's");
-            System.out.printf("[wildfly] telemetry: %s under %s (token %d); the test took %d ms%n",
+            System.out.printf("[%s] telemetry: %s under %s (token %d); the test took %d ms%n", WildFlyInstance.LANE,
                     trace.stream().map(span -> span.span().getName()).toList(), serverSpan.span().getName(),
                     hold.attribute("locked.token").getIntValue(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
         }
