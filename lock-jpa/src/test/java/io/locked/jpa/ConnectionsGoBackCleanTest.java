@@ -27,13 +27,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -42,18 +42,25 @@ import org.junit.jupiter.params.provider.EnumSource;
  * isolation, session settings, no transaction open), on a pool that resets nothing
  * ({@link NonResettingPool}), where a change left behind reaches the next borrower. The workload
  * takes every path that borrows a connection, on both statement paths and in both modes, failures
- * included; then every connection must be back, each in its state at creation.
+ * included. Each connection is compared with its state at creation as it comes back (a later step
+ * may end its session, and with it the evidence), and again once every handle and the managers are
+ * closed, when every connection must be back. It found MySQL 8's renewal leaving the user variable
+ * {@code @locked_lock_wait} set, now cleared.
  *
  * <p>The check is proven by {@link #theCheckFindsAConnectionGivenBackDirty}: a connection given back
- * with autocommit off, a session setting changed, a transaction open, or not given back at all, is
- * named. Seeded in the main code while this test was written, it also failed: with
- * {@code SessionLockTimeout.close()} putting nothing back (MySQL 8's {@code innodb_lock_wait_timeout}
- * and H2's {@code LOCK_TIMEOUT} left lowered) and with {@code LockTransaction.readAt} not putting the
- * isolation back.
+ * with autocommit off, another isolation, a session setting changed, a user variable set, a
+ * transaction open, or not given back at all, is named. Seeded in the main code while this test was
+ * written, the workload failed too: with {@code SessionLockTimeout.close()} putting nothing back
+ * (MySQL 8's {@code innodb_lock_wait_timeout} and H2's {@code LOCK_TIMEOUT} left lowered) and with
+ * {@code LockTransaction.readAt} not putting the isolation back (H2).
  */
 class ConnectionsGoBackCleanTest {
     private static final int POOL_SIZE = 8;
-    private static final Duration BOUND = Duration.ofSeconds(30);
+    /**
+     * A hang detector, not a measure: a path's workload takes 2 to 20 s here (H2's JPA path is the
+     * slowest: each busy answer there waits out H2's LOCK_TIMEOUT of 2 s).
+     */
+    private static final Duration BOUND = Duration.ofSeconds(60);
 
     @ParameterizedTest
     @EnumSource(value = TestDatabase.class, names = {"H2", "MARIADB", "POSTGRESQL", "MYSQL8"})
@@ -309,16 +316,23 @@ class ConnectionsGoBackCleanTest {
         }
     }
 
-    /** A statement refused in the middle of each kind of call: the first on the lock table, then the third. */
+    /**
+     * A statement the database refuses (it names a table that does not exist): the acquisition's
+     * first statement on the lock table, then its third (later in the acquisition's transaction, or
+     * in the release), each on a key of its own.
+     */
     private static void refusedStatements(NonResettingPool pool, LockManager mine, LockRequest request) {
         for (int skipped : new int[] {0, 2}) {
-            int[] seen = {0};
-            pool.refuseNext(sql -> sql.contains("locked_lock") && seen[0]++ == skipped);
-            try (LockHandle held = mine.acquire(request)) {
+            AtomicInteger seen = new AtomicInteger();
+            LockRequest refusedOnce = LockRequest.of(request.key() + ":" + skipped).mode(request.mode());
+            pool.refuseNext(sql -> sql.contains("locked_lock") && seen.getAndIncrement() == skipped);
+            try (LockHandle held = mine.acquire(refusedOnce)) {
                 assertTrue(held.isValid());
-                // the refusal fell on a later call of this lock, if on any: its release, or nothing
             } catch (LockException refused) {
                 assertTrue(pool.refusedOne(), "failed without the refusal: " + refused);
+            }
+            if (skipped == 0) {
+                assertTrue(pool.refusedOne(), "an acquisition sends a statement on the lock table");
             }
             pool.refuseNext(sql -> false);
         }

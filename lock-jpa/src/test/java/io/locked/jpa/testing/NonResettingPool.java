@@ -45,8 +45,9 @@ public final class NonResettingPool extends PlainDataSource implements TestPool 
     private final AtomicReference<Predicate<String>> refusal = new AtomicReference<>();
     private volatile boolean refused;
     private final Map<String, String> dirtOnReturn = new LinkedHashMap<>();
-    /** The session that looks at the pooled sessions from outside, made at first use. */
-    private final Connection[] monitor = {null};
+    private final Object monitorLock = new Object();
+    /** The session that looks at the pooled sessions from outside, made at first use; guarded by monitorLock. */
+    private Connection monitor;
 
     /** A physical connection, its server session and its state when it was made. */
     private record Pooled(Connection physical, long session, Map<String, String> initial) {
@@ -329,11 +330,11 @@ public final class NonResettingPool extends PlainDataSource implements TestPool 
                     + " AND CONTAINS_UNCOMMITTED";
             default -> throw new IllegalArgumentException(database + " is not covered");
         };
-        synchronized (monitor) {
-            if (monitor[0] == null || monitor[0].isClosed()) {
-                monitor[0] = database.connect();
+        synchronized (monitorLock) {
+            if (monitor == null || monitor.isClosed()) {
+                monitor = database.connect();
             }
-            try (PreparedStatement find = monitor[0].prepareStatement(sql)) {
+            try (PreparedStatement find = monitor.prepareStatement(sql)) {
                 find.setLong(1, pooled.session());
                 try (ResultSet row = find.executeQuery()) {
                     return row.next() ? row.getString(1) : null;
@@ -408,9 +409,9 @@ public final class NonResettingPool extends PlainDataSource implements TestPool 
         for (Pooled pooled : made) {
             close(pooled.physical());
         }
-        synchronized (monitor) {
-            if (monitor[0] != null) {
-                close(monitor[0]);
+        synchronized (monitorLock) {
+            if (monitor != null) {
+                close(monitor);
             }
         }
         free.clear();
