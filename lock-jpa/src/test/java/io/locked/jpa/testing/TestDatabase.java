@@ -209,7 +209,17 @@ public enum TestDatabase {
         return unitOn(dataSource, unit, provider);
     }
 
-    private EntityManagerFactory unitOn(HikariDataSource dataSource, String unit, TestProvider provider) {
+    /**
+     * @param dataSource a pool of the test's own, which the unit neither starts nor closes
+     * @param provider   the JPA provider of the unit
+     * @return an EntityManagerFactory of the provider's test unit on that pool
+     */
+    public EntityManagerFactory entityManagerFactory(DataSource dataSource, TestProvider provider) {
+        convertEarlierLockTable(dataSource);
+        return unitOn(dataSource, provider.unit(this), provider);
+    }
+
+    private EntityManagerFactory unitOn(DataSource dataSource, String unit, TestProvider provider) {
         Map<String, Object> properties = new HashMap<>(provider.properties(this));
         properties.put("jakarta.persistence.nonJtaDataSource", dataSource);
         if (!hasSchemaScript() && !lockTableGenerated) {

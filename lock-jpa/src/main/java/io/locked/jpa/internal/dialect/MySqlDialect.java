@@ -94,7 +94,12 @@ final class MySqlDialect extends MySqlFamilyDialect {
     /** Keeps the session's lock wait in a user variable and sets the renewal's: one round trip, and one to put it back. */
     private static final String KEEP_AND_SET_LOCK_WAIT = "SET @locked_lock_wait = @@SESSION.innodb_lock_wait_timeout,"
             + " SESSION innodb_lock_wait_timeout = ";
-    private static final String PUT_BACK_LOCK_WAIT = "SET SESSION innodb_lock_wait_timeout = @locked_lock_wait";
+    /**
+     * Clears the user variable too: a pool that resets nothing would lend the session on with it set
+     * (MySQL reads every value of a SET before it assigns any, so the order does not matter).
+     */
+    private static final String PUT_BACK_LOCK_WAIT = "SET SESSION innodb_lock_wait_timeout = @locked_lock_wait,"
+            + " @locked_lock_wait = NULL";
     private static final Duration LOCK_WAIT_LATENESS = Duration.ofSeconds(2);
 
     // MySQL reads the NOWAIT subquery before the UPDATE touches the row, so the statement fails at
