@@ -24,6 +24,7 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * says, leaves nothing of it. The Hibernate 7 lane runs this class too. EclipseLink:
  * {@link EclipseLinkBusyKeyLoggingTest}.
  */
+@Tag(TestDatabase.SIDE_BY_SIDE)
 class BusyKeyLoggingTest {
     /** Loggers whose records a busy key must not produce; other tests' threads log under other names. */
     private static final List<String> WATCHED = List.of("io.locked", "org.hibernate", "org.eclipse.persistence",

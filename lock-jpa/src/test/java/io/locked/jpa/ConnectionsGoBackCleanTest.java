@@ -34,6 +34,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -54,6 +55,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * (MySQL 8's {@code innodb_lock_wait_timeout} and H2's {@code LOCK_TIMEOUT} left lowered) and with
  * {@code LockTransaction.readAt} not putting the isolation back (H2).
  */
+@Tag(TestDatabase.SIDE_BY_SIDE)
 class ConnectionsGoBackCleanTest {
     private static final int POOL_SIZE = 8;
     /**

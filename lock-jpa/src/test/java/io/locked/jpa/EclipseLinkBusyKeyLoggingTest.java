@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * logged one warning). A wait that runs out is a refused statement; the one switch is the level of EclipseLink's
  * session log, which docs/operations.md ("Logging") gives, for a unit's own log and for a server's.
  */
+@Tag(TestDatabase.SIDE_BY_SIDE)
 class EclipseLinkBusyKeyLoggingTest {
     @Test
     void aTryOnABusyKeyLogsNothingAtEclipseLinksDefaultLevel() {
