@@ -37,6 +37,14 @@ public final class ExclusiveLocks {
     private final KeyTurns turns;
     private final Draining draining;
     private volatile boolean closed;
+    /** A bug seeded for the model checking's negative controls only (DrainModelTest); null everywhere else. */
+    private final SeededBug seededBug;
+
+    /**
+     * The bug the model checking must find: {@code REFUSES_REENTRY} refuses a holder's re-entry of its own key
+     * once the manager closes, as it refuses a new acquisition, so that a holder cannot finish during the drain.
+     */
+    enum SeededBug { REFUSES_REENTRY }
 
     /**
      * @param repository           the lock rows
@@ -47,6 +55,13 @@ public final class ExclusiveLocks {
      */
     public ExclusiveLocks(LockRepository repository, TimeSource time, LeaseWatchdog watchdog, Duration sessionCheckInterval,
                           Draining draining) {
+        this(repository, time, watchdog, sessionCheckInterval, draining, null);
+    }
+
+    /** @param seededBug the bug a negative control seeds, or null */
+    ExclusiveLocks(LockRepository repository, TimeSource time, LeaseWatchdog watchdog, Duration sessionCheckInterval,
+                   Draining draining, SeededBug seededBug) {
+        this.seededBug = seededBug;
         this.repository = repository;
         this.time = time;
         this.watchdog = watchdog;
@@ -107,6 +122,9 @@ public final class ExclusiveLocks {
      */
     public LockHandle acquire(LockRequest request, String key, Duration wait, long started, ThreadScope scope,
                               LockMeter meter, boolean countRefusal) {
+        if (seededBug == SeededBug.REFUSES_REENTRY && closed) {
+            throw new LockManagerClosedException("This LockManager is closed; cannot acquire '" + key + "'");
+        }
         Acquisition outer = scope.find(key);
         if (outer != null) {
             Handle nested = outer.enterAgain();
