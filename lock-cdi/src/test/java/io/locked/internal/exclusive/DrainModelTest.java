@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>What the model cannot show: the manager's own gate in front of the exclusive locks (a closed manager
  * lets in only a thread that re-enters a hold of its own, {@code DefaultLockManager.acquireWithin}), which
- * the randomized contract run checks on every store ({@code DrainWithReentries}); leases, whose holds need a
- * running watchdog; and a drain that runs out of time.
+ * {@code DrainOnCloseTest} checks on the manager and the randomized contract run on every store
+ * ({@code DrainWithReentries}); leases, whose holds need a running watchdog; and a drain that runs out of time.
  */
 class DrainModelTest {
     /** Interleavings explored per scenario: each scenario has two or three threads of a few steps. */
