@@ -48,9 +48,9 @@ import org.junit.jupiter.api.Test;
  * and must be found.
  *
  * <p>Not yet run under Lincheck: the scenario with the code as it is. Lincheck reported it hung, without a
- * trace, in most runs (a thread dump taken meanwhile showed every thread of the scenario waiting for its turn in
- * Lincheck's scheduler); with the bugs seeded it finds them well within the budget, and the scenario passes on
- * plain threads once before the tests ({@link #warmUp()}, which asserts as the scenario does).
+ * trace, in most runs, which no interleaving it showed explains; with the bugs seeded it finds them well within
+ * the budget, and the scenario passes on plain threads once before the tests ({@link #warmUp()}, which asserts
+ * as the scenario does).
  *
  * <p>What the model cannot show: how long a renewal waits for its batch (the unit tests of
  * {@code LeaseRenewalsTest} check the waits asked of the timer), leases that run out, failed batches, and
