@@ -39,13 +39,8 @@ public final class ExclusiveLocks {
     private volatile boolean closed;
     /** A bug seeded for the model checking's negative controls only (DrainModelTest); null everywhere else. */
     private final SeededBug seededBug;
-
-    /**
-     * The bugs the model checking must find: {@code REFUSES_REENTRY} refuses a holder's re-entry of its own key
-     * once the manager closes, as it refuses a new acquisition, so that a holder cannot finish during the drain;
-     * {@code GRANTED_PAST_THE_DRAIN} does not look at the close again once the hold is tracked, so that a hold
-     * taken while the manager closed is granted after its drain ended.
-     */
+    /** The bugs the model checking must find: once closed, a holder's re-entry is not looked for (so refused), or
+     * a hold tracked for the drain is not looked at again (so granted past the drain). */
     enum SeededBug { REFUSES_REENTRY, GRANTED_PAST_THE_DRAIN }
 
     /**
@@ -60,7 +55,6 @@ public final class ExclusiveLocks {
         this(repository, time, watchdog, sessionCheckInterval, draining, null);
     }
 
-    /** @param seededBug the bug a negative control seeds, or null */
     ExclusiveLocks(LockRepository repository, TimeSource time, LeaseWatchdog watchdog, Duration sessionCheckInterval,
                    Draining draining, SeededBug seededBug) {
         this.seededBug = seededBug;
@@ -124,10 +118,7 @@ public final class ExclusiveLocks {
      */
     public LockHandle acquire(LockRequest request, String key, Duration wait, long started, ThreadScope scope,
                               LockMeter meter, boolean countRefusal) {
-        if (seededBug == SeededBug.REFUSES_REENTRY && closed) {
-            throw new LockManagerClosedException("This LockManager is closed; cannot acquire '" + key + "'");
-        }
-        Acquisition outer = scope.find(key);
+        Acquisition outer = seededBug == SeededBug.REFUSES_REENTRY && closed ? null : scope.find(key);
         if (outer != null) {
             Handle nested = outer.enterAgain();
             if (nested != null) {
@@ -193,9 +184,8 @@ public final class ExclusiveLocks {
         scope.enter(acquisition);
         try {
             meter.acquired(time.nanoTime() - started, acquisition.token);
-            // a close that began after the look above may have drained before this hold was tracked, found
-            // nothing to wait for and ended: tracked first, then looked at again, a hold is either one the
-            // drain waits for or one given back here (DrainModelTest found the gap)
+            // a close after the look above may have drained before this hold was tracked: tracked, then looked at
+            // again, a hold is one the drain waits for or one given back here (DrainModelTest found the gap)
             if (closed && seededBug != SeededBug.GRANTED_PAST_THE_DRAIN) {
                 throw new LockManagerClosedException("This LockManager was closed while '" + key + "' was being acquired");
             }
@@ -291,7 +281,6 @@ public final class ExclusiveLocks {
         }
         throw new LockManagerClosedException("This LockManager was closed while '" + acquisition.key + "' was being acquired");
     }
-
 
     // a wait of centuries means "as long as it takes", not an overflow
     /** @return how many keys have a local queue: those held, queued for or asked for right now */
