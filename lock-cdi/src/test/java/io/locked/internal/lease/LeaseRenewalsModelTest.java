@@ -47,10 +47,12 @@ import org.junit.jupiter.api.Test;
  * run on the thread that sends the batch. Each negative control seeds one bug ({@link LeaseRenewals.SeededBug})
  * and must be found.
  *
- * <p>Not yet run under Lincheck: the scenario with the code as it is. Lincheck reported it hung, without a
- * trace, in most runs, which no interleaving it showed explains; with the bugs seeded it finds them well within
- * the budget, and the scenario passes on plain threads once before the tests ({@link #warmUp()}, which asserts
- * as the scenario does).
+ * <p>Not run under Lincheck in the build yet: the scenario with the code as it is. On a machine at load 12 to
+ * 17, Lincheck reported it hung, without a trace, in 4 of 5 runs; at load 4 it passed twice. Lincheck explores
+ * the same interleavings on every run (its negative controls fail at the same invocation each time), so a hang
+ * that comes and goes with the load is likely its wall-clock limit per invocation (30 s by default), not an
+ * interleaving; until that is shown, it stays out of the build. The negative controls are found well within
+ * the budget, and the scenario passes on plain threads once before the tests ({@link #warmUp()}).
  *
  * <p>What the model cannot show: how long a renewal waits for its batch (the unit tests of
  * {@code LeaseRenewalsTest} check the waits asked of the timer), leases that run out, failed batches, and
@@ -75,9 +77,8 @@ class LeaseRenewalsModelTest {
      * {@link LeaseRenewals.SeededBug#READ_WHEN_GATHERED} and {@link LeaseRenewals.SeededBug#ONE_PAST_FULL}.
      */
     @Test
-    @Disabled("in 4 of 5 runs on 2026-11-29 (a machine at load 12 to 17) Lincheck reported a hang without a trace"
-            + " after 40 to 73 s, in no interleaving it could show; the scenario passes on plain threads (warmUp) and"
-            + " its negative controls are found; cause not yet known: see the class's note")
+    @Disabled("at load 12 to 17 on 2 cores, Lincheck reported a hang without a trace in 4 of 5 runs; at load 4 it"
+            + " passed twice (22 s, 41 s) over the same, deterministic, interleavings: see the class's note")
     void batchesRenewTheLiveLeasesAndNoLeaseReleasedBeforeItsBatchWentOut() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> dueWhileOneIsReleased(null));
     }
