@@ -7,6 +7,7 @@ import io.locked.spi.LockRepository;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -48,6 +49,18 @@ public final class LeaseRenewals {
     private final Executor calls;
     /** Renewals gathered for their batch, by stored lease length and holder's lease length; guarded by this. */
     private final Map<BatchOf, Gathering> gathering = new HashMap<>();
+    /** A bug seeded for the model checking's negative controls only (LeaseRenewalsModelTest); null everywhere else. */
+    private final SeededBug seededBug;
+    /** The leases as read when they joined their batch, for {@link SeededBug#READ_WHEN_GATHERED} only; guarded by this. */
+    private final Map<RenewableLease, Lease> readWhenGathered = new IdentityHashMap<>();
+
+    /** The bugs the model checking must find. */
+    enum SeededBug {
+        /** A lease is read for its renewal when it joins its batch, not when the batch goes out: one released meanwhile is renewed. */
+        READ_WHEN_GATHERED,
+        /** A batch goes out once it has more leases than the store renews in one call, not once it has as many. */
+        ONE_PAST_FULL
+    }
 
     /**
      * What leases must share to share a batch: the length the store is asked for, which is the batch's one
@@ -70,6 +83,13 @@ public final class LeaseRenewals {
      * @param calls      where store calls run, one thread each
      */
     LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls) {
+        this(repository, time, scheduler, calls, null);
+    }
+
+    /** @param seededBug the bug a negative control seeds, or null */
+    LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls,
+                  SeededBug seededBug) {
+        this.seededBug = seededBug;
         this.repository = repository;
         this.time = time;
         this.scheduler = scheduler;
@@ -105,7 +125,10 @@ public final class LeaseRenewals {
         synchronized (this) {
             Gathering batchOf = gathering.computeIfAbsent(kind, any -> new Gathering());
             batchOf.due.add(lease);
-            if (batchOf.due.size() >= batchSize) {
+            if (seededBug == SeededBug.READ_WHEN_GATHERED) {
+                readWhenGathered.put(lease, lease.leaseToRenew());
+            }
+            if (batchOf.due.size() >= batchSize + (seededBug == SeededBug.ONE_PAST_FULL ? 1 : 0)) {
                 batch = close(kind);
             } else if (batchOf.flush == null) {
                 long waitNanos = Math.max(1, kind.leaseLength().toNanos() / GATHER_PART);
@@ -166,13 +189,17 @@ public final class LeaseRenewals {
         }
     }
 
+    private synchronized Lease readWhenGathered(RenewableLease lease) {
+        return readWhenGathered.remove(lease);
+    }
+
     /** Renews a batch in one store call, and tells each lease the store's answer about it. */
     private void renew(List<RenewableLease> batch, Duration length) {
         List<RenewableLease> sent = new ArrayList<>(batch.size());
         List<Lease> leases = new ArrayList<>(batch.size());
         try {
             for (RenewableLease lease : batch) {
-                Lease current = lease.leaseToRenew();
+                Lease current = seededBug == SeededBug.READ_WHEN_GATHERED ? readWhenGathered(lease) : lease.leaseToRenew();
                 if (current == null) {
                     lease.renewalUnderway().set(false);
                 } else {

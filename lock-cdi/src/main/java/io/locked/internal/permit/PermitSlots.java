@@ -19,9 +19,24 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class PermitSlots {
     private final TimeSource time;
+    /** A bug seeded for the model checking's negative controls only (PermitsModelTest); null everywhere else. */
+    private final SeededBug seededBug;
+
+    /**
+     * The bugs the model checking must find: {@code NO_WRAP} counts the slots on from the random first one
+     * without wrapping round to the first slot, so past the last; {@code NO_REENTRY} lets a thread inside a
+     * permit of the key look for a free slot before its own, so that it may take a second permit.
+     */
+    enum SeededBug { NO_WRAP, NO_REENTRY }
 
     public PermitSlots(TimeSource time) {
+        this(time, null);
+    }
+
+    /** @param seededBug the bug a negative control seeds, or null */
+    PermitSlots(TimeSource time, SeededBug seededBug) {
         this.time = time;
+        this.seededBug = seededBug;
     }
 
     /**
@@ -33,7 +48,7 @@ public final class PermitSlots {
      */
     public LockHandle acquire(LockRequest request, ThreadScope scope, long deadline, RowAccess rows) {
         int permits = request.permits();
-        for (int slot = 1; slot <= permits; slot++) {
+        for (int slot = 1; slot <= permits && seededBug != SeededBug.NO_REENTRY; slot++) {
             LockHandle nested = rows.reenter(scope, LockRows.permitSlot(request.key(), slot));
             if (nested != null) {
                 return nested;
@@ -43,8 +58,8 @@ public final class PermitSlots {
         int first = ThreadLocalRandom.current().nextInt(permits);
         while (true) {
             for (int i = 0; i < permits; i++) {
-                LockHandle permit = rows.take(LockRows.permitSlot(request.key(), (first + i) % permits + 1),
-                        Duration.ZERO);
+                int slot = seededBug == SeededBug.NO_WRAP ? first + i + 1 : (first + i) % permits + 1;
+                LockHandle permit = rows.take(LockRows.permitSlot(request.key(), slot), Duration.ZERO);
                 if (permit != null) {
                     return permit;
                 }

@@ -4,12 +4,17 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockMode;
 import io.locked.internal.base.LockMeter;
 import io.locked.internal.base.TimeSource;
+import io.locked.spi.Lease;
+import io.locked.spi.LockRepository;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
 
 /**
  * Holds of rows in an in-memory table, for model checking the structures built on {@link RowAccess}
  * ({@code ReadWriteModelTest}): an {@code OPTIMISTIC} acquisition whose lease never runs out, which frees
- * its row in that table when its last handle closes. Time stands still, as in {@link KeyTurnsModelTest}.
+ * its row in that table when its last handle closes; and leases held as the manager holds them, for model
+ * checking their renewals ({@link #heldLease}). Time stands still, as in {@link KeyTurnsModelTest}.
  */
 public final class ModelHolds {
     /** A clock that never moves: a wait ends only when what it waits for changes. */
@@ -49,6 +54,28 @@ public final class ModelHolds {
         ModelAcquisition acquisition = new ModelAcquisition(rowKey, token, scope, turn, release);
         scope.enter(acquisition);
         return acquisition.firstHandle();
+    }
+
+    /**
+     * A lease held as the lock manager holds one ({@link OptimisticAcquisition}), with its renewals turned on
+     * as the watchdog's schedule turns them on, for model checking its renewals ({@code LeaseRenewalsModelTest}).
+     * Its holder opens and closes its handle ({@link Acquisition#firstHandle()}); time stands still, so it stays
+     * valid until released or found lost.
+     *
+     * @param renewals stands for the watchdog's schedule of its renewals, cancelled at the release
+     */
+    public static OptimisticAcquisition heldLease(Lease lease, Duration length, LockRepository repository,
+                                                  ScheduledFuture<?> renewals) {
+        KeyTurns.Turn turn;
+        try {
+            turn = new KeyTurns(FROZEN).await(lease.key(), 0, null);
+        } catch (InterruptedException unexpected) {
+            throw new AssertionError(unexpected);
+        }
+        OptimisticAcquisition acquisition = new OptimisticAcquisition(lease, "model", length, Duration.ZERO, 0, repository,
+                FROZEN, new ThreadScopes().ofCurrentThread(), turn, LockMeter.NONE);
+        acquisition.startRenewal(renewals);
+        return acquisition;
     }
 
     private static final class ModelAcquisition extends Acquisition {
