@@ -156,8 +156,14 @@ final class LossExplanations {
         return endsSessionsAnInstantAfterTheCheck && release.endedToken() && release.ended().token().getAsLong() == released.token();
     }
 
-    private static boolean pessimistic(CriticalSection section) {
-        return section.holder().endsWith("P");
+    /**
+     * A section's holder names its mode last ("m0t1#5P"), before the mark of a hold closed by another thread than
+     * the one that took it ("m0t1#8P>handed", {@link RandomWorker#HANDED_OVER}).
+     */
+    static boolean pessimistic(CriticalSection section) {
+        String holder = section.holder();
+        int handedOver = holder.indexOf(RandomWorker.HANDED_OVER);
+        return (handedOver < 0 ? holder : holder.substring(0, handedOver)).endsWith("P");
     }
 
     /** @return the manager of a worker's section: "m0" of "m0t1#5P" or of "m0/c2#7P" */

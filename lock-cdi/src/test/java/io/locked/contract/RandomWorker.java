@@ -27,6 +27,8 @@ final class RandomWorker {
     private static final List<Duration> WAITS = List.of(Duration.ZERO, Duration.ofMillis(150), Duration.ofMillis(1500));
     /** How long a hand-over's receiver may take to close, before the run counts it as hung. */
     private static final long HAND_OVER_PATIENCE_SECONDS = 30;
+    /** Marks the section of a hold that another thread closed, after the holder's name and mode. */
+    static final String HANDED_OVER = ">handed";
     private final String name;
     private final LockManager locks;
     private final Random random;
@@ -184,7 +186,7 @@ final class RandomWorker {
             leave(holder + "/after-hand-over", key, System.nanoTime(), again, 0, false);
         });
         awaitHandOver();
-        handedOver = receivers.submit(() -> leave(holder + ">handed", key, enter, held, holdMillis, shortLease));
+        handedOver = receivers.submit(() -> leave(holder + HANDED_OVER, key, enter, held, holdMillis, shortLease));
     }
 
     private void leave(String holder, String key, long enter, LockHandle held, long holdMillis, boolean shortLease) {
