@@ -11,7 +11,7 @@ import java.util.List;
  * writes it, or with a level, as Java's simple format writes its second line.
  */
 final class ThreadLocalLeaks {
-    static final String RECORD_START = "(?m)^(?=\\[\\d{4}-\\d\\d-\\d\\d|[A-Z][a-z]{2} \\d\\d?, \\d{4} |\\d{4}-\\d\\d-\\d\\d)";
+    private static final String RECORD_START = "(?m)^(?=\\[\\d{4}-\\d\\d-\\d\\d|[A-Z][a-z]{2} \\d\\d?, \\d{4} |\\d{4}-\\d\\d-\\d\\d)";
 
     private ThreadLocalLeaks() {
     }

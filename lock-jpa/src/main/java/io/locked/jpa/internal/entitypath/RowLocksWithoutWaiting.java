@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * How the JPA path locks a row without waiting and without a statement the database refuses ({@code SKIP
  * LOCKED}), or why it cannot: a read/write lock's shared row beside a hold ({@link PessimisticHold#lockAnotherRow}),
- * shared or exclusive, and a key's own row when an acquisition may not wait ({@code lockOwnRow}). With Hibernate
+ * shared or exclusive, and, with Hibernate, a key's own row when an acquisition may not wait ({@code lockOwnRow}). With Hibernate
  * ORM, {@code PESSIMISTIC_READ} is a shared row lock on MariaDB, MySQL and PostgreSQL, and its skip-locked hint
  * does the rest. EclipseLink's {@code PESSIMISTIC_READ} locks for update, so with another provider the
  * database's own statement runs as a native query in the hold's transaction. H2, HSQLDB and Derby have no shared
@@ -66,39 +66,38 @@ public record RowLocksWithoutWaiting(String refusal, String shared, String exclu
         return exists(manager, key, statementMillis) ? PessimisticHold.AnotherRow.BUSY : PessimisticHold.AnotherRow.ABSENT;
     }
 
-    /** @return whether this key's own row can be locked here without a statement the database refuses */
+    /**
+     * @return whether this key's own row can be locked here without a statement the database refuses: through
+     *         Hibernate's lock modes only. With EclipseLink the database's statement would come first and its
+     *         {@code NOWAIT} lock after; that failed the read/write contract on MariaDB under load (a reader slot's
+     *         row creation timed out behind it), cause not found, so EclipseLink keeps {@code NOWAIT}.
+     */
     boolean locksOwnRowWithoutRefusal() {
-        return refusal == null;
+        return refusal == null && shared == null;
     }
 
     /**
      * Locks the key's own row for update in the manager's open transaction if no other transaction holds it,
      * without waiting and without a statement the database refuses ({@code SKIP LOCKED}, then a plain read
-     * where it skipped): a JPA provider logs every statement the database refuses, EclipseLink at WARNING with
-     * its whole stack (and on Payara whatever the unit's log level), and a busy key is no incident. Hibernate
-     * reads the row as it locks it, in one statement, as its {@code NOWAIT} lock did; another provider runs the
-     * database's statement, then reads the row it now holds through its lock mode.
+     * where it skipped): a JPA provider logs every statement the database refuses, Hibernate a warning and an
+     * error, and a busy key is no incident. Hibernate reads the row as it locks it, in one statement, as its
+     * {@code NOWAIT} lock did.
      *
      * @return the row, locked; null where the key has no row
      * @throws PessimisticLockException where another transaction holds the row
      */
     LockRow lockOwnRow(EntityManager manager, String key, int statementMillis) {
-        if (refusal != null) {
-            throw new UnsupportedOperationException(refusal);
+        if (!locksOwnRowWithoutRefusal()) {
+            throw new UnsupportedOperationException("no skip-locked lock mode here");
         }
-        if (shared == null) {
-            List<LockRow> rows = manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key", LockRow.class)
-                    .setParameter("key", key)
-                    .setLockMode(LockModeType.PESSIMISTIC_WRITE)
-                    .setHint(EntityRows.LOCK_TIMEOUT, SKIP_LOCKED)
-                    .setHint(EntityRows.QUERY_TIMEOUT, statementMillis)
-                    .getResultList();
-            if (!rows.isEmpty()) {
-                return rows.get(0);
-            }
-        } else if (!manager.createNativeQuery(exclusive).setParameter(1, key)
-                .setHint(EntityRows.QUERY_TIMEOUT, statementMillis).getResultList().isEmpty()) {
-            return EntityRows.lockRow(manager, key, EntityRows.NO_WAIT); // this transaction's lock already
+        List<LockRow> rows = manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key", LockRow.class)
+                .setParameter("key", key)
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .setHint(EntityRows.LOCK_TIMEOUT, SKIP_LOCKED)
+                .setHint(EntityRows.QUERY_TIMEOUT, statementMillis)
+                .getResultList();
+        if (!rows.isEmpty()) {
+            return rows.get(0);
         }
         if (exists(manager, key, statementMillis)) {
             throw new PessimisticLockException("'" + key + "' is row-locked by another transaction");
