@@ -12,7 +12,6 @@ import io.locked.api.LockRequest;
 import io.locked.internal.lease.LeaseWatchdog;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
@@ -137,10 +136,9 @@ class DrainModelTest {
     }
 
     /** One manager's exclusive locks, closed by one thread of the scenario, and who holds them. */
-    private static final class Model {
+    private static final class Model extends ScenarioThreads {
         final ModelLocks locks;
         final AtomicInteger inside = new AtomicInteger();
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
         private boolean holderInside;
         private boolean closeBegun;
         private boolean drained;
@@ -207,34 +205,6 @@ class DrainModelTest {
                 wait();
             } catch (InterruptedException unexpected) {
                 throw new AssertionError(unexpected);
-            }
-        }
-
-        /** Starts a thread of the scenario; what it throws fails the scenario at {@link #joinAll}. */
-        Thread thread(Runnable body) {
-            Thread thread = new Thread(() -> {
-                try {
-                    body.run();
-                } catch (AssertionError | RuntimeException failed) {
-                    // not every Throwable: Lincheck ends a hung invocation's threads with errors of its own
-                    failures.add(failed);
-                    throw failed;
-                }
-            });
-            thread.start();
-            return thread;
-        }
-
-        void joinAll(List<Thread> threads) {
-            for (Thread thread : threads) {
-                try {
-                    thread.join();
-                } catch (InterruptedException unexpected) {
-                    throw new AssertionError(unexpected);
-                }
-            }
-            if (!failures.isEmpty()) {
-                throw new AssertionError(failures.get(0).getMessage(), failures.get(0));
             }
         }
     }

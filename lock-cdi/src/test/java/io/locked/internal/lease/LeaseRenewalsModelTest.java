@@ -10,6 +10,7 @@ import io.locked.api.LockHandle;
 import io.locked.contract.DelegatingRepository;
 import io.locked.internal.exclusive.ModelHolds;
 import io.locked.internal.exclusive.OptimisticAcquisition;
+import io.locked.internal.exclusive.ScenarioThreads;
 import io.locked.spi.Lease;
 import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
@@ -19,7 +20,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Delayed;
@@ -128,12 +128,11 @@ class LeaseRenewalsModelTest {
     }
 
     /** The renewals, the store, the timer, and the threads of one scenario. */
-    private static final class Model {
+    private static final class Model extends ScenarioThreads {
         final Sequence sequence = new Sequence();
         final BatchingStore store = new BatchingStore(sequence);
         final ModelTimer timer = new ModelTimer();
         final LeaseRenewals renewals;
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
 
         Model(LeaseRenewals.SeededBug bug) {
             // a batch goes out on the thread that closed it, and is numbered as it goes, for the store to read
@@ -158,34 +157,6 @@ class LeaseRenewalsModelTest {
                     timer.userDone();
                 }
             });
-        }
-
-        /** Starts a thread of the scenario; what it throws fails the scenario at {@link #joinAll}. */
-        Thread thread(Runnable body) {
-            Thread thread = new Thread(() -> {
-                try {
-                    body.run();
-                } catch (AssertionError | RuntimeException failed) {
-                    // not every Throwable: Lincheck ends a hung invocation's threads with errors of its own
-                    failures.add(failed);
-                    throw failed;
-                }
-            });
-            thread.start();
-            return thread;
-        }
-
-        void joinAll(List<Thread> threads) {
-            for (Thread thread : threads) {
-                try {
-                    thread.join();
-                } catch (InterruptedException unexpected) {
-                    throw new AssertionError(unexpected);
-                }
-            }
-            if (!failures.isEmpty()) {
-                throw new AssertionError(failures.get(0).getMessage(), failures.get(0));
-            }
         }
     }
 

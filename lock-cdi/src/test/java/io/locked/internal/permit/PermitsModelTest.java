@@ -9,13 +9,13 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.internal.exclusive.ModelLocks;
+import io.locked.internal.exclusive.ScenarioThreads;
 import io.locked.internal.lease.LeaseWatchdog;
 import io.locked.spi.LockRows;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.Lincheck;
 import org.junit.jupiter.api.Test;
@@ -137,13 +137,12 @@ class PermitsModelTest {
     }
 
     /** One manager's permits of the key, and who is inside them. */
-    private static final class Model {
+    private static final class Model extends ScenarioThreads {
         final Waits waits = new Waits();
         final ModelLocks locks = new ModelLocks(CLOSED_WATCHDOG, waits::pause);
         final PermitSlots permits;
         final AtomicInteger inside = new AtomicInteger();
         final AtomicInteger entered = new AtomicInteger();
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
 
         Model(PermitSlots.SeededBug bug) {
             permits = new PermitSlots(locks.time, bug);
@@ -174,34 +173,6 @@ class PermitsModelTest {
                 slots.add(LockRows.permitSlot(KEY, slot));
             }
             locks.assertNothingLeft(slots);
-        }
-
-        /** Starts a thread of the scenario; what it throws fails the scenario at {@link #joinAll}. */
-        Thread thread(Runnable body) {
-            Thread thread = new Thread(() -> {
-                try {
-                    body.run();
-                } catch (AssertionError | RuntimeException failed) {
-                    // not every Throwable: Lincheck ends a hung invocation's threads with errors of its own
-                    failures.add(failed);
-                    throw failed;
-                }
-            });
-            thread.start();
-            return thread;
-        }
-
-        void joinAll(List<Thread> threads) {
-            for (Thread thread : threads) {
-                try {
-                    thread.join();
-                } catch (InterruptedException unexpected) {
-                    throw new AssertionError(unexpected);
-                }
-            }
-            if (!failures.isEmpty()) {
-                throw new AssertionError(failures.get(0).getMessage(), failures.get(0));
-            }
         }
     }
 }

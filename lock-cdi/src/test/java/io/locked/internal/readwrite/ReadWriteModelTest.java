@@ -9,12 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.locked.api.LockHandle;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.internal.exclusive.ScenarioThreads;
 import io.locked.spi.LockRows;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jetbrains.lincheck.Lincheck;
@@ -210,7 +210,7 @@ class ReadWriteModelTest {
     }
 
     /** One JVM's read/write lock of the key over the in-memory table, and who is inside it. */
-    private static final class Model {
+    private static final class Model extends ScenarioThreads {
         final ModelRows rows = new ModelRows();
         final LocalReadWrite local;
         final ReadSide readSide;
@@ -218,7 +218,6 @@ class ReadWriteModelTest {
         final AtomicInteger readers = new AtomicInteger();
         final AtomicInteger writers = new AtomicInteger();
         final AtomicInteger entered = new AtomicInteger();
-        final List<Throwable> failures = new CopyOnWriteArrayList<>();
 
         Model(LocalReadWrite.SeededBug bug, ReaderSlotKeep.Timer timer, Duration keep) {
             local = new LocalReadWrite(FROZEN, timer, bug);
@@ -291,33 +290,6 @@ class ReadWriteModelTest {
             }
         }
 
-        /** Starts a thread of the scenario; what it throws fails the scenario at {@link #joinAll}. */
-        Thread thread(Runnable body) {
-            Thread thread = new Thread(() -> {
-                try {
-                    body.run();
-                } catch (AssertionError | RuntimeException failed) {
-                    // not every Throwable: Lincheck ends a hung invocation's threads with errors of its own
-                    failures.add(failed);
-                    throw failed;
-                }
-            });
-            thread.start();
-            return thread;
-        }
-
-        void joinAll(List<Thread> threads) {
-            for (Thread thread : threads) {
-                try {
-                    thread.join();
-                } catch (InterruptedException unexpected) {
-                    throw new AssertionError(unexpected);
-                }
-            }
-            if (!failures.isEmpty()) {
-                throw new AssertionError(failures.get(0).getMessage(), failures.get(0));
-            }
-        }
 
         void assertNothingLeft() {
             assertEquals(List.of(), rows.heldRows(), "a slot held with no reader, or a row never released");
