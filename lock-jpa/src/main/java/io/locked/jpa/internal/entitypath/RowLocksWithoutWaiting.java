@@ -7,6 +7,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PessimisticLockException;
 import jakarta.persistence.Query;
+import jakarta.persistence.TypedQuery;
 import java.util.List;
 
 /**
@@ -50,15 +51,9 @@ public record RowLocksWithoutWaiting(String refusal, String shared, String exclu
         if (refusal != null) {
             throw new UnsupportedOperationException(refusal);
         }
-        Query lock;
-        if (this.shared == null) {
-            lock = manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key")
-                    .setParameter("key", key)
-                    .setLockMode(shared ? LockModeType.PESSIMISTIC_READ : LockModeType.PESSIMISTIC_WRITE)
-                    .setHint(EntityRows.LOCK_TIMEOUT, SKIP_LOCKED);
-        } else {
-            lock = manager.createNativeQuery(shared ? this.shared : exclusive).setParameter(1, key);
-        }
+        Query lock = this.shared == null
+                ? skippingLockedRow(manager, key, shared ? LockModeType.PESSIMISTIC_READ : LockModeType.PESSIMISTIC_WRITE)
+                : manager.createNativeQuery(shared ? this.shared : exclusive).setParameter(1, key);
         List<?> rows = lock.setHint(EntityRows.QUERY_TIMEOUT, statementMillis).getResultList();
         if (!rows.isEmpty()) {
             return PessimisticHold.AnotherRow.LOCKED;
@@ -90,10 +85,7 @@ public record RowLocksWithoutWaiting(String refusal, String shared, String exclu
         if (!locksOwnRowWithoutRefusal()) {
             throw new UnsupportedOperationException("no skip-locked lock mode here");
         }
-        List<LockRow> rows = manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key", LockRow.class)
-                .setParameter("key", key)
-                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
-                .setHint(EntityRows.LOCK_TIMEOUT, SKIP_LOCKED)
+        List<LockRow> rows = skippingLockedRow(manager, key, LockModeType.PESSIMISTIC_WRITE)
                 .setHint(EntityRows.QUERY_TIMEOUT, statementMillis)
                 .getResultList();
         if (!rows.isEmpty()) {
@@ -103,6 +95,14 @@ public record RowLocksWithoutWaiting(String refusal, String shared, String exclu
             throw new PessimisticLockException("'" + key + "' is row-locked by another transaction");
         }
         return null;
+    }
+
+    /** The key's row read in a lock mode of Hibernate's that passes over a row another transaction has locked. */
+    private static TypedQuery<LockRow> skippingLockedRow(EntityManager manager, String key, LockModeType mode) {
+        return manager.createQuery("SELECT r FROM LockRow r WHERE r.key = :key", LockRow.class)
+                .setParameter("key", key)
+                .setLockMode(mode)
+                .setHint(EntityRows.LOCK_TIMEOUT, SKIP_LOCKED);
     }
 
     /** A plain read: tells a row that a lock skipped from a missing one. */
