@@ -6,16 +6,27 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.TestProvider;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.persistence.Persistence;
+import jakarta.persistence.SharedCacheMode;
+import jakarta.persistence.ValidationMode;
+import jakarta.persistence.spi.PersistenceUnitInfo;
+import jakarta.persistence.spi.PersistenceUnitTransactionType;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.UUID;
+import javax.sql.DataSource;
+import org.eclipse.persistence.jpa.PersistenceProvider;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +62,53 @@ class EclipseLinkUnitTest {
             assertExcludes(store.repository());
             assertEquals(0, store.borrowedConnections(), "every connection back in the pool");
         }
+    }
+
+    /**
+     * A unit a container created and handed its data source as an object (Payara's
+     * {@code <jta-data-source>}): EclipseLink keeps it in its login, not among the unit's properties.
+     * Locked finds it there and locks with its own statements. Before it looked there, this unit
+     * locked through JPA (seen failing on {@code JPA}).
+     */
+    @Test
+    void aUnitAContainerHandedItsDataSourceTakesTheNativeStatements() {
+        createTable();
+        try (HikariDataSource dataSource = DATABASE.pool(4);
+             EntityManagerFactory factory = new PersistenceProvider().createContainerEntityManagerFactory(
+                     containerUnit(dataSource), Map.of("eclipselink.logging.level", "WARNING"))) {
+            assertTrue(factory.getProperties().values().stream().noneMatch(DataSource.class::isInstance),
+                    "the data source is not among the unit's properties: " + factory.getProperties());
+            JpaLockRepository repository = JpaLockRepository.builder(factory).build();
+            assertEquals(LockStatements.NATIVE, repository.statements());
+            assertExcludes(repository);
+            assertEquals(0, dataSource.getHikariPoolMXBean().getActiveConnections(), "every connection back in the pool");
+        }
+    }
+
+    /** The unit as a container describes it to its provider: the data source an object, no JDBC URL. */
+    private static PersistenceUnitInfo containerUnit(DataSource dataSource) {
+        ClassLoader loader = EclipseLinkUnitTest.class.getClassLoader();
+        InvocationHandler answers = (proxy, method, arguments) -> switch (method.getName()) {
+            case "getPersistenceUnitName" -> "locked-container-unit";
+            case "getPersistenceProviderClassName" -> PersistenceProvider.class.getName();
+            case "getTransactionType" -> PersistenceUnitTransactionType.RESOURCE_LOCAL;
+            case "getNonJtaDataSource" -> dataSource;
+            case "getMappingFileNames" -> List.of("META-INF/locked/instant-mapping.xml");
+            case "getManagedClassNames" -> List.of(LockRow.class.getName());
+            case "excludeUnlistedClasses" -> true;
+            case "getJarFileUrls" -> List.of();
+            case "getPersistenceUnitRootUrl" -> EclipseLinkUnitTest.class.getProtectionDomain().getCodeSource().getLocation();
+            case "getSharedCacheMode" -> SharedCacheMode.NONE;
+            case "getValidationMode" -> ValidationMode.NONE;
+            case "getProperties" -> new Properties();
+            case "getPersistenceXMLSchemaVersion" -> "3.0";
+            case "getClassLoader", "getNewTempClassLoader" -> loader;
+            case "hashCode" -> System.identityHashCode(proxy);
+            case "equals" -> proxy == arguments[0];
+            case "toString" -> "the container's unit";
+            default -> null; // addTransformer: no weaving here, and the rest have no answer in a container without them
+        };
+        return (PersistenceUnitInfo) Proxy.newProxyInstance(loader, new Class<?>[] {PersistenceUnitInfo.class}, answers);
     }
 
     /** A held key is refused to a second caller, and free again once released. */

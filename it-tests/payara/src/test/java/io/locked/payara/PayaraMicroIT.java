@@ -1,5 +1,7 @@
 package io.locked.payara;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.eeapp.EeApplicationTests;
@@ -71,9 +73,33 @@ class PayaraMicroIT extends EeApplicationTests {
         }
     }
 
+    /**
+     * Runs where instances skip the job's runs that the other instance holds: each skip a busy key. On the
+     * JPA path EclipseLink logged each one as a WARNING with a stack trace of about a hundred lines
+     * ({@code Lock wait timeout exceeded ... FOR UPDATE NOWAIT}), and nothing on Payara quiets it; on
+     * the native path, a busy key logs nothing. Negative control: before Locked found the unit's data
+     * source in EclipseLink's login, both instances' logs had those warnings after this test.
+     */
     @Test
     void scheduledJobsUnderAMinimumHoldRunOncePerPeriodAcrossInstancesWhoseClocksDiffer() throws Exception {
         new ScheduledJobsCheck(instances, label(), "jdbc:mysql://127.0.0.1:3306/" + PayaraMicroInstance.DATABASE).run();
+        for (PayaraMicroInstance instance : instances) {
+            List<String> refusals = instance.log().lines().filter(line -> line.contains("NOWAIT")).toList();
+            assertEquals(List.of(), refusals, instance.name() + " logged refused lock statements of its skipped runs");
+        }
+    }
+
+    /**
+     * EclipseLink keeps the server's data source in its login, not in the unit's properties: Locked finds it
+     * there and locks with its own statements on the server's pool (before, it said it locked through JPA).
+     */
+    @Test
+    void lockedLocksWithItsOwnStatementsOnTheServersDataSource() {
+        for (PayaraMicroInstance instance : instances) {
+            String log = instance.log();
+            assertFalse(log.contains("Locked locks through JPA"), "Locked chose the JPA path:\n" + log);
+            assertTrue(log.contains("Locked locks with its own statements (locked.statements=native) on MARIADB"), log);
+        }
     }
 
     @Test

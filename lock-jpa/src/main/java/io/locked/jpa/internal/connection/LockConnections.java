@@ -4,6 +4,7 @@ import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -61,11 +62,17 @@ public interface LockConnections {
                 return of(dataSource);
             }
         }
+        // before Hibernate's: an application may have both on its class path, its unit EclipseLink's
+        Optional<DataSource> eclipseLink = EclipseLinkDataSource.of(factory);
+        if (eclipseLink.isPresent()) {
+            return of(eclipseLink.get());
+        }
         if (HibernatePresence.onClassPath()) {
             return HibernateConnections.of(factory);
         }
         throw new IllegalStateException("Locked cannot find the connections of this persistence unit: hand it its"
-                + " DataSource as jakarta.persistence.nonJtaDataSource, or use Hibernate ORM");
+                + " DataSource as jakarta.persistence.nonJtaDataSource (or, on a server, as its jta-data-source),"
+                + " or use Hibernate ORM");
     }
 
     static LockConnections of(DataSource dataSource) {
