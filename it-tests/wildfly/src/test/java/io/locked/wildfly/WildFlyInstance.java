@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  * in an embedded server against a copy of {@code standalone/} that every instance then copies.
  * Deployments go in through the deployment scanner: the JDBC driver and the WAR, as files in
  * {@code deployments/}. With {@link #exportingSpansTo}, the configuration has OpenTelemetry and
- * MicroProfile Telemetry too.
+ * MicroProfile Telemetry too; with {@link #exportingMetersTo}, Micrometer.
  */
 final class WildFlyInstance extends RunningServer {
     static final Path HOME = Path.of(System.getProperty("wildfly.home", "target/wildfly"));
@@ -49,6 +49,7 @@ final class WildFlyInstance extends RunningServer {
     private final Path base;
     private final Map<String, String> systemProperties = new LinkedHashMap<>();
     private URI otlpEndpoint;
+    private URI metersEndpoint;
     private final List<String> debugCategories = new ArrayList<>();
 
     WildFlyInstance(String name, int portOffset) {
@@ -68,6 +69,17 @@ final class WildFlyInstance extends RunningServer {
      */
     WildFlyInstance exportingSpansTo(URI endpoint) {
         this.otlpEndpoint = endpoint;
+        return this;
+    }
+
+    /**
+     * Adds the {@code micrometer} subsystem as WildFly's guide adds it ({@code jboss-cli}), publishing the
+     * server's registry over OTLP every second. Call it before {@link #prepare}.
+     *
+     * @param endpoint the OTLP endpoint, without the signal's path
+     */
+    WildFlyInstance exportingMetersTo(URI endpoint) {
+        this.metersEndpoint = endpoint;
         return this;
     }
 
@@ -94,6 +106,17 @@ final class WildFlyInstance extends RunningServer {
         deleteTree(base);
         copyTree(standaloneWithDataSource(), base);
         writeConfiguration();
+        if (metersEndpoint != null) {
+            // WildFly 39's configuration has no micrometer subsystem, WildFly Preview 38's has one without an endpoint
+            runOffline(base, CONFIGURATION, """
+                    if (outcome != success) of /extension=org.wildfly.extension.micrometer:read-resource
+                        /extension=org.wildfly.extension.micrometer:add
+                        /subsystem=micrometer:add
+                    end-if
+                    /subsystem=micrometer:write-attribute(name=endpoint, value="%s")
+                    /subsystem=micrometer:write-attribute(name=step, value=1)
+                    """.formatted(metersEndpoint.resolve("/v1/metrics")));
+        }
         for (Path deployment : deployments) {
             Files.copy(deployment, deployments().resolve(deployment.getFileName()), StandardCopyOption.REPLACE_EXISTING);
         }
@@ -158,20 +181,20 @@ final class WildFlyInstance extends RunningServer {
         if (!datasourceAdded) {
             deleteTree(STANDALONE_WITH_DATASOURCE);
             copyTree(HOME.resolve("standalone"), STANDALONE_WITH_DATASOURCE);
-            runOffline(STANDALONE_WITH_DATASOURCE, onLaneDatabase(readResource(DATASOURCE_COMMANDS)));
+            runOffline(STANDALONE_WITH_DATASOURCE, "standalone.xml", onLaneDatabase(readResource(DATASOURCE_COMMANDS)));
             datasourceAdded = true;
         }
         return STANDALONE_WITH_DATASOURCE;
     }
 
     /**
-     * Runs {@code jboss-cli} commands against the standalone.xml of a base directory, in an embedded
+     * Runs {@code jboss-cli} commands against a configuration of a base directory, in an embedded
      * server in admin-only mode (no deployment, no datasource connects), before any server starts there.
      */
-    private static void runOffline(Path baseDirectory, String commands) throws IOException {
+    private static void runOffline(Path baseDirectory, String configuration, String commands) throws IOException {
         Path script = baseDirectory.resolve("configure.cli");
         Path output = baseDirectory.resolve("configure.log");
-        Files.writeString(script, "embed-server --server-config=standalone.xml\n" + commands + "stop-embedded-server\n");
+        Files.writeString(script, "embed-server --server-config=" + configuration + "\n" + commands + "stop-embedded-server\n");
         ProcessBuilder builder = new ProcessBuilder(HOME.resolve("bin/jboss-cli.sh").toString(), "--file=" + script)
                 .redirectErrorStream(true).redirectOutput(output.toFile());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
