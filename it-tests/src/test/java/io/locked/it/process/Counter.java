@@ -67,6 +67,26 @@ public final class Counter {
     }
 
     /**
+     * Reads the counter and locks its row until the transaction ends, so that no other write lands
+     * between this read and the transaction's own write.
+     *
+     * @param connection a connection in a transaction
+     * @return the counter's value
+     */
+    static long readForUpdate(Connection connection, String key) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT counter_value FROM " + TABLE + " WHERE id = ? FOR UPDATE")) {
+            select.setString(1, key);
+            try (ResultSet row = select.executeQuery()) {
+                if (!row.next()) {
+                    throw new IllegalStateException("counter row " + key + " is missing");
+                }
+                return row.getLong(1);
+            }
+        }
+    }
+
+    /**
      * Sets the counter, unconditionally.
      *
      * @param connection any connection

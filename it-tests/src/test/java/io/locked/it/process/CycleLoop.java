@@ -107,7 +107,13 @@ final class CycleLoop {
             read = readCounter();
             gated = control.passGate(thread(), lock, enter, writer);
             if (writer) {
-                outcome = writeCounter(read + 1, lock);
+                long based = incrementCounter(read, lock);
+                if (based == CounterFence.REFUSED) {
+                    outcome = WriteOutcome.REFUSED;
+                } else {
+                    outcome = WriteOutcome.OK;
+                    read = based; // a fenced increment reads again, after its fence
+                }
             }
         } catch (SQLException | RuntimeException failure) {
             if (options.failuresEndWorker()) {
@@ -212,12 +218,14 @@ final class CycleLoop {
         }
     }
 
-    // Retried when the connection failed: every fence's write is idempotent, and a holder whose
-    // pooled connection was cut should still get its (possibly late) write to the database.
-    private WriteOutcome writeCounter(long value, LockHandle lock) throws SQLException {
+    // Retried when the connection failed: a holder whose pooled connection was cut should still get
+    // its (possibly late) write to the database. A fenced increment whose commit landed before the cut
+    // increments again: two increments, not a lost update, since each confirmed write names the value
+    // it read.
+    private long incrementCounter(long readBefore, LockHandle lock) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             try (Connection connection = pool.getConnection()) {
-                return options.fence().write(connection, options.key(), value, lock) ? WriteOutcome.OK : WriteOutcome.REFUSED;
+                return options.fence().increment(connection, options.key(), readBefore, lock);
             } catch (SQLException failure) {
                 boolean connectionLost = failure instanceof SQLTransientConnectionException
                         || (failure.getSQLState() != null && failure.getSQLState().startsWith("08"));
