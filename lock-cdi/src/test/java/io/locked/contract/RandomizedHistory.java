@@ -125,7 +125,8 @@ public final class RandomizedHistory {
     /**
      * For a store whose end of a pessimistic hold's session lands an instant after the check that the hold is
      * still open (PostgreSQL's {@code pg_terminate_backend} is a signal; MariaDB's {@code KILL}, even inside the
-     * checking compound statement, flags a session that acts on it at its next step; docs/guarantees.md): a hold whose holder rolls its
+     * checking compound statement, flags a session that acts on it at its next step; H2's {@code ABORT_SESSION}
+     * can meet a commit under way; docs/guarantees.md): a hold whose holder rolls its
      * release back in that instant (a clock token's release) leaves nothing in the row to tell it from an
      * ended one, and the forced release answers "ended" for it. The run accepts that answer only in exactly
      * that shape ({@link LossExplanations}): the holder, never told of a loss, left during the forced release.

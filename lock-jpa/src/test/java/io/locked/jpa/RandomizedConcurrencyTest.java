@@ -156,7 +156,9 @@ class RandomizedConcurrencyTest {
             if (database == TestDatabase.MYSQL8 && path == LockStatements.NATIVE) {
                 history.endsSessionsAfterASeparateCheck();
             }
-            if ((database == TestDatabase.POSTGRESQL || database == TestDatabase.MARIADB) && path == LockStatements.NATIVE) {
+            // H2 too: its ABORT_SESSION can meet a release's commit under way (seen once in CI, 2026-11-29)
+            if ((database == TestDatabase.POSTGRESQL || database == TestDatabase.MARIADB || database == TestDatabase.H2)
+                    && path == LockStatements.NATIVE) {
                 history.endsSessionsAnInstantAfterTheCheck();
             }
             RandomizedHistory.Outcome outcome = history.run(managers.subList(0, MANAGERS), THREADS_PER_MANAGER, operator, load);
