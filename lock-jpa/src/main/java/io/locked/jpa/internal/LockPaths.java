@@ -102,10 +102,8 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
             }
         };
         if (statements == LockStatements.NATIVE) {
-            LockDatabase chosen = family;
-            LockConnections reached = connections;
-            LOG.info(() -> "Locked locks with its own statements (" + LockStatements.KEY + "=native) on " + chosen
-                    + ", on the connections of " + reached.describe());
+            LOG.info("Locked locks with its own statements (" + LockStatements.KEY + "=native) on " + family
+                    + ", on the connections of " + connections.describe());
             Dialect dialect = standbyWait == null ? Dialect.of(family) : Dialect.of(family).withStandbyWait(standbyWait);
             String whyNot = !dialect.readsTokenClockAfterRowLock()
                     ? dialect + "'s native statements read their token clock before the row lock"

@@ -63,7 +63,7 @@ public interface LockConnections {
             }
         }
         // before Hibernate's: an application may have both on its class path, its unit EclipseLink's
-        Optional<DataSource> eclipseLink = EclipseLinkDataSource.of(factory);
+        Optional<DataSource> eclipseLink = EclipseLinkSessions.dataSource(factory);
         if (eclipseLink.isPresent()) {
             return of(eclipseLink.get());
         }

@@ -1,10 +1,10 @@
 package io.locked.jpa.internal.transaction;
 
+import io.locked.jpa.internal.connection.EclipseLinkSessions;
 import io.locked.jpa.internal.connection.HibernatePresence;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import jakarta.transaction.TransactionManager;
-import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Optional;
 import javax.naming.InitialContext;
@@ -22,7 +22,6 @@ public final class TransactionManagerLookup {
     /** WildFly's, Payara's and GlassFish's, and the older JBoss name. */
     public static final List<String> JNDI_NAMES = List.of("java:jboss/TransactionManager",
             "java:appserver/TransactionManager", "java:/TransactionManager", "java:comp/TransactionManager");
-    private static final String ECLIPSELINK_SESSION = "org.eclipse.persistence.sessions.Session";
 
     private TransactionManagerLookup() {
     }
@@ -98,22 +97,14 @@ public final class TransactionManagerLookup {
 
     /** EclipseLink's server platform knows the server's manager: {@code Session.getExternalTransactionController()}. */
     private static Optional<TransactionManager> eclipseLink(EntityManagerFactory factory) {
-        EntityManager manager = factory.createEntityManager();
-        try {
-            Class<?> sessionType = Class.forName(ECLIPSELINK_SESSION, false, manager.getClass().getClassLoader());
-            Object session = manager.unwrap(sessionType);
+        return EclipseLinkSessions.read(factory, (session, sessionType) -> {
             Object controller = sessionType.getMethod("getExternalTransactionController").invoke(session);
             if (controller == null) {
-                return Optional.empty();
+                return null;
             }
-            Method getter = controller.getClass().getMethod("getTransactionManager");
-            Object found = getter.invoke(controller);
-            return found instanceof TransactionManager server ? Optional.of(server) : Optional.empty();
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError notEclipseLink) {
-            return Optional.empty();
-        } finally {
-            manager.close();
-        }
+            Object found = controller.getClass().getMethod("getTransactionManager").invoke(controller);
+            return found instanceof TransactionManager server ? server : null;
+        });
     }
 
     private static Optional<TransactionManager> byJndi() {
