@@ -13,6 +13,11 @@ final class KeyState {
     final String key;
     /** Its reader groups that still hold their slot: the current one, parked or not, and closed ones draining. */
     private final List<ReaderGroup> live = new ArrayList<>(1);
+    /**
+     * Groups taken out of {@link #live}, without a reader, whose slot's release runs now on some thread:
+     * nobody joins them any more, yet their row still shows held until that release ends.
+     */
+    private final List<ReaderGroup> releasing = new ArrayList<>(0);
     /** The group new readers join while no writer of this JVM is there, or null. */
     ReaderGroup group;
     /** Writers of this JVM that wait for the key or hold it. */
@@ -30,7 +35,7 @@ final class KeyState {
      * another JVM to leave, which holds the writer row and may wait for that group's slot.
      */
     int readersArriving;
-    /** Threads inside a call on it, live groups and writers: the state stays while above zero. */
+    /** Threads inside a call on it, live and releasing groups and writers: the state stays while above zero. */
     int users;
     private long changes;
 
@@ -51,10 +56,16 @@ final class KeyState {
 
     /**
      * @return the slots of this JVM's groups that are not known lost (a lost one's row may be another
-     *         JVM's reader's now), those without a reader with their group
+     *         JVM's reader's now), those without a reader with their group; and the slots whose release
+     *         runs now, without a reader: a writer of this JVM must not take that release for a reader
+     *         inside (a try of the write would be refused for its own JVM's slot on the way out)
      */
     LocalReadWrite.OwnSlots ownSlots() {
         LocalReadWrite.OwnSlots own = new LocalReadWrite.OwnSlots(new HashMap<>(2), new HashSet<>(2));
+        if (owner.seededBug != LocalReadWrite.SeededBug.RELEASE_TAKEN_FOR_A_READER) {
+            // no validity asked: a release under way has closed the slot's handle, its row shows its token
+            releasing.forEach(leaving -> own.withoutReaders().put(leaving.slot.rowKey(), leaving));
+        }
         for (ReaderGroup live : live) {
             if (!live.slot.isValid()) {
                 continue;
@@ -221,12 +232,20 @@ final class KeyState {
         if (candidate.members > 0 || !live.remove(candidate)) {
             return null;
         }
-        users--;
+        releasing.add(candidate); // until its release ends (releaseEnded)
         if (group == candidate) {
             group = null;
         }
         changed();
         return candidate;
+    }
+
+    /** The release of a group {@link #releasedIfEmpty} handed out has ended, its row released or lost. */
+    void releaseEnded(ReaderGroup released) {
+        if (releasing.remove(released)) {
+            users--;
+        }
+        changed();
     }
 
     /** Wakes whoever waits on this key in this JVM: something they wait for may have changed. */

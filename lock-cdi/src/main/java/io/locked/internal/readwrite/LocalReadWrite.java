@@ -51,7 +51,9 @@ final class LocalReadWrite {
         /** The last reader out of a group parked for this JVM's writer does not wake that writer. */
         SILENT_GROUP_END,
         /** A keep's end forgets to release the group kept. */
-        KEEP_NEVER_RELEASED
+        KEEP_NEVER_RELEASED,
+        /** A writer of this JVM takes the row of a group whose release runs now for a reader's. */
+        RELEASE_TAKEN_FOR_A_READER
     }
 
     LocalReadWrite(TimeSource time, ReaderSlotKeep.Timer timer) {
@@ -174,11 +176,19 @@ final class LocalReadWrite {
         } catch (LockException lostOrStoreDown) {
             // logged by the slot's hold; the next group takes a slot of its own
         } finally {
-            ended(state);
+            ended(state, group);
         }
     }
 
-    /** A group's slot was released: a writer of this JVM waits for it in the table, not for the group. */
+    /** A group's slot was released ({@link KeyState#releasedIfEmpty} handed it out, to release). */
+    void ended(KeyState state, ReaderGroup released) {
+        synchronized (state) {
+            state.releaseEnded(released);
+        }
+        forgetIfUnused(state);
+    }
+
+    /** A writer of this JVM left: whoever waits on the key here looks again. */
     void ended(KeyState state) {
         synchronized (state) {
             state.changed();

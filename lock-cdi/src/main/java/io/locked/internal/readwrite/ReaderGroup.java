@@ -175,7 +175,7 @@ final class ReaderGroup {
                 try {
                     group.slot.close();
                 } finally {
-                    state.owner.ended(state);
+                    state.owner.ended(state, group);
                 }
             } else if (!slotValid || group.slot.mode() == LockMode.PESSIMISTIC && !group.sessions.confirm()) {
                 throw new LockLostException(key(), token(), "the reader slot this JVM's readers of the key share"

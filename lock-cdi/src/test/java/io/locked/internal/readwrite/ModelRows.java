@@ -22,6 +22,8 @@ final class ModelRows implements RowAccess {
     private final Map<String, Long> held = new HashMap<>();
     private long lastToken;
     private int looksAtTheSlots;
+    /** A thread whose releases stay under way until a writer has looked at the slots; guarded by this. */
+    private Thread releasesHeldUntilALook;
 
     @Override
     public synchronized LockHandle take(String rowKey, Duration wait) {
@@ -41,6 +43,13 @@ final class ModelRows implements RowAccess {
     }
 
     private synchronized void free(String rowKey) {
+        while (Thread.currentThread() == releasesHeldUntilALook && looksAtTheSlots == 0) {
+            try {
+                wait();
+            } catch (InterruptedException unexpected) {
+                throw new AssertionError(unexpected);
+            }
+        }
         if (held.remove(rowKey) == null) {
             throw new AssertionError("row " + rowKey + " released twice");
         }
@@ -84,6 +93,14 @@ final class ModelRows implements RowAccess {
     @Override
     public LockHandle reenter(ThreadScope scope, String rowKey) {
         return null;
+    }
+
+    /**
+     * The calling thread's releases of rows stay under way, the row still held, until a writer has looked at
+     * the reader slots: a release that runs on this thread is surely one that writer's look meets.
+     */
+    synchronized void holdMyReleasesUntilALook() {
+        releasesHeldUntilALook = Thread.currentThread();
     }
 
     /** Waits until a writer looked at the reader slots (its wait for the readers inside has begun). */

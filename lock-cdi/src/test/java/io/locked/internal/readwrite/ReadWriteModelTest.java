@@ -130,6 +130,26 @@ class ReadWriteModelTest {
         assertTrue(found.getMessage().contains("slot held with no reader"), found.getMessage());
     }
 
+    /**
+     * A reader reads and leaves, and its group is kept a moment; then a write that does not wait (a try)
+     * comes while the keep's timer fires. Nobody reads, so the try gets in, also when the timer's release
+     * of the slot is under way while the writer looks at the slots (held so here): that row, still held, is its own
+     * JVM's on the way out, not a reader's. The defect found by CI's {@code ReadWriteInCdiTest} (a write
+     * refused right after the reads had returned). Finds
+     * {@link LocalReadWrite.SeededBug#RELEASE_TAKEN_FOR_A_READER}.
+     */
+    @Test
+    void aWriteTryIsNotRefusedForItsOwnJvmsSlotOnTheWayOut() {
+        Lincheck.runConcurrentTest(INVOCATIONS, () -> writeTryWhileAKeepEnds(null));
+    }
+
+    @Test
+    void theModelCheckingFindsAReleaseTakenForAReader() {
+        Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
+                () -> writeTryWhileAKeepEnds(LocalReadWrite.SeededBug.RELEASE_TAKEN_FOR_A_READER)));
+        assertTrue(found.getMessage().contains("refused with no reader inside"), found.getMessage());
+    }
+
     private static void readersBesideAWriter(LocalReadWrite.SeededBug bug) {
         Model model = new Model(bug, NO_TIMER, Duration.ZERO);
         LockHandle first = model.read(NO_END); // inside before the others start
@@ -209,6 +229,28 @@ class ReadWriteModelTest {
         model.assertNothingLeft();
     }
 
+    private static void writeTryWhileAKeepEnds(LocalReadWrite.SeededBug bug) {
+        ModelTimer timer = new ModelTimer();
+        Model model = new Model(bug, timer, Duration.ofNanos(-1)); // over whenever its timer fires (above)
+        model.leave(model.read(NO_END)); // the emptied group is kept, its timer pending
+        model.joinAll(List.of(
+                model.thread(() -> {
+                    try {
+                        LockHandle write = model.write(0);
+                        assertNotNull(write, "a write that does not wait was refused with no reader inside");
+                        model.leaveWrite(write);
+                    } finally {
+                        timer.userDone();
+                    }
+                }),
+                model.thread(() -> {
+                    // where the timer releases the slot, that release is under way during the writer's look
+                    model.rows.holdMyReleasesUntilALook();
+                    timer.fireUntilDone(1);
+                })));
+        model.assertNothingLeft();
+    }
+
     /** One JVM's read/write lock of the key over the in-memory table, and who is inside it. */
     private static final class Model extends ScenarioThreads {
         final ModelRows rows = new ModelRows();
@@ -262,8 +304,17 @@ class ReadWriteModelTest {
 
         /** A writer counts as inside from when its write returns until it closes it: alone. */
         LockHandle write() {
-            LockHandle write = writeSide.write(LockRequest.of(KEY).mode(LockMode.OPTIMISTIC).write(), null, NO_END, rows);
+            LockHandle write = write(NO_END);
             assertNotNull(write, "a wait without end ended without the write");
+            return write;
+        }
+
+        /** @return the write, or null when a try ({@code deadline} 0) found none at once */
+        LockHandle write(long deadline) {
+            LockHandle write = writeSide.write(LockRequest.of(KEY).mode(LockMode.OPTIMISTIC).write(), null, deadline, rows);
+            if (write == null) {
+                return null;
+            }
             entered.incrementAndGet();
             assertEquals(1, writers.incrementAndGet(), "two writers at once");
             assertTrue(readers.get() == 0, "a writer went beside a reader");
