@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -39,6 +40,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   with Hikari's "Connection is closed"), and must give the pool every connection back.</li>
  * </ul>
  */
+// keys of its own, and mostly a wait for the answers: beside the store contract
+@Tag(TestDatabase.SIDE_BY_SIDE)
 // when broken, the wait under test may never end: the guard turns that into a failure, long after any answer
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class BusyRowCreationTest {

@@ -4,7 +4,7 @@ import io.locked.jpa.testing.TestDatabase;
 import org.junit.jupiter.api.Tag;
 
 /** The lock contract on POSTGRESQL through the JPA path, with EclipseLink as the unit's provider. */
-@Tag(TestDatabase.PROVIDER_VARIANT)
+@Tag(TestDatabase.REPEATED_VARIANT)
 class PostgreSqlEclipseLinkLockContractTest extends EclipseLinkLockContractSuite {
     @Override
     TestDatabase database() {

@@ -25,6 +25,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -38,6 +39,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * holder had the key, and its holder would never learn that it had lost it. The outside row lock
  * stands for that acquirer. Alone and in a batch, on both paths.
  */
+// keys of its own, and mostly a wait for leases to run out: beside the store contract
+@Tag(TestDatabase.SIDE_BY_SIDE)
 class RenewalJudgedAtTheRowTest {
     /** Long enough for the renewal to be seen waiting before the lease ends; checked, not assumed. */
     private static final Duration LEASE = Duration.ofSeconds(4);

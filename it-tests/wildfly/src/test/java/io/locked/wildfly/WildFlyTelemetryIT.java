@@ -72,6 +72,8 @@ class WildFlyTelemetryIT {
                 .exportingMetersTo(receiver.endpoint())
                 .systemProperty("otel.sdk.disabled", "false")
                 .systemProperty("otel.exporter.otlp.protocol", "http/protobuf")
+                // the SDK's metrics every second rather than its default minute: the test waits for the first
+                .systemProperty("otel.metric.export.interval", "1000")
                 .systemProperty("locked.telemetry.enabled", "true")
                 .prepare(Path.of(System.getProperty("wildfly.driver")),
                         Path.of(System.getProperty("wildfly.app")))
@@ -163,6 +165,13 @@ class WildFlyTelemetryIT {
         if (WildFlyInstance.LANE.equals("wildfly-preview")) {
             awaitAcquisitions(micrometer);
         } else {
+            // the SDK exports each second, as the micrometer registry does: wait for two of the registry's
+            // exports that began after the call, so that an absence means the registry has no meter of Locked's
+            int seen = receiver.micrometerExports();
+            if (!receiver.awaitMicrometerExports(seen + 2, EXPORT)) {
+                throw new AssertionError("the micrometer subsystem exported nothing within " + EXPORT + ": "
+                        + receiver.describe());
+            }
             assertFalse(receiver.metricsNamed("locked.").stream().anyMatch(metric -> metric.points().stream()
                             .anyMatch(point -> point.containsKey("name"))),
                     "WildFly 39 now publishes Locked's Micrometer meters: update docs/operations.md and this test");
@@ -227,6 +236,8 @@ class WildFlyTelemetryIT {
         private final Queue<Exported> spans = new ConcurrentLinkedQueue<>();
         private final Queue<ExportedMetric> metrics = new ConcurrentLinkedQueue<>();
         private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
+        /** Metric exports not sent by the OpenTelemetry SDK (which names itself in its resource): the registry's. */
+        private final AtomicInteger micrometerExports = new AtomicInteger();
         private final Queue<String> failures = new ConcurrentLinkedQueue<>();
 
         private OtlpReceiver(HttpServer http) {
@@ -268,6 +279,22 @@ class WildFlyTelemetryIT {
             return Optional.empty();
         }
 
+        int micrometerExports() {
+            return micrometerExports.get();
+        }
+
+        /** @return whether the micrometer registry's exports reached that count within the time */
+        boolean awaitMicrometerExports(int count, Duration within) throws InterruptedException {
+            long deadline = System.nanoTime() + within.toNanos();
+            while (micrometerExports.get() < count) {
+                if (System.nanoTime() - deadline > 0) {
+                    return false;
+                }
+                Thread.sleep(50); // polls what the registry sent
+            }
+            return true;
+        }
+
         /** @return the metrics received whose names start so, with their data points' attributes */
         List<ExportedMetric> metricsNamed(String prefix) {
             return metrics.stream().filter(metric -> metric.name().startsWith(prefix)).toList();
@@ -276,7 +303,7 @@ class WildFlyTelemetryIT {
         /** @return the requests per path, and the names of the spans received */
         String describe() {
             return new TreeMap<>(requests) + " with spans " + spans.stream().map(span -> span.span().getName()).toList()
-                    + " and metrics " + metrics.stream().map(ExportedMetric::name).distinct().sorted().toList()
+                    + ", " + micrometerExports + " of them the micrometer registry's, and metrics " + metrics.stream().map(ExportedMetric::name).distinct().sorted().toList()
                     + (failures.isEmpty() ? "" : "; undecodable: " + failures.peek());
         }
 
@@ -307,6 +334,10 @@ class WildFlyTelemetryIT {
                     answer = ExportTraceServiceResponse.getDefaultInstance().toByteArray();
                 } else if (path.endsWith("/v1/metrics")) {
                     for (ResourceMetrics resource : ExportMetricsServiceRequest.parseFrom(unzipped(exchange, body)).getResourceMetricsList()) {
+                        if (resource.getResource().getAttributesList().stream().noneMatch(kv -> kv.getKey().equals("telemetry.sdk.name")
+                                && kv.getValue().getStringValue().equals("opentelemetry"))) {
+                            micrometerExports.incrementAndGet();
+                        }
                         for (ScopeMetrics scope : resource.getScopeMetricsList()) {
                             scope.getMetricsList().forEach(metric -> metrics.add(ExportedMetric.of(metric)));
                         }

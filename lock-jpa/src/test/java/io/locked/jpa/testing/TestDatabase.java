@@ -66,18 +66,20 @@ public enum TestDatabase {
     }
 
     /**
-     * The tag of the test classes the build runs in three test JVMs side by side, each on databases of
+     * The tag of the test classes the build runs in four test JVMs side by side, each on databases of
      * its own ({@code -Dlocked.test.database}): classes that touch no server beyond their own database
      * and mostly wait (the store contract), or need the CPU little enough to share it.
      */
     public static final String SIDE_BY_SIDE = "side-by-side";
 
     /**
-     * The tag of a store contract that repeats another on the same database with a second JPA provider
-     * (EclipseLink beside Hibernate): left out of CI's run to keep it within its time, run with
-     * {@code -Pprovider-variants}. The embedded database keeps its EclipseLink variant in CI.
+     * The tag of a store contract that repeats another on the same database, and whose difference CI
+     * covers elsewhere: a second JPA provider (EclipseLink beside Hibernate; the embedded database keeps its
+     * EclipseLink variant in CI), or the native statements in a JTA unit (the JTA units of the JPA path, and
+     * the servers' JTA units on the native statements, stay in CI). Left out of CI's run to keep it within
+     * its time, run with {@code -Pvariants}.
      */
-    public static final String PROVIDER_VARIANT = "provider-variant";
+    public static final String REPEATED_VARIANT = "repeated-variant";
 
     /** The persistence unit of the tests, listing only {@code LockRow}. */
     public static final String UNIT = "locked-test";
