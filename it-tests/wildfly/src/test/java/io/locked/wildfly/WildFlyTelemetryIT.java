@@ -43,6 +43,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -268,13 +269,18 @@ class WildFlyTelemetryIT {
         }
 
         private static <T> Optional<T> await(Queue<T> received, Predicate<T> wanted, Duration within) throws InterruptedException {
+            return poll(() -> received.stream().filter(wanted).findFirst(), within);
+        }
+
+        /** Asks again every 50 ms what the exporters sent, until it finds something or the time is up. */
+        private static <T> Optional<T> poll(Supplier<Optional<T>> look, Duration within) throws InterruptedException {
             long deadline = System.nanoTime() + within.toNanos();
             while (System.nanoTime() < deadline) {
-                Optional<T> found = received.stream().filter(wanted).findFirst();
+                Optional<T> found = look.get();
                 if (found.isPresent()) {
                     return found;
                 }
-                Thread.sleep(50); // polls what the exporter sent
+                Thread.sleep(50);
             }
             return Optional.empty();
         }
@@ -285,14 +291,7 @@ class WildFlyTelemetryIT {
 
         /** @return whether the micrometer registry's exports reached that count within the time */
         boolean awaitMicrometerExports(int count, Duration within) throws InterruptedException {
-            long deadline = System.nanoTime() + within.toNanos();
-            while (micrometerExports.get() < count) {
-                if (System.nanoTime() - deadline > 0) {
-                    return false;
-                }
-                Thread.sleep(50); // polls what the registry sent
-            }
-            return true;
+            return poll(() -> Optional.of(micrometerExports.get()).filter(exports -> exports >= count), within).isPresent();
         }
 
         /** @return the metrics received whose names start so, with their data points' attributes */
@@ -303,7 +302,8 @@ class WildFlyTelemetryIT {
         /** @return the requests per path, and the names of the spans received */
         String describe() {
             return new TreeMap<>(requests) + " with spans " + spans.stream().map(span -> span.span().getName()).toList()
-                    + ", " + micrometerExports + " of them the micrometer registry's, and metrics " + metrics.stream().map(ExportedMetric::name).distinct().sorted().toList()
+                    + ", " + micrometerExports + " of them the micrometer registry's, and metrics "
+                    + metrics.stream().map(ExportedMetric::name).distinct().sorted().toList()
                     + (failures.isEmpty() ? "" : "; undecodable: " + failures.peek());
         }
 
