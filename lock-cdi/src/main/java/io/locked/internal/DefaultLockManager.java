@@ -20,6 +20,7 @@ import io.locked.internal.exclusive.Acquisition;
 import io.locked.internal.exclusive.CurrentLock;
 import io.locked.internal.exclusive.Draining;
 import io.locked.internal.exclusive.ExclusiveLocks;
+import io.locked.internal.exclusive.ExclusiveSeededBug;
 import io.locked.internal.exclusive.RowAccess;
 import io.locked.internal.exclusive.ThreadScope;
 import io.locked.internal.exclusive.ThreadScopes;
@@ -67,19 +68,29 @@ public final class DefaultLockManager extends AsyncLockCalls {
      */
     public DefaultLockManager(LockRepository repository, TimeSource time, int watchdogThreads,
                               Duration sessionCheckInterval, LockMetrics metrics) {
-        if (repository == null || time == null || watchdogThreads < 1 || sessionCheckInterval == null
+        this(repository, time, repository == null || time == null || watchdogThreads < 1 ? null
+                : new LeaseWatchdog(watchdogThreads, repository, time), sessionCheckInterval, metrics, null);
+    }
+
+    /** With the simulation's watchdog (renewals in virtual time) and the bug a negative control seeds, or null. */
+    public DefaultLockManager(LockRepository repository, TimeSource time, LeaseWatchdog watchdog,
+                              Duration sessionCheckInterval, LockMetrics metrics, ExclusiveSeededBug seededBug) {
+        if (repository == null || time == null || watchdog == null || sessionCheckInterval == null
                 || sessionCheckInterval.isNegative() || sessionCheckInterval.isZero() || metrics == null) {
+            if (watchdog != null) {
+                watchdog.close(); // its threads end with the refused manager
+            }
             throw new IllegalArgumentException("repository, time and metrics are required, watchdog threads must be >= 1,"
                     + " the session check interval positive");
         }
         this.metrics = metrics;
         this.repository = repository;
         this.time = time;
-        this.watchdog = new LeaseWatchdog(watchdogThreads, repository, time);
+        this.watchdog = watchdog;
         this.permitSlots = new PermitSlots(time);
         this.readWriteSlots = new ReadWriteSlots(time, watchdog::once);
         this.operators = new Operators(repository);
-        this.exclusive = new ExclusiveLocks(repository, time, watchdog, sessionCheckInterval, draining);
+        this.exclusive = new ExclusiveLocks(repository, time, watchdog, sessionCheckInterval, draining, seededBug);
     }
 
     /**

@@ -37,11 +37,8 @@ public final class ExclusiveLocks {
     private final KeyTurns turns;
     private final Draining draining;
     private volatile boolean closed;
-    /** A bug seeded for the model checking's negative controls only (DrainModelTest); null everywhere else. */
-    private final SeededBug seededBug;
-    /** The bugs the model checking must find: once closed, a holder's re-entry is not looked for (so refused), or
-     * a hold tracked for the drain is not looked at again (so granted past the drain). */
-    enum SeededBug { REFUSES_REENTRY, GRANTED_PAST_THE_DRAIN }
+    /** A bug seeded for the negative controls only (DrainModelTest, SimulationTest); null everywhere else. */
+    private final ExclusiveSeededBug seededBug;
 
     /**
      * @param repository           the lock rows
@@ -55,8 +52,9 @@ public final class ExclusiveLocks {
         this(repository, time, watchdog, sessionCheckInterval, draining, null);
     }
 
-    ExclusiveLocks(LockRepository repository, TimeSource time, LeaseWatchdog watchdog, Duration sessionCheckInterval,
-                   Draining draining, SeededBug seededBug) {
+    /** As the constructor above, with a bug seeded for a negative control. */
+    public ExclusiveLocks(LockRepository repository, TimeSource time, LeaseWatchdog watchdog, Duration sessionCheckInterval,
+                          Draining draining, ExclusiveSeededBug seededBug) {
         this.seededBug = seededBug;
         this.repository = repository;
         this.time = time;
@@ -118,7 +116,7 @@ public final class ExclusiveLocks {
      */
     public LockHandle acquire(LockRequest request, String key, Duration wait, long started, ThreadScope scope,
                               LockMeter meter, boolean countRefusal) {
-        Acquisition outer = seededBug == SeededBug.REFUSES_REENTRY && closed ? null : scope.find(key);
+        Acquisition outer = seededBug == ExclusiveSeededBug.REFUSES_REENTRY && closed ? null : scope.find(key);
         if (outer != null) {
             Handle nested = outer.enterAgain();
             if (nested != null) {
@@ -186,7 +184,7 @@ public final class ExclusiveLocks {
             meter.acquired(time.nanoTime() - started, acquisition.token);
             // a close after the look above may have drained before this hold was tracked: tracked, then looked at
             // again, a hold is one the drain waits for or one given back here (DrainModelTest found the gap)
-            if (closed && seededBug != SeededBug.GRANTED_PAST_THE_DRAIN) {
+            if (closed && seededBug != ExclusiveSeededBug.GRANTED_PAST_THE_DRAIN) {
                 throw new LockManagerClosedException("This LockManager was closed while '" + key + "' was being acquired");
             }
             if (LockLog.fine()) {
@@ -227,6 +225,7 @@ public final class ExclusiveLocks {
             PessimisticHold hold = repository.lockPessimistic(key, owner, holder, Duration.ofNanos(Math.max(0, remaining)));
             if (hold != null) {
                 PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, holder, hold, scope, turn, meter, time);
+                acquisition.lossAtReleaseUntold = seededBug == ExclusiveSeededBug.LOSS_AT_RELEASE_UNTOLD;
                 acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
                 return acquisition;
             }

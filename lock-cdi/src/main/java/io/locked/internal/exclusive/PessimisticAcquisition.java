@@ -22,6 +22,8 @@ public final class PessimisticAcquisition extends Acquisition {
     private volatile ScheduledFuture<?> sessionChecks;
     /** How long a check of the session may take: that of the watchdog's checks. */
     private volatile Duration checkTimeout = Duration.ofSeconds(5);
+    /** {@link ExclusiveSeededBug#LOSS_AT_RELEASE_UNTOLD}, for the simulation's negative control only. */
+    boolean lossAtReleaseUntold;
 
     public PessimisticAcquisition(String key, String owner, String holder, PessimisticHold hold, ThreadScope scope,
                            KeyTurns.Turn turn, LockMeter meter, TimeSource time) {
@@ -84,7 +86,7 @@ public final class PessimisticAcquisition extends Acquisition {
         boolean wasValid = valid;
         valid = false;
         boolean released = holdsPastRelease() ? hold.release(holdAtLeast()) : hold.release();
-        if (!wasValid || !released) {
+        if ((!wasValid || !released) && !lossAtReleaseUntold) {
             if (lostReason == null) {
                 lostReason = "its transaction had already ended (connection lost)";
             }

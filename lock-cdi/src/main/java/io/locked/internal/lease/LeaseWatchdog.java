@@ -41,7 +41,8 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final ExecutorService calls;
     private final LeaseRenewals renewals;
-    private volatile long lastBeatNanos = System.nanoTime();
+    private final TimeSource time;
+    private volatile long lastBeatNanos;
 
     /**
      * @param threads    the scheduler's threads
@@ -49,14 +50,34 @@ public final class LeaseWatchdog implements AutoCloseable {
      * @param time       the clock the leases count their validity on
      */
     public LeaseWatchdog(int threads, LockRepository repository, TimeSource time) {
+        this(scheduler(threads), new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.MINUTES,
+                new SynchronousQueue<>(), daemons("locked-watchdog-call-")), repository, time);
+    }
+
+    /**
+     * A watchdog on executors of the caller's: the deterministic simulation runs every tick and call
+     * itself, in virtual time.
+     *
+     * @param scheduler  where ticks are scheduled; shut down at {@link #close()}
+     * @param calls      where each check, renewal or batch runs; shut down at {@link #close()}
+     * @param repository the store whose leases it renews
+     * @param time       the clock the leases count their validity on
+     */
+    public LeaseWatchdog(ScheduledExecutorService scheduler, ExecutorService calls, LockRepository repository,
+                         TimeSource time) {
+        this.time = time;
+        this.lastBeatNanos = time.nanoTime();
+        scheduler.scheduleWithFixedDelay(() -> lastBeatNanos = time.nanoTime(), HEARTBEAT_MILLIS, HEARTBEAT_MILLIS,
+                TimeUnit.MILLISECONDS);
+        this.scheduler = scheduler;
+        this.calls = calls;
+        this.renewals = new LeaseRenewals(repository, time, scheduler, calls);
+    }
+
+    private static ScheduledExecutorService scheduler(int threads) {
         ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(threads, daemons("locked-lease-watchdog-"));
         executor.setRemoveOnCancelPolicy(true);
-        executor.scheduleWithFixedDelay(() -> lastBeatNanos = System.nanoTime(), HEARTBEAT_MILLIS, HEARTBEAT_MILLIS,
-                TimeUnit.MILLISECONDS);
-        this.scheduler = executor;
-        this.calls = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.MINUTES, new SynchronousQueue<>(),
-                daemons("locked-watchdog-call-"));
-        this.renewals = new LeaseRenewals(repository, time, scheduler, calls);
+        return executor;
     }
 
     private static ThreadFactory daemons(String prefix) {
@@ -70,7 +91,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 
     /** @return whether the watchdog runs: not closed, and its heartbeat came lately (a stuck scheduler misses it) */
     public boolean isAlive() {
-        return !scheduler.isShutdown() && System.nanoTime() - lastBeatNanos < STUCK_NANOS;
+        return !scheduler.isShutdown() && time.nanoTime() - lastBeatNanos < STUCK_NANOS;
     }
 
     /** @return false if the watchdog was closed and cannot renew the lease */
@@ -82,7 +103,7 @@ public final class LeaseWatchdog implements AutoCloseable {
                 // scheduler wakes once per grid point for all of them, not once per lease
                 long gridNanos = leaseNanos / LeaseRenewals.GATHER_PART;
                 long periodNanos = 4 * gridNanos;
-                long firstNanos = periodNanos - Math.floorMod(System.nanoTime() + periodNanos, gridNanos);
+                long firstNanos = periodNanos - Math.floorMod(time.nanoTime() + periodNanos, gridNanos);
                 acquisition.startRenewal(scheduler.scheduleAtFixedRate(
                         () -> renewals.due(acquisition), firstNanos, periodNanos, TimeUnit.NANOSECONDS));
                 return true;

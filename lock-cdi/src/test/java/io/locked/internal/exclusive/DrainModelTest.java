@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * is left, and no hold is granted after the drain ended; nothing is left counted.
  *
  * <p>Time stands still here, and the drain's bound is a day: its timed wait ends when a hold ends, never on
- * time. Each negative control seeds one bug ({@link ExclusiveLocks.SeededBug}) and must be found.
+ * time. Each negative control seeds one bug ({@link ExclusiveSeededBug}) and must be found.
  *
  * <p>What the model cannot show: the manager's own gate in front of the exclusive locks (a closed manager
  * lets in only a thread that re-enters a hold of its own, {@code DefaultLockManager.acquireWithin}), which
@@ -45,7 +45,7 @@ class DrainModelTest {
     /**
      * A holder enters its key again once the manager began to close, and finishes: the re-entry is allowed
      * whether it comes before the close refuses new holds or during the drain, and the drain ends when the
-     * holder left. Finds {@link ExclusiveLocks.SeededBug#REFUSES_REENTRY}.
+     * holder left. Finds {@link ExclusiveSeededBug#REFUSES_REENTRY}.
      */
     @Test
     void aHolderEntersItsKeyAgainDuringTheDrain() {
@@ -55,14 +55,14 @@ class DrainModelTest {
     @Test
     void theModelCheckingFindsADrainThatRefusesReentry() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> reentryDuringTheDrain(ExclusiveLocks.SeededBug.REFUSES_REENTRY)));
+                () -> reentryDuringTheDrain(ExclusiveSeededBug.REFUSES_REENTRY)));
         assertTrue(found.getMessage().contains("re-entry was refused"), found.getMessage());
     }
 
     /**
      * A newcomer asks for a key while a holder finishes and the manager closes: begun after the close, it is
      * refused; let through, it is a hold the drain waits for, never one granted after the drain ended. Finds
-     * {@link ExclusiveLocks.SeededBug#GRANTED_PAST_THE_DRAIN}, a gap this scenario found in the code as it
+     * {@link ExclusiveSeededBug#GRANTED_PAST_THE_DRAIN}, a gap this scenario found in the code as it
      * was: a newcomer that looked at the close before it began, and was tracked after the drain had found
      * nothing held, got its hold after the drain ended.
      */
@@ -74,11 +74,11 @@ class DrainModelTest {
     @Test
     void theModelCheckingFindsAHoldGrantedPastTheDrain() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> newcomerDuringTheClose(ExclusiveLocks.SeededBug.GRANTED_PAST_THE_DRAIN)));
+                () -> newcomerDuringTheClose(ExclusiveSeededBug.GRANTED_PAST_THE_DRAIN)));
         assertTrue(found.getMessage().contains("granted after the drain ended"), found.getMessage());
     }
 
-    private static void reentryDuringTheDrain(ExclusiveLocks.SeededBug bug) {
+    private static void reentryDuringTheDrain(ExclusiveSeededBug bug) {
         Model model = new Model(bug);
         Thread holder = model.thread(() -> {
             LockHandle outer = model.enter(HELD);
@@ -107,7 +107,7 @@ class DrainModelTest {
         model.locks.assertNothingLeft(List.of(HELD.key()));
     }
 
-    private static void newcomerDuringTheClose(ExclusiveLocks.SeededBug bug) {
+    private static void newcomerDuringTheClose(ExclusiveSeededBug bug) {
         Model model = new Model(bug);
         Thread holder = model.thread(() -> {
             LockHandle held = model.enter(HELD);
@@ -143,7 +143,7 @@ class DrainModelTest {
         private boolean closeBegun;
         private boolean drained;
 
-        Model(ExclusiveLocks.SeededBug bug) {
+        Model(ExclusiveSeededBug bug) {
             locks = new ModelLocks(CLOSED_WATCHDOG, ModelLocks.NO_PAUSE, bug);
         }
 

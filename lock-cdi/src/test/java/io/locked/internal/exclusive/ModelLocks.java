@@ -52,7 +52,7 @@ public final class ModelLocks {
         this(closedWatchdog, pause, null);
     }
 
-    ModelLocks(LeaseWatchdog closedWatchdog, Pause pause, ExclusiveLocks.SeededBug bug) {
+    ModelLocks(LeaseWatchdog closedWatchdog, Pause pause, ExclusiveSeededBug bug) {
         time = new TimeSource() {
             @Override
             public long nanoTime() {

@@ -1,0 +1,11 @@
+package io.locked.internal.exclusive;
+
+/** The bugs the model checking ({@code DrainModelTest}) and the simulation ({@code SimulationTest}) must find. */
+public enum ExclusiveSeededBug {
+    /** Once closed, a holder's re-entry is not looked for, so it is refused. */
+    REFUSES_REENTRY,
+    /** A hold tracked for the drain is not looked at again, so it is granted past the drain. */
+    GRANTED_PAST_THE_DRAIN,
+    /** A pessimistic release that finds its transaction gone is not told to the holder. */
+    LOSS_AT_RELEASE_UNTOLD
+}
