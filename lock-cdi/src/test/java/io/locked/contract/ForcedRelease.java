@@ -11,7 +11,7 @@ import io.locked.api.LockInfo;
  * @param ended      the hold it reports it ended, or null
  * @param outcome    what it answered: {@code ended}, {@code free} or {@code refused: ...}
  */
-record ForcedRelease(String key, long startNanos, long endNanos, LockInfo ended, String outcome) {
+public record ForcedRelease(String key, long startNanos, long endNanos, LockInfo ended, String outcome) {
     /** @return whether it ended a hold it could name by its token */
     boolean endedToken() {
         return ended != null && ended.token().isPresent();

@@ -15,7 +15,7 @@ package io.locked.contract;
  * @param leaseNanos   its lease as its holder counts it ({@code OPTIMISTIC}), else 0
  * @param delayNanos   its lock-delay, which the store keeps past that lease, else 0
  */
-record MinimumHold(String key, String holder, long token, long askedNanos, long enteredNanos, long holdNanos, long closedNanos,
+public record MinimumHold(String key, String holder, long token, long askedNanos, long enteredNanos, long holdNanos, long closedNanos,
                    String lossReason, long leaseNanos, long delayNanos) {
     /** What an optimistic holder is told when its own count of its lease ran out before a renewal confirmed it. */
     static final String COUNT_RAN_OUT = "before a renewal confirmed it";
@@ -26,7 +26,7 @@ record MinimumHold(String key, String holder, long token, long askedNanos, long 
      * lock-delay kept at least {@code lease + delay} past the acquire call, and its release came before that.
      * A holder told of any other loss may have had its row taken or freed: the store may have nothing to keep.
      */
-    boolean binding() {
+    public boolean binding() {
         if (lossReason == null) {
             return true;
         }

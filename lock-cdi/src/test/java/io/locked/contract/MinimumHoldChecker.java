@@ -17,7 +17,7 @@ import java.util.function.Function;
  * both advance at the rate the kernel's clock does (NTP slews both alike). What it cannot see past is the
  * databases' timestamps, stored to the microsecond: a hold may end up to that much before t0 + hold.
  */
-final class MinimumHoldChecker {
+public final class MinimumHoldChecker {
     private static final long TIMESTAMP_RESOLUTION_NANOS = TimeUnit.MICROSECONDS.toNanos(1);
 
     private MinimumHoldChecker() {
@@ -29,7 +29,7 @@ final class MinimumHoldChecker {
      * @param forced   the operator's forced releases
      * @return each section that entered within a binding hold that no forced release ended
      */
-    static List<String> violations(List<MinimumHold> holds, Function<String, List<CriticalSection>> sections,
+    public static List<String> violations(List<MinimumHold> holds, Function<String, List<CriticalSection>> sections,
                                    List<ForcedRelease> forced) {
         List<String> violations = new ArrayList<>();
         for (MinimumHold hold : holds) {

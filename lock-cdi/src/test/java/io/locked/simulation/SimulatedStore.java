@@ -1,0 +1,413 @@
+package io.locked.simulation;
+
+import io.locked.api.LockMode;
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.spi.Lease;
+import io.locked.spi.LockRepository;
+import io.locked.spi.LockRowState;
+import io.locked.spi.PessimisticHold;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.function.Supplier;
+
+/**
+ * The database as the simulation sees it: one row per key, leases on the database's own clock, row
+ * locks held by sessions, one token counter. Each statement may meet a fault the seed chose: the store
+ * down (the statement never ran), the reply lost (it ran, the client hears a failure), or the statement
+ * held up past its client's timeout and landing later. The assumptions, each tied to a real database's
+ * test, are in {@code docs/testing.md#the-deterministic-simulation}.
+ *
+ * <p>Called by one thread at a time (the simulation runs one actor at a time); synchronized for
+ * visibility only.
+ */
+final class SimulatedStore implements LockRepository {
+    private final VirtualClock clock;
+    private final Random random;
+    private final FaultRates rates;
+    private final Trace trace;
+    private final Map<String, Row> rows = new HashMap<>();
+    private final List<LateStatement> late = new ArrayList<>();
+    private final List<Session> sessions = new ArrayList<>();
+    /** Clock tokens: a counter that no rollback lowers. */
+    private long lastToken;
+    /** The database's clock minus the JVMs' monotonic clock; a step moves it. */
+    private long clockOffsetNanos;
+    private long downUntilNanos;
+    private int lateCount;
+
+    private final StoreBug bug;
+
+    /** Mistakes a real store could make, seeded into the simulated one for the negative controls. */
+    enum StoreBug {
+        /** A renewal sets the lease to end a lease from now, even where that is earlier: one that lands after a
+         * release which left a minimum hold cuts the hold short (the real stores take the later end:
+         * {@code MinimumHoldContract}). */
+        RENEWAL_SHORTENS_A_HOLD
+    }
+
+    SimulatedStore(VirtualClock clock, Random random, FaultRates rates, Trace trace, StoreBug bug) {
+        this.bug = bug;
+        this.clock = clock;
+        this.random = random;
+        this.rates = rates;
+        this.trace = trace;
+    }
+
+    private static final class Row {
+        String owner;
+        long token;
+        long version;
+        long expiresAtNanos;
+        long acquiredAtNanos;
+        Session rowLock;
+    }
+
+    /** A connection's session: it holds a row lock until it commits or ends. */
+    private static final class Session {
+        final String key;
+        boolean ended;
+
+        Session(String key) {
+            this.key = key;
+        }
+    }
+
+    /** A statement its client gave up on, which the database runs later all the same. */
+    record LateStatement(long landsAtNanos, int order, String what, Runnable effect) {
+    }
+
+    /** The core names a holder by process and thread; the trace by the simulated client alone, the same in every run. */
+    private static String who(String holder) {
+        int client = holder.indexOf("simulated-");
+        return client < 0 ? holder : holder.substring(client + "simulated-".length());
+    }
+
+    private long dbNow() {
+        return clock.nanoTime() + clockOffsetNanos;
+    }
+
+    private Row row(String key) {
+        return rows.computeIfAbsent(key, k -> new Row());
+    }
+
+    private boolean leaseLive(Row row) {
+        return row.owner != null && dbNow() - row.expiresAtNanos < 0;
+    }
+
+    private boolean rowLocked(Row row) {
+        return row.rowLock != null && !row.rowLock.ended;
+    }
+
+    // by owner and token, as the SPI asks
+    private static boolean holds(Row row, Lease lease) {
+        return lease.owner().equals(row.owner) && row.token == lease.token();
+    }
+
+    /**
+     * Runs a statement through the faults the seed chooses for it.
+     *
+     * @param canLandLate whether the statement may be held up and land after its client gave up
+     */
+    private <T> T statement(String what, String key, boolean canLandLate, Supplier<T> body) {
+        synchronized (this) {
+            if (clock.nanoTime() < downUntilNanos) {
+                trace.add("store down: " + what + " did not run");
+                throw new LockStoreUnavailableException(key, "simulated: the store is down", null);
+            }
+            if (canLandLate && random.nextDouble() < rates.late()) {
+                long landsAt = clock.nanoTime() + 1 + (long) (random.nextDouble() * rates.lateByNanos());
+                late.add(new LateStatement(landsAt, lateCount++, what, () -> body.get()));
+                trace.add("held up: " + what + " times out now, lands at " + Trace.millis(landsAt));
+                throw new LockStoreUnavailableException(key, "simulated: the statement timed out", null);
+            }
+        }
+        clock.advance(latency());
+        T result;
+        boolean replyLost;
+        synchronized (this) {
+            result = body.get();
+            replyLost = random.nextDouble() < rates.lostReply();
+            trace.add(what + " -> " + shown(result) + (replyLost ? " (reply lost)" : ""));
+        }
+        clock.advance(latency());
+        if (replyLost) {
+            throw new LockStoreUnavailableException(key, "simulated: the reply was lost", null);
+        }
+        return result;
+    }
+
+    /** A lease by its token and version: its owner is a random id, different in every run. */
+    private static String shown(Object result) {
+        return result instanceof Lease lease ? "lease token " + lease.token() + " version " + lease.version()
+                : String.valueOf(result);
+    }
+
+    private long latency() {
+        synchronized (this) {
+            return random.nextDouble() < rates.slowReply() ? (long) (random.nextDouble() * rates.slowReplyNanos())
+                    : random.nextInt(1_000_000);
+        }
+    }
+
+    @Override
+    public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
+        Session session = new Session(key);
+        Long token;
+        try {
+            token = statement("lock " + key + " for " + who(holder), key, false, () -> {
+                Row row = row(key);
+                if (rowLocked(row) || leaseLive(row)) {
+                    return null;
+                }
+                row.rowLock = session;
+                row.acquiredAtNanos = dbNow();
+                sessions.add(session);
+                return ++lastToken;
+            });
+        } catch (LockStoreUnavailableException lostReply) {
+            // the driver closes a connection whose statement failed: its transaction ends with it
+            endSession(session);
+            throw lostReply;
+        }
+        if (token == null) {
+            return null;
+        }
+        return new SimulatedHold(key, owner, holder, token, session);
+    }
+
+    private final class SimulatedHold implements PessimisticHold {
+        private final String key;
+        private final String owner;
+        private final String holder;
+        private final long token;
+        private final Session session;
+
+        SimulatedHold(String key, String owner, String holder, long token, Session session) {
+            this.key = key;
+            this.owner = owner;
+            this.holder = holder;
+            this.token = token;
+            this.session = session;
+        }
+
+        @Override
+        public long token() {
+            return token;
+        }
+
+        @Override
+        public boolean isAlive(Duration timeout) {
+            try {
+                return statement("is the session of " + who(holder) + " on " + key + " alive", key, false,
+                        () -> !session.ended);
+            } catch (LockStoreUnavailableException broken) {
+                // as the real stores answer: a check that fails on the hold's connection finds the session gone,
+                // and the connection is closed, ending it
+                endSession(session);
+                return false;
+            }
+        }
+
+        @Override
+        public boolean release() {
+            return commit("release " + key + " of " + who(holder), null);
+        }
+
+        @Override
+        public boolean release(Duration holdAtLeast) {
+            return commit("release " + key + " of " + who(holder) + " holding it at least " + holdAtLeast, holdAtLeast);
+        }
+
+        private boolean commit(String what, Duration holdAtLeast) {
+            try {
+                return statement(what, key, false, () -> {
+                    if (session.ended) {
+                        return false;
+                    }
+                    Row row = row(key);
+                    if (holdAtLeast != null) {
+                        row.owner = owner;
+                        row.token = token;
+                        row.version++;
+                        row.expiresAtNanos = row.acquiredAtNanos + holdAtLeast.toNanos();
+                    }
+                    endSession(session);
+                    return true;
+                });
+            } catch (LockStoreUnavailableException failed) {
+                // the connection is closed after a failure, and its transaction with it
+                synchronized (SimulatedStore.this) {
+                    endSession(session);
+                }
+                throw failed;
+            }
+        }
+    }
+
+    private synchronized void endSession(Session session) {
+        session.ended = true;
+        Row row = rows.get(session.key);
+        if (row != null && row.rowLock == session) {
+            row.rowLock = null;
+        }
+    }
+
+    @Override
+    public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
+        return statement("take " + key + " for " + who(holder) + " for " + lease, key, true, () -> {
+            Row row = row(key);
+            if (rowLocked(row) || leaseLive(row)) {
+                return null;
+            }
+            row.owner = owner;
+            row.token = ++lastToken;
+            row.version++;
+            row.acquiredAtNanos = dbNow();
+            row.expiresAtNanos = dbNow() + lease.toNanos();
+            return new Lease(key, owner, row.token, row.version);
+        });
+    }
+
+    @Override
+    public Lease renewLease(Lease lease, Duration duration) {
+        return statement("renew " + lease.key() + " token " + lease.token() + " for " + duration, lease.key(), true, () -> {
+            Row row = row(lease.key());
+            if (!holds(row, lease) || !leaseLive(row)) {
+                return null;
+            }
+            row.version++;
+            // a renewal never shortens a lease: one that lands late must not cut a minimum hold
+            row.expiresAtNanos = bug == StoreBug.RENEWAL_SHORTENS_A_HOLD ? dbNow() + duration.toNanos()
+                    : Math.max(row.expiresAtNanos, dbNow() + duration.toNanos());
+            return new Lease(lease.key(), lease.owner(), lease.token(), row.version);
+        });
+    }
+
+    @Override
+    public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        return statement("hand " + lease.key() + " token " + lease.token() + " over to " + who(holder), lease.key(), true, () -> {
+            Row row = row(lease.key());
+            if (!holds(row, lease) || !leaseLive(row)) {
+                return null;
+            }
+            row.owner = newOwner;
+            row.token = ++lastToken;
+            row.version++;
+            row.acquiredAtNanos = dbNow();
+            row.expiresAtNanos = dbNow() + duration.toNanos();
+            return new Lease(lease.key(), newOwner, row.token, row.version);
+        });
+    }
+
+    @Override
+    public boolean releaseLease(Lease lease) {
+        return statement("release " + lease.key() + " token " + lease.token(), lease.key(), true, () -> {
+            Row row = row(lease.key());
+            if (!holds(row, lease)) {
+                return false;
+            }
+            boolean live = leaseLive(row);
+            row.owner = null;
+            row.version++;
+            return live;
+        });
+    }
+
+    @Override
+    public boolean releaseLease(Lease lease, Duration holdAtLeast) {
+        return statement("release " + lease.key() + " token " + lease.token() + " holding it at least " + holdAtLeast,
+                lease.key(), true, () -> {
+                    Row row = row(lease.key());
+                    if (!holds(row, lease)) {
+                        return false;
+                    }
+                    boolean live = leaseLive(row);
+                    row.version++;
+                    if (live) {
+                        row.expiresAtNanos = row.acquiredAtNanos + holdAtLeast.toNanos();
+                    } else {
+                        row.owner = null;
+                    }
+                    return live;
+                });
+    }
+
+    @Override
+    public synchronized Optional<LockRowState> inspect(String key) {
+        Row row = rows.get(key);
+        if (row == null) {
+            return Optional.empty();
+        }
+        LockMode mode = rowLocked(row) ? LockMode.PESSIMISTIC : leaseLive(row) ? LockMode.OPTIMISTIC : null;
+        return Optional.of(new LockRowState(key, mode, null, row.token, null, null,
+                mode == LockMode.OPTIMISTIC ? row.owner : null, null));
+    }
+
+    @Override
+    public int deleteIdleRows(Duration idleFor) {
+        return 0;
+    }
+
+    // --- faults the simulation injects between statements
+
+    synchronized void downFor(long nanos) {
+        downUntilNanos = Math.max(downUntilNanos, clock.nanoTime() + nanos);
+    }
+
+    /** Ends a session that holds a row lock, as a killed connection does; @return whose, or null if none */
+    synchronized String endASession() {
+        List<Session> holding = sessions.stream().filter(session -> !session.ended).toList();
+        sessions.removeIf(session -> session.ended);
+        if (holding.isEmpty()) {
+            return null;
+        }
+        Session session = holding.get(random.nextInt(holding.size()));
+        endSession(session);
+        return session.key;
+    }
+
+    /** Steps the database's clock back: leases last longer by the step, tokens are not on it. */
+    synchronized void stepClockBack(long nanos) {
+        clockOffsetNanos -= nanos;
+    }
+
+    /** @return when the next held-up statement lands, or {@link Long#MAX_VALUE} */
+    synchronized long nextLanding() {
+        return late.stream().mapToLong(LateStatement::landsAtNanos).min().orElse(Long.MAX_VALUE);
+    }
+
+    /** Lands the held-up statements due by now, in the order they were sent. */
+    void landDue() {
+        List<LateStatement> due;
+        synchronized (this) {
+            due = late.stream().filter(statement -> statement.landsAtNanos() <= clock.nanoTime())
+                    .sorted(Comparator.comparingLong(LateStatement::landsAtNanos).thenComparingInt(LateStatement::order))
+                    .toList();
+            late.removeAll(due);
+        }
+        for (LateStatement statement : due) {
+            synchronized (this) {
+                statement.effect().run();
+                trace.add("landed late: " + statement.what());
+            }
+        }
+    }
+
+    /** @return the keys whose row is locked or whose lease is live on the database's clock */
+    synchronized List<String> keysHeld() {
+        return rows.entrySet().stream().filter(entry -> rowLocked(entry.getValue()) || leaseLive(entry.getValue()))
+                .map(Map.Entry::getKey).sorted().toList();
+    }
+
+    /** @return when the last lease of any row ends, on the JVMs' clock */
+    synchronized long lastLeaseEnd() {
+        return rows.values().stream().filter(row -> row.owner != null)
+                .mapToLong(row -> row.expiresAtNanos - clockOffsetNanos).max().orElse(0);
+    }
+}

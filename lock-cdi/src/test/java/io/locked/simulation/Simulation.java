@@ -1,0 +1,399 @@
+package io.locked.simulation;
+
+import io.locked.api.LockException;
+import io.locked.api.LockHandle;
+import io.locked.api.LockLostException;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.contract.CriticalSection;
+import io.locked.contract.HistoryChecker;
+import io.locked.contract.MinimumHold;
+import io.locked.contract.MinimumHoldChecker;
+import io.locked.internal.DefaultLockManager;
+import io.locked.internal.base.LockMetrics;
+import io.locked.internal.exclusive.ExclusiveLocks;
+import io.locked.internal.lease.LeaseWatchdog;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One seeded run of the core against {@link SimulatedStore}: several lock managers stand for JVMs,
+ * each with clients that try keys in both modes (with minimum holds and lock-delays), hold them a
+ * while and release them, while the seed steps time forward, takes the store down, ends sessions,
+ * holds statements up, steps the database's clock back and pauses whole JVMs past their leases.
+ *
+ * <p>Deterministic: one actor runs at a time. Each client is a thread of its own (so that the
+ * core's thread scopes see distinct threads), and the simulation hands it one call and waits for
+ * it; the watchdogs' ticks and the calls they start run on the simulation's thread, in virtual time
+ * ({@link VirtualScheduler}, {@link DirectCalls}); every choice comes from the seed's random. Every
+ * call is a try, so nothing waits on another thread. The same seed gives the same run, and a failing
+ * one prints its trace.
+ *
+ * <p>Judged by the independent checkers: {@link HistoryChecker} (no overlap that no holder was told of,
+ * tokens rising) and {@link MinimumHoldChecker}; and at the end no key stays held once every lease ran out.
+ */
+final class Simulation {
+    private static final Duration SESSION_CHECK = Duration.ofSeconds(1);
+    private static final Duration[] LEASES = {Duration.ofMillis(300), Duration.ofSeconds(1), Duration.ofSeconds(3)};
+    private static final long CALL_BOUND_SECONDS = 30;
+
+    /**
+     * @param jvms    lock managers
+     * @param clients clients per manager
+     * @param keys    distinct keys
+     * @param steps   choices per run
+     * @param rates   the statements' faults
+     * @param bug     the bug a negative control seeds in the core, or null
+     * @param storeBug the bug a negative control seeds in the simulated store, or null
+     */
+    record Settings(int jvms, int clients, int keys, int steps, FaultRates rates, ExclusiveSeededBug bug,
+                    SimulatedStore.StoreBug storeBug) {
+        static final Settings CI = new Settings(3, 3, 2, 400, FaultRates.CI, null, null);
+
+        Settings withBug(ExclusiveSeededBug seeded) {
+            return new Settings(jvms, clients, keys, steps, rates, seeded, null);
+        }
+
+        Settings withBug(SimulatedStore.StoreBug seeded) {
+            return new Settings(jvms, clients, keys, steps, rates, null, seeded);
+        }
+    }
+
+    /**
+     * @param seed       the run's seed
+     * @param violations what the checkers found; empty when the run is correct
+     * @param sections   critical sections entered
+     * @param signalled  overlaps whose holder was told of its loss (allowed)
+     * @param statements store statements the core sent
+     * @param trace      the end of the run, in virtual time
+     */
+    record Outcome(long seed, List<String> violations, int sections, int signalled, long virtualNanos, String trace) {
+        boolean failed() {
+            return !violations.isEmpty();
+        }
+
+        String report() {
+            return "seed " + seed + " (replay: -Dlocked.simulation.seed=" + seed + "): " + String.join("\n", violations)
+                    + "\n--- trace\n" + trace;
+        }
+    }
+
+    private final long seed;
+    private final Settings settings;
+    private final Random random;
+    private final VirtualClock clock = new VirtualClock();
+    private final Trace trace = new Trace(clock);
+    private final SimulatedStore store;
+    private final List<Jvm> jvms = new ArrayList<>();
+    private final Map<String, List<CriticalSection>> sections = new HashMap<>();
+    private final List<MinimumHold> holds = new ArrayList<>();
+    private final List<String> violations = new ArrayList<>();
+
+    private Simulation(long seed, Settings settings) {
+        this.seed = seed;
+        this.settings = settings;
+        this.random = new Random(seed);
+        this.store = new SimulatedStore(clock, random, settings.rates(), trace, settings.storeBug());
+    }
+
+    private final class Jvm {
+        final String name;
+        final VirtualScheduler scheduler = new VirtualScheduler(clock);
+        final DirectCalls calls = new DirectCalls();
+        final DefaultLockManager locks;
+        final List<Client> clients = new ArrayList<>();
+        long pausedUntilNanos;
+
+        Jvm(int index) {
+            this.name = "jvm" + index;
+            this.locks = new DefaultLockManager(store, clock, new LeaseWatchdog(scheduler, calls, store, clock),
+                    SESSION_CHECK, LockMetrics.NONE, settings.bug());
+            for (int c = 0; c < settings.clients(); c++) {
+                clients.add(new Client(name + "/c" + c, this));
+            }
+        }
+
+        boolean paused() {
+            return clock.nanoTime() < pausedUntilNanos;
+        }
+
+        /** @return when its next tick may run: never while it is paused */
+        long nextTick() {
+            long due = scheduler.nextDue();
+            return due == Long.MAX_VALUE ? due : Math.max(due, pausedUntilNanos);
+        }
+    }
+
+    private final class Client {
+        final String name;
+        final Jvm jvm;
+        final ExecutorService thread;
+        LockHandle held;
+        LockRequest request;
+        long askedNanos;
+        long enteredNanos;
+
+        Client(String name, Jvm jvm) {
+            this.name = name;
+            this.jvm = jvm;
+            this.thread = Executors.newSingleThreadExecutor(runnable -> {
+                Thread client = new Thread(runnable, "simulated-" + name);
+                client.setDaemon(true);
+                return client;
+            });
+        }
+
+        <T> T call(Callable<T> body) throws Exception {
+            try {
+                return thread.submit(body).get(CALL_BOUND_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException failed) {
+                throw failed.getCause() instanceof Exception cause ? cause : failed;
+            } catch (TimeoutException blocked) {
+                throw new IllegalStateException(name + " was blocked for " + CALL_BOUND_SECONDS
+                        + " s in a call that must not wait: " + threadDump(), blocked);
+            }
+        }
+
+        private String threadDump() {
+            return Thread.getAllStackTraces().entrySet().stream()
+                    .filter(entry -> entry.getKey().getName().equals("simulated-" + name))
+                    .map(entry -> java.util.Arrays.toString(entry.getValue())).findFirst().orElse("");
+        }
+    }
+
+    /** Runs one seed. */
+    static Outcome run(long seed, Settings settings) {
+        // the core logs each simulated failure; the trace tells them
+        java.util.logging.Logger quiet = java.util.logging.Logger.getLogger("io.locked");
+        java.util.logging.Level level = quiet.getLevel();
+        quiet.setLevel(java.util.logging.Level.OFF);
+        try {
+            return runQuietly(seed, settings);
+        } finally {
+            quiet.setLevel(level);
+        }
+    }
+
+    private static Outcome runQuietly(long seed, Settings settings) {
+        Simulation simulation = new Simulation(seed, settings);
+        try {
+            simulation.runAll();
+        } catch (Exception | AssertionError failure) {
+            simulation.violations.add("the run failed: " + failure);
+            simulation.trace.add("failure: " + stackOf(failure));
+        } finally {
+            simulation.close();
+        }
+        int signalled = simulation.sections.values().stream()
+                .mapToInt(keySections -> HistoryChecker.check(keySections).signalled().size()).sum();
+        int entered = simulation.sections.values().stream().mapToInt(List::size).sum();
+        return new Outcome(seed, simulation.violations, entered, signalled, simulation.clock.nanoTime(),
+                simulation.trace.tail());
+    }
+
+    private static String stackOf(Throwable failure) {
+        java.io.StringWriter text = new java.io.StringWriter();
+        failure.printStackTrace(new java.io.PrintWriter(text));
+        return text.toString();
+    }
+
+    private void runAll() throws Exception {
+        for (int j = 0; j < settings.jvms(); j++) {
+            jvms.add(new Jvm(j));
+        }
+        for (int step = 0; step < settings.steps(); step++) {
+            int choice = random.nextInt(100);
+            if (choice < 55) {
+                act();
+            } else if (choice < 85) {
+                advance((long) (random.nextDouble() * 1_500_000_000L));
+            } else {
+                fault(choice);
+            }
+        }
+        for (Jvm jvm : jvms) {
+            jvm.pausedUntilNanos = 0;
+            for (Client client : jvm.clients) {
+                if (client.held != null) {
+                    release(client);
+                }
+            }
+        }
+        // every lease, hold, lock-delay and held-up statement runs out
+        advance(10_000_000_000L);
+        advance(Math.max(0, store.lastLeaseEnd() - clock.nanoTime()) + 1);
+        store.landDue();
+        advance(Math.max(0, store.lastLeaseEnd() - clock.nanoTime()) + 1);
+        for (Jvm jvm : jvms) {
+            jvm.calls.escaped().forEach(failure -> violations.add(jvm.name + ": a watchdog call threw " + failure));
+        }
+        List<String> stillHeld = store.keysHeld();
+        if (!stillHeld.isEmpty()) {
+            violations.add("held after every holder released and every lease ran out: " + stillHeld);
+        }
+        for (Map.Entry<String, List<CriticalSection>> key : sections.entrySet()) {
+            for (String silent : HistoryChecker.check(key.getValue()).silent()) {
+                violations.add("'" + key.getKey() + "': " + silent);
+            }
+        }
+        violations.addAll(MinimumHoldChecker.violations(holds, key -> sections.getOrDefault(key, List.of()), List.of()));
+    }
+
+    private void act() throws Exception {
+        List<Client> awake = jvms.stream().filter(jvm -> !jvm.paused()).flatMap(jvm -> jvm.clients.stream()).toList();
+        if (awake.isEmpty()) {
+            return;
+        }
+        Client client = awake.get(random.nextInt(awake.size()));
+        if (client.held != null) {
+            release(client);
+        } else {
+            tryKey(client);
+        }
+    }
+
+    private void tryKey(Client client) throws Exception {
+        LockRequest request = request();
+        client.askedNanos = clock.nanoTime();
+        trace.add(client.name + " tries " + describe(request));
+        Optional<LockHandle> handle;
+        try {
+            handle = client.call(() -> client.jvm.locks.tryAcquire(request));
+        } catch (LockException storeFailed) {
+            trace.add(client.name + " failed: " + storeFailed.getMessage());
+            return;
+        }
+        if (handle.isPresent()) {
+            client.held = handle.get();
+            client.request = request;
+            client.enteredNanos = clock.nanoTime();
+            trace.add(client.name + " holds " + request.key() + " token " + client.held.token());
+        } else {
+            trace.add(client.name + " found " + request.key() + " busy");
+        }
+    }
+
+    private LockRequest request() {
+        String key = "key" + random.nextInt(settings.keys());
+        LockMode mode = random.nextBoolean() ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
+        Duration lease = LEASES[random.nextInt(LEASES.length)];
+        LockRequest request = LockRequest.of(key).mode(mode).maxWait(Duration.ZERO).lease(lease);
+        if (random.nextInt(3) == 0) {
+            request = request.holdAtLeast(Duration.ofMillis(100 + random.nextInt(3_000)));
+        }
+        if (mode == LockMode.OPTIMISTIC && random.nextInt(4) == 0) {
+            request = request.lockDelay(Duration.ofMillis(100 + random.nextInt(1_000)));
+        }
+        return request;
+    }
+
+    private static String describe(LockRequest request) {
+        return request.key() + " " + request.mode() + " lease " + request.lease().toMillis() + " ms"
+                + (request.holdAtLeast().isZero() ? "" : " hold " + request.holdAtLeast().toMillis() + " ms")
+                + (request.lockDelay().isZero() ? "" : " delay " + request.lockDelay().toMillis() + " ms");
+    }
+
+    private void release(Client client) throws Exception {
+        LockHandle handle = client.held;
+        long exitNanos = clock.nanoTime();
+        boolean told = !handle.isValid();
+        String loss = told ? "invalid at its exit" : null;
+        try {
+            client.call(() -> {
+                handle.close();
+                return null;
+            });
+            trace.add(client.name + " released " + handle.key() + " token " + handle.token() + (told ? " (told: invalid)" : ""));
+        } catch (LockLostException lostAtClose) {
+            told = true;
+            // a release that failed as well could not leave a minimum hold: the holder hears that failure with the loss
+            loss = lostAtClose.getSuppressed().length > 0 ? "its release failed too: " + lostAtClose.getSuppressed()[0]
+                    : lostAtClose.getMessage();
+            trace.add(client.name + " released " + handle.key() + " and heard it lost: " + loss);
+        } catch (LockException releaseFailed) {
+            // told that the release may not have happened: its row stays its own until its lease or session ends
+            told = true;
+            loss = releaseFailed.getMessage();
+            trace.add(client.name + " release of " + handle.key() + " failed: " + loss);
+        }
+        client.held = null;
+        sections.computeIfAbsent(handle.key(), key -> new ArrayList<>())
+                .add(new CriticalSection(client.name, handle.token(), client.enteredNanos, exitNanos, told));
+        LockRequest request = client.request;
+        if (!request.holdAtLeast().isZero()) {
+            holds.add(new MinimumHold(handle.key(), client.name, handle.token(), client.askedNanos, client.enteredNanos,
+                    request.holdAtLeast().toNanos(), clock.nanoTime(), loss,
+                    request.mode() == LockMode.OPTIMISTIC ? request.lease().toNanos() : 0, request.lockDelay().toNanos()));
+        }
+    }
+
+    /** Moves time on, running each tick and landing each held-up statement when it is due, in time order. */
+    private void advance(long nanos) {
+        long target = clock.nanoTime() + nanos;
+        while (true) {
+            Jvm next = null;
+            for (Jvm jvm : jvms) {
+                if (next == null || jvm.nextTick() < next.nextTick()) {
+                    next = jvm;
+                }
+            }
+            long tick = next == null ? Long.MAX_VALUE : next.nextTick();
+            long landing = store.nextLanding();
+            long due = Math.min(tick, landing);
+            if (due > target) {
+                break;
+            }
+            clock.advanceTo(due);
+            if (landing <= tick) {
+                store.landDue();
+            } else {
+                next.scheduler.runNextDue();
+            }
+        }
+        clock.advanceTo(target);
+    }
+
+    private void fault(int choice) {
+        switch (choice % 4) {
+            case 0 -> {
+                long down = (long) (random.nextDouble() * 4_000_000_000L);
+                trace.add("FAULT the store goes down for " + Trace.millis(down));
+                store.downFor(down);
+            }
+            case 1 -> trace.add("FAULT a session ends: " + store.endASession());
+            case 2 -> {
+                long step = (long) (random.nextDouble() * 2_000_000_000L);
+                trace.add("FAULT the database clock steps back " + Trace.millis(step));
+                store.stepClockBack(step);
+            }
+            default -> {
+                Jvm jvm = jvms.get(random.nextInt(jvms.size()));
+                long pause = (long) (random.nextDouble() * 5_000_000_000L);
+                trace.add("FAULT " + jvm.name + " pauses for " + Trace.millis(pause));
+                jvm.pausedUntilNanos = clock.nanoTime() + pause;
+            }
+        }
+    }
+
+    private void close() {
+        for (Jvm jvm : jvms) {
+            try {
+                jvm.locks.close();
+            } catch (RuntimeException ignored) {
+                // closing releases nothing here: every client released before
+            }
+            jvm.clients.forEach(client -> client.thread.shutdownNow());
+        }
+    }
+}

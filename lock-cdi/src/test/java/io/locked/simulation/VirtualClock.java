@@ -1,0 +1,44 @@
+package io.locked.simulation;
+
+import io.locked.internal.base.TimeSource;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+
+/**
+ * The simulation's time: every JVM's monotonic clock, moved only by the simulation. Nothing in a
+ * simulated try may sleep: a sleep would be time the simulation did not choose.
+ */
+final class VirtualClock implements TimeSource {
+    private static final Instant EPOCH = Instant.parse("2026-01-01T00:00:00Z");
+    /** Written by whichever thread runs (one at a time, handed on through futures); read by all. */
+    private volatile long nowNanos = 1_000_000_000L;
+
+    @Override
+    public long nanoTime() {
+        return nowNanos;
+    }
+
+    void advance(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("a monotonic clock does not go back: " + nanos);
+        }
+        nowNanos += nanos;
+    }
+
+    void advanceTo(long nanos) {
+        if (nanos > nowNanos) {
+            nowNanos = nanos;
+        }
+    }
+
+    @Override
+    public Clock wallClock() {
+        return Clock.fixed(EPOCH.plusNanos(nowNanos), ZoneOffset.UTC);
+    }
+
+    @Override
+    public void sleepNanos(long nanos) {
+        throw new IllegalStateException("the core slept " + nanos + " ns in the simulation, where every call is a try");
+    }
+}
