@@ -28,6 +28,7 @@ import io.locked.internal.leadership.Candidacy;
 import io.locked.internal.lease.LeaseWatchdog;
 import io.locked.internal.operations.Operators;
 import io.locked.internal.permit.PermitSlots;
+import io.locked.internal.readwrite.KeepTimer;
 import io.locked.internal.readwrite.ReadWriteSlots;
 import io.locked.spi.LockRepository;
 import io.locked.spi.LockRows;
@@ -77,9 +78,7 @@ public final class DefaultLockManager extends AsyncLockCalls {
                               Duration sessionCheckInterval, LockMetrics metrics, ExclusiveSeededBug seededBug) {
         if (repository == null || time == null || watchdog == null || sessionCheckInterval == null
                 || sessionCheckInterval.isNegative() || sessionCheckInterval.isZero() || metrics == null) {
-            if (watchdog != null) {
-                watchdog.close(); // its threads end with the refused manager
-            }
+            Optional.ofNullable(watchdog).ifPresent(LeaseWatchdog::close); // its threads end with the refused manager
             throw new IllegalArgumentException("repository, time and metrics are required, watchdog threads must be >= 1,"
                     + " the session check interval positive");
         }
@@ -88,7 +87,7 @@ public final class DefaultLockManager extends AsyncLockCalls {
         this.time = time;
         this.watchdog = watchdog;
         this.permitSlots = new PermitSlots(time);
-        this.readWriteSlots = new ReadWriteSlots(time, watchdog::once);
+        this.readWriteSlots = new ReadWriteSlots(time, KeepTimer.of(watchdog::once, watchdog::schedulerNanos));
         this.operators = new Operators(repository);
         this.exclusive = new ExclusiveLocks(repository, time, watchdog, sessionCheckInterval, draining, seededBug);
     }

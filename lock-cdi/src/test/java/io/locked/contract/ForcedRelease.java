@@ -9,7 +9,8 @@ import io.locked.api.LockInfo;
  * @param startNanos when the call began
  * @param endNanos   when it returned
  * @param ended      the hold it reports it ended, or null
- * @param outcome    what it answered: {@code ended}, {@code free} or {@code refused: ...}
+ * @param outcome    what it answered: {@code ended}, {@code free}, {@code refused: ...}, or {@code unknown: ...} where
+ *                   the call failed in a way that leaves open whether it ran (a reply lost after the statement)
  */
 public record ForcedRelease(String key, long startNanos, long endNanos, LockInfo ended, String outcome) {
     /** @return whether it ended a hold it could name by its token */
@@ -25,6 +26,11 @@ public record ForcedRelease(String key, long startNanos, long endNanos, LockInfo
     /** @return whether it ended a session without knowing which hold that was */
     boolean endedUnnamed() {
         return ended != null && ended.token().isEmpty();
+    }
+
+    /** @return whether it failed without saying whether it ran: it may have ended whatever held its key */
+    boolean outcomeUnknown() {
+        return outcome.startsWith("unknown");
     }
 
     /** @return one line of the history */

@@ -51,7 +51,8 @@ public final class MinimumHoldChecker {
     }
 
     private static boolean endedBefore(MinimumHold hold, long enterNanos, List<ForcedRelease> forced) {
-        return forced.stream().anyMatch(release -> release.ended(hold.key(), hold.token())
+        return forced.stream().anyMatch(release -> (release.ended(hold.key(), hold.token())
+                || release.key().equals(hold.key()) && release.outcomeUnknown() && release.endNanos() - hold.askedNanos() > 0)
                 && release.startNanos() - enterNanos < 0);
     }
 }

@@ -51,8 +51,12 @@ final class SimulatedStore implements LockRepository {
         RENEWAL_SHORTENS_A_HOLD
     }
 
-    SimulatedStore(VirtualClock clock, Random random, FaultRates rates, Trace trace, StoreBug bug) {
+    /** How many leases one renewal statement renews: 1 renews each alone, more gathers them in batches. */
+    private final int batchSize;
+
+    SimulatedStore(VirtualClock clock, Random random, FaultRates rates, Trace trace, StoreBug bug, int batchSize) {
         this.bug = bug;
+        this.batchSize = batchSize;
         this.clock = clock;
         this.random = random;
         this.rates = rates;
@@ -144,6 +148,12 @@ final class SimulatedStore implements LockRepository {
 
     /** A lease by its token and version: its owner is a random id, different in every run. */
     private static String shown(Object result) {
+        if (result instanceof Optional<?> state) {
+            return state.map(SimulatedStore::shown).orElse("none");
+        }
+        if (result instanceof LockRowState state) {
+            return state.mode() + " token " + state.token();
+        }
         return result instanceof Lease lease ? "lease token " + lease.token() + " version " + lease.version()
                 : String.valueOf(result);
     }
@@ -167,6 +177,7 @@ final class SimulatedStore implements LockRepository {
                 }
                 row.rowLock = session;
                 row.acquiredAtNanos = dbNow();
+                row.token = lastToken + 1;
                 sessions.add(session);
                 return ++lastToken;
             });
@@ -276,17 +287,33 @@ final class SimulatedStore implements LockRepository {
 
     @Override
     public Lease renewLease(Lease lease, Duration duration) {
-        return statement("renew " + lease.key() + " token " + lease.token() + " for " + duration, lease.key(), true, () -> {
-            Row row = row(lease.key());
-            if (!holds(row, lease) || !leaseLive(row)) {
-                return null;
-            }
-            row.version++;
-            // a renewal never shortens a lease: one that lands late must not cut a minimum hold
-            row.expiresAtNanos = bug == StoreBug.RENEWAL_SHORTENS_A_HOLD ? dbNow() + duration.toNanos()
-                    : Math.max(row.expiresAtNanos, dbNow() + duration.toNanos());
-            return new Lease(lease.key(), lease.owner(), lease.token(), row.version);
-        });
+        return statement("renew " + lease.key() + " token " + lease.token() + " for " + duration, lease.key(), true,
+                () -> renewed(lease, duration));
+    }
+
+    @Override
+    public int renewalBatchSize() {
+        return batchSize;
+    }
+
+    /** One statement for the batch: its faults hit every lease in it alike. */
+    @Override
+    public List<Lease> renewLeases(List<Lease> leases, Duration duration) {
+        String keys = leases.stream().map(lease -> lease.key() + " token " + lease.token()).toList().toString();
+        return statement("renew " + keys + " for " + duration, leases.get(0).key(), true,
+                () -> leases.stream().map(lease -> renewed(lease, duration)).toList());
+    }
+
+    private Lease renewed(Lease lease, Duration duration) {
+        Row row = row(lease.key());
+        if (!holds(row, lease) || !leaseLive(row)) {
+            return null;
+        }
+        row.version++;
+        // a renewal never shortens a lease: one that lands late must not cut a minimum hold
+        row.expiresAtNanos = bug == StoreBug.RENEWAL_SHORTENS_A_HOLD ? dbNow() + duration.toNanos()
+                : Math.max(row.expiresAtNanos, dbNow() + duration.toNanos());
+        return new Lease(lease.key(), lease.owner(), lease.token(), row.version);
     }
 
     @Override
@@ -340,6 +367,10 @@ final class SimulatedStore implements LockRepository {
 
     @Override
     public synchronized Optional<LockRowState> inspect(String key) {
+        return inspectNow(key);
+    }
+
+    private synchronized Optional<LockRowState> inspectNow(String key) {
         Row row = rows.get(key);
         if (row == null) {
             return Optional.empty();
@@ -347,6 +378,25 @@ final class SimulatedStore implements LockRepository {
         LockMode mode = rowLocked(row) ? LockMode.PESSIMISTIC : leaseLive(row) ? LockMode.OPTIMISTIC : null;
         return Optional.of(new LockRowState(key, mode, null, row.token, null, null,
                 mode == LockMode.OPTIMISTIC ? row.owner : null, null));
+    }
+
+    /** An operator's: a pessimistic holder's session ended, a lease freed; the token raised either way. */
+    @Override
+    public Optional<LockRowState> forceRelease(String key) {
+        return statement("force the release of " + key, key, false, () -> {
+            Optional<LockRowState> ended = inspectNow(key).filter(state -> state.mode() != null);
+            if (ended.isEmpty()) {
+                return Optional.<LockRowState>empty();
+            }
+            Row row = row(key);
+            if (rowLocked(row)) {
+                endSession(row.rowLock);
+            }
+            row.owner = null;
+            row.token = ++lastToken;
+            row.version++;
+            return ended;
+        });
     }
 
     @Override

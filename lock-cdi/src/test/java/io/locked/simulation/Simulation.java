@@ -2,16 +2,21 @@ package io.locked.simulation;
 
 import io.locked.api.LockException;
 import io.locked.api.LockHandle;
+import io.locked.api.LockInfo;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.contract.CriticalSection;
+import io.locked.contract.ForcedRelease;
 import io.locked.contract.HistoryChecker;
+import io.locked.contract.PermitHistoryChecker;
+import io.locked.contract.Places;
+import io.locked.contract.ReadWriteHistoryChecker;
 import io.locked.contract.MinimumHold;
 import io.locked.contract.MinimumHoldChecker;
 import io.locked.internal.DefaultLockManager;
 import io.locked.internal.base.LockMetrics;
-import io.locked.internal.exclusive.ExclusiveLocks;
+import io.locked.internal.exclusive.ExclusiveSeededBug;
 import io.locked.internal.lease.LeaseWatchdog;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,6 +52,9 @@ final class Simulation {
     private static final Duration SESSION_CHECK = Duration.ofSeconds(1);
     private static final Duration[] LEASES = {Duration.ofMillis(300), Duration.ofSeconds(1), Duration.ofSeconds(3)};
     private static final long CALL_BOUND_SECONDS = 30;
+    private static final String READ_WRITE_KEY = "rw";
+    private static final String PERMITS_KEY = "permits";
+    private static final int PERMITS = 2;
 
     /**
      * @param jvms    lock managers
@@ -73,12 +81,15 @@ final class Simulation {
     /**
      * @param seed       the run's seed
      * @param violations what the checkers found; empty when the run is correct
-     * @param sections   critical sections entered
+     * @param sections   critical sections entered: exclusive, read/write and permits
      * @param signalled  overlaps whose holder was told of its loss (allowed)
      * @param statements store statements the core sent
      * @param trace      the end of the run, in virtual time
+     * @param mostReadersAtOnce the most readers inside the read/write lock at once
+     * @param mostPermitsAtOnce the most holders of the permits at once
      */
-    record Outcome(long seed, List<String> violations, int sections, int signalled, long virtualNanos, String trace) {
+    record Outcome(long seed, List<String> violations, int sections, int signalled, long virtualNanos, String trace,
+                   int mostReadersAtOnce, int mostPermitsAtOnce) {
         boolean failed() {
             return !violations.isEmpty();
         }
@@ -92,11 +103,14 @@ final class Simulation {
     private final long seed;
     private final Settings settings;
     private final Random random;
-    private final VirtualClock clock = new VirtualClock();
-    private final Trace trace = new Trace(clock);
+    private final VirtualClock clock;
+    private final Trace trace;
     private final SimulatedStore store;
     private final List<Jvm> jvms = new ArrayList<>();
     private final Map<String, List<CriticalSection>> sections = new HashMap<>();
+    private final List<ReadWriteHistoryChecker.Access> readWrite = new ArrayList<>();
+    private final List<PermitHistoryChecker.PermitSection> permitSections = new ArrayList<>();
+    private final List<ForcedRelease> forced = new ArrayList<>();
     private final List<MinimumHold> holds = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
 
@@ -104,7 +118,11 @@ final class Simulation {
         this.seed = seed;
         this.settings = settings;
         this.random = new Random(seed);
-        this.store = new SimulatedStore(clock, random, settings.rates(), trace, settings.storeBug());
+        this.clock = new VirtualClock(random);
+        this.trace = new Trace(clock);
+        int batchSize = random.nextBoolean() ? 1 : 1 + random.nextInt(8);
+        this.store = new SimulatedStore(clock, random, settings.rates(), trace, settings.storeBug(), batchSize);
+        trace.add("renewals in batches of up to " + batchSize);
     }
 
     private final class Jvm {
@@ -117,7 +135,7 @@ final class Simulation {
 
         Jvm(int index) {
             this.name = "jvm" + index;
-            this.locks = new DefaultLockManager(store, clock, new LeaseWatchdog(scheduler, calls, store, clock),
+            this.locks = new DefaultLockManager(store, clock, new LeaseWatchdog(scheduler, clock::nanoTime, calls, store, clock),
                     SESSION_CHECK, LockMetrics.NONE, settings.bug());
             for (int c = 0; c < settings.clients(); c++) {
                 clients.add(new Client(name + "/c" + c, this));
@@ -197,9 +215,13 @@ final class Simulation {
         }
         int signalled = simulation.sections.values().stream()
                 .mapToInt(keySections -> HistoryChecker.check(keySections).signalled().size()).sum();
-        int entered = simulation.sections.values().stream().mapToInt(List::size).sum();
+        int entered = simulation.sections.values().stream().mapToInt(List::size).sum() + simulation.readWrite.size()
+                + simulation.permitSections.size();
+        ReadWriteHistoryChecker.Verdict readWrite = ReadWriteHistoryChecker.check(simulation.readWrite);
+        PermitHistoryChecker.Verdict permits = PermitHistoryChecker.check(simulation.permitSections, PERMITS);
+        signalled += readWrite.signalled().size() + permits.signalled().size();
         return new Outcome(seed, simulation.violations, entered, signalled, simulation.clock.nanoTime(),
-                simulation.trace.tail());
+                simulation.trace.tail(), readWrite.mostReadersAtOnce(), permits.mostInsideAtOnce());
     }
 
     private static String stackOf(Throwable failure) {
@@ -247,7 +269,10 @@ final class Simulation {
                 violations.add("'" + key.getKey() + "': " + silent);
             }
         }
-        violations.addAll(MinimumHoldChecker.violations(holds, key -> sections.getOrDefault(key, List.of()), List.of()));
+        ReadWriteHistoryChecker.check(readWrite).silent().forEach(silent -> violations.add("'" + READ_WRITE_KEY + "': " + silent));
+        PermitHistoryChecker.check(permitSections, PERMITS).silent()
+                .forEach(silent -> violations.add("'" + PERMITS_KEY + "': " + silent));
+        violations.addAll(MinimumHoldChecker.violations(holds, key -> sections.getOrDefault(key, List.of()), forced));
     }
 
     private void act() throws Exception {
@@ -285,9 +310,18 @@ final class Simulation {
     }
 
     private LockRequest request() {
-        String key = "key" + random.nextInt(settings.keys());
+        int form = random.nextInt(4);
         LockMode mode = random.nextBoolean() ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
         Duration lease = LEASES[random.nextInt(LEASES.length)];
+        if (form == 0) {
+            // the store has no shared row locks: read/write locks are OPTIMISTIC here
+            LockRequest request = LockRequest.of(READ_WRITE_KEY).mode(LockMode.OPTIMISTIC).maxWait(Duration.ZERO).lease(lease);
+            return random.nextInt(3) == 0 ? request.write() : request.read();
+        }
+        if (form == 1) {
+            return LockRequest.of(PERMITS_KEY).mode(mode).maxWait(Duration.ZERO).lease(lease).permits(PERMITS);
+        }
+        String key = "key" + random.nextInt(settings.keys());
         LockRequest request = LockRequest.of(key).mode(mode).maxWait(Duration.ZERO).lease(lease);
         if (random.nextInt(3) == 0) {
             request = request.holdAtLeast(Duration.ofMillis(100 + random.nextInt(3_000)));
@@ -299,7 +333,8 @@ final class Simulation {
     }
 
     private static String describe(LockRequest request) {
-        return request.key() + " " + request.mode() + " lease " + request.lease().toMillis() + " ms"
+        return request.key() + " " + request.mode() + (request.permits() > 1 ? " " + request.permits() + " permits" : "")
+                + (request.key().equals(READ_WRITE_KEY) ? " " + request.type() : "") + " lease " + request.lease().toMillis() + " ms"
                 + (request.holdAtLeast().isZero() ? "" : " hold " + request.holdAtLeast().toMillis() + " ms")
                 + (request.lockDelay().isZero() ? "" : " delay " + request.lockDelay().toMillis() + " ms");
     }
@@ -328,9 +363,18 @@ final class Simulation {
             trace.add(client.name + " release of " + handle.key() + " failed: " + loss);
         }
         client.held = null;
-        sections.computeIfAbsent(handle.key(), key -> new ArrayList<>())
-                .add(new CriticalSection(client.name, handle.token(), client.enteredNanos, exitNanos, told));
         LockRequest request = client.request;
+        CriticalSection section = new CriticalSection(client.name, handle.token(), client.enteredNanos, exitNanos, told);
+        if (request.key().equals(READ_WRITE_KEY)) {
+            readWrite.add(new ReadWriteHistoryChecker.Access(request.type() == io.locked.api.LockType.WRITE,
+                    Places.of(handle), section));
+            return;
+        }
+        if (request.key().equals(PERMITS_KEY)) {
+            permitSections.add(new PermitHistoryChecker.PermitSection(Places.of(handle), section));
+            return;
+        }
+        sections.computeIfAbsent(handle.key(), key -> new ArrayList<>()).add(section);
         if (!request.holdAtLeast().isZero()) {
             holds.add(new MinimumHold(handle.key(), client.name, handle.token(), client.askedNanos, client.enteredNanos,
                     request.holdAtLeast().toNanos(), clock.nanoTime(), loss,
@@ -364,14 +408,15 @@ final class Simulation {
         clock.advanceTo(target);
     }
 
-    private void fault(int choice) {
-        switch (choice % 4) {
+    private void fault(int choice) throws Exception {
+        switch (choice % 5) {
             case 0 -> {
                 long down = (long) (random.nextDouble() * 4_000_000_000L);
                 trace.add("FAULT the store goes down for " + Trace.millis(down));
                 store.downFor(down);
             }
             case 1 -> trace.add("FAULT a session ends: " + store.endASession());
+            case 4 -> forceRelease();
             case 2 -> {
                 long step = (long) (random.nextDouble() * 2_000_000_000L);
                 trace.add("FAULT the database clock steps back " + Trace.millis(step));
@@ -384,6 +429,29 @@ final class Simulation {
                 jvm.pausedUntilNanos = clock.nanoTime() + pause;
             }
         }
+    }
+
+    /** An operator of an awake JVM ends a key's hold: allowed to overlap its holder, who must hear of it. */
+    private void forceRelease() throws Exception {
+        List<Jvm> awake = jvms.stream().filter(jvm -> !jvm.paused()).toList();
+        if (awake.isEmpty()) {
+            return;
+        }
+        Jvm jvm = awake.get(random.nextInt(awake.size()));
+        String key = "key" + random.nextInt(settings.keys());
+        long start = clock.nanoTime();
+        Optional<LockInfo> ended;
+        try {
+            ended = jvm.clients.get(0).call(() -> jvm.locks.forceRelease(key));
+        } catch (LockException failed) {
+            // a reply lost after the statement ran: the release may have happened
+            trace.add("FAULT an operator of " + jvm.name + " could not force the release of " + key + ": " + failed.getMessage());
+            forced.add(new ForcedRelease(key, start, clock.nanoTime(), null, "unknown: " + failed.getMessage()));
+            return;
+        }
+        trace.add("FAULT an operator of " + jvm.name + " forced the release of " + key + ": "
+                + ended.map(info -> "token " + info.token()).orElse("it was free"));
+        forced.add(new ForcedRelease(key, start, clock.nanoTime(), ended.orElse(null), ended.isPresent() ? "ended" : "free"));
     }
 
     private void close() {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.locked.internal.exclusive.ExclusiveLocks;
+import io.locked.internal.exclusive.ExclusiveSeededBug;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * the budget.
  */
 class SimulationTest {
-    private static final int CI_SEEDS = Integer.getInteger("locked.simulation.seeds", 500);
+    private static final int CI_SEEDS = Integer.getInteger("locked.simulation.seeds", 1000);
     private static final Long ONE_SEED = Long.getLong("locked.simulation.seed");
 
     @Test
@@ -26,6 +26,8 @@ class SimulationTest {
         long sections = 0;
         long signalled = 0;
         double virtualSeconds = 0;
+        int mostReaders = 0;
+        int mostPermits = 0;
         for (long seed = first; seed < first + seeds; seed++) {
             Simulation.Outcome outcome = Simulation.run(seed, Simulation.Settings.CI);
             if (outcome.failed()) {
@@ -34,6 +36,8 @@ class SimulationTest {
             sections += outcome.sections();
             signalled += outcome.signalled();
             virtualSeconds += outcome.virtualNanos() / 1e9;
+            mostReaders = Math.max(mostReaders, outcome.mostReadersAtOnce());
+            mostPermits = Math.max(mostPermits, outcome.mostPermitsAtOnce());
         }
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.printf(java.util.Locale.ROOT, "simulation: %d seeds x %d choices in %.1f s (%.0f choices/s),"
@@ -41,6 +45,11 @@ class SimulationTest {
                 seeds, Simulation.Settings.CI.steps(), seconds, seeds * Simulation.Settings.CI.steps() / seconds,
                 virtualSeconds, sections, signalled);
         assertTrue(sections > seeds * 10, "the runs entered too few critical sections to judge: " + sections);
+        if (ONE_SEED == null) {
+            assertTrue(mostReaders > 1, "no two readers ever shared the read/write lock: its check proved nothing");
+            // more than two at once are holders told of their loss still at work, which the checker allows
+            assertTrue(mostPermits >= 2, "the two permits were never both held: their check proved nothing");
+        }
     }
 
     @Test

@@ -6,13 +6,27 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 
 /**
- * The simulation's time: every JVM's monotonic clock, moved only by the simulation. Nothing in a
- * simulated try may sleep: a sleep would be time the simulation did not choose.
+ * The simulation's time: every JVM's monotonic clock, moved only by the simulation, and the core's
+ * random spreads, drawn from the seed. Nothing in a simulated try may sleep: a sleep would be time the
+ * simulation did not choose.
  */
 final class VirtualClock implements TimeSource {
     private static final Instant EPOCH = Instant.parse("2026-01-01T00:00:00Z");
     /** Written by whichever thread runs (one at a time, handed on through futures); read by all. */
     private volatile long nowNanos = 1_000_000_000L;
+    private final java.util.Random random;
+
+    /** @param random the seed's: where searches of slots start */
+    VirtualClock(java.util.Random random) {
+        this.random = random;
+    }
+
+    @Override
+    public int spread(int bound) {
+        synchronized (random) {
+            return random.nextInt(bound);
+        }
+    }
 
     @Override
     public long nanoTime() {

@@ -1,10 +1,12 @@
 package io.locked.internal.base;
 
 import java.time.Clock;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Where the core reads time and sleeps. Deadlines use the monotonic {@link #nanoTime()}; the wall
- * clock only labels holders for diagnostics and never decides who holds a lock. Tests replace it.
+ * Where the core reads time and sleeps, and draws the random spreads that keep JVMs apart. Deadlines use
+ * the monotonic {@link #nanoTime()}; the wall clock only labels holders for diagnostics and never decides
+ * who holds a lock. Tests replace it; the deterministic simulation draws the spreads from its seed too.
  */
 public interface TimeSource {
 
@@ -19,6 +21,14 @@ public interface TimeSource {
      * @throws InterruptedException if interrupted
      */
     void sleepNanos(long nanos) throws InterruptedException;
+
+    /**
+     * @param bound how many choices, positive
+     * @return a random choice below {@code bound}: where a search of slots starts, so that JVMs spread out
+     */
+    default int spread(int bound) {
+        return ThreadLocalRandom.current().nextInt(bound);
+    }
 
     /**
      * @param wallClock the wall clock to report

@@ -14,6 +14,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * Renews held leases in the background, every third of the lease, so that a renewal is sent
@@ -41,7 +42,8 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final ExecutorService calls;
     private final LeaseRenewals renewals;
-    private final TimeSource time;
+    /** The scheduler's own clock: the heartbeat and the ticks' grid are measured on it. */
+    private final LongSupplier schedulerClock;
     private volatile long lastBeatNanos;
 
     /**
@@ -50,7 +52,7 @@ public final class LeaseWatchdog implements AutoCloseable {
      * @param time       the clock the leases count their validity on
      */
     public LeaseWatchdog(int threads, LockRepository repository, TimeSource time) {
-        this(scheduler(threads), new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.MINUTES,
+        this(scheduler(threads), System::nanoTime, new ThreadPoolExecutor(0, Integer.MAX_VALUE, 1, TimeUnit.MINUTES,
                 new SynchronousQueue<>(), daemons("locked-watchdog-call-")), repository, time);
     }
 
@@ -59,15 +61,16 @@ public final class LeaseWatchdog implements AutoCloseable {
      * itself, in virtual time.
      *
      * @param scheduler  where ticks are scheduled; shut down at {@link #close()}
+     * @param schedulerClock the scheduler's clock
      * @param calls      where each check, renewal or batch runs; shut down at {@link #close()}
      * @param repository the store whose leases it renews
      * @param time       the clock the leases count their validity on
      */
-    public LeaseWatchdog(ScheduledExecutorService scheduler, ExecutorService calls, LockRepository repository,
-                         TimeSource time) {
-        this.time = time;
-        this.lastBeatNanos = time.nanoTime();
-        scheduler.scheduleWithFixedDelay(() -> lastBeatNanos = time.nanoTime(), HEARTBEAT_MILLIS, HEARTBEAT_MILLIS,
+    public LeaseWatchdog(ScheduledExecutorService scheduler, LongSupplier schedulerClock, ExecutorService calls,
+                         LockRepository repository, TimeSource time) {
+        this.schedulerClock = schedulerClock;
+        this.lastBeatNanos = schedulerClock.getAsLong();
+        scheduler.scheduleWithFixedDelay(() -> lastBeatNanos = schedulerClock.getAsLong(), HEARTBEAT_MILLIS, HEARTBEAT_MILLIS,
                 TimeUnit.MILLISECONDS);
         this.scheduler = scheduler;
         this.calls = calls;
@@ -91,7 +94,7 @@ public final class LeaseWatchdog implements AutoCloseable {
 
     /** @return whether the watchdog runs: not closed, and its heartbeat came lately (a stuck scheduler misses it) */
     public boolean isAlive() {
-        return !scheduler.isShutdown() && time.nanoTime() - lastBeatNanos < STUCK_NANOS;
+        return !scheduler.isShutdown() && schedulerClock.getAsLong() - lastBeatNanos < STUCK_NANOS;
     }
 
     /** @return false if the watchdog was closed and cannot renew the lease */
@@ -103,7 +106,7 @@ public final class LeaseWatchdog implements AutoCloseable {
                 // scheduler wakes once per grid point for all of them, not once per lease
                 long gridNanos = leaseNanos / LeaseRenewals.GATHER_PART;
                 long periodNanos = 4 * gridNanos;
-                long firstNanos = periodNanos - Math.floorMod(time.nanoTime() + periodNanos, gridNanos);
+                long firstNanos = periodNanos - Math.floorMod(schedulerClock.getAsLong() + periodNanos, gridNanos);
                 acquisition.startRenewal(scheduler.scheduleAtFixedRate(
                         () -> renewals.due(acquisition), firstNanos, periodNanos, TimeUnit.NANOSECONDS));
                 return true;
@@ -129,6 +132,11 @@ public final class LeaseWatchdog implements AutoCloseable {
         } catch (RejectedExecutionException closed) {
             return null;
         }
+    }
+
+    /** @return the scheduler's clock, on which {@link #once} counts */
+    public long schedulerNanos() {
+        return schedulerClock.getAsLong();
     }
 
     /**

@@ -8,7 +8,6 @@ import io.locked.internal.exclusive.RowAccess;
 import io.locked.internal.exclusive.ThreadScope;
 import io.locked.spi.LockRows;
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Permits of a key ({@link LockRequest#permits()}): each permit is the exclusive lock of a slot row of
@@ -55,7 +54,7 @@ public final class PermitSlots {
             }
         }
         Backoff backoff = Backoff.standard();
-        int first = ThreadLocalRandom.current().nextInt(permits);
+        int first = time.spread(permits);
         while (true) {
             for (int i = 0; i < permits; i++) {
                 int slot = seededBug == SeededBug.NO_WRAP ? first + i + 1 : (first + i) % permits + 1;

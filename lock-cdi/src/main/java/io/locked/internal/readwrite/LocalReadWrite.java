@@ -56,11 +56,11 @@ final class LocalReadWrite {
         RELEASE_TAKEN_FOR_A_READER
     }
 
-    LocalReadWrite(TimeSource time, ReaderSlotKeep.Timer timer) {
+    LocalReadWrite(TimeSource time, KeepTimer timer) {
         this(time, timer, null);
     }
 
-    LocalReadWrite(TimeSource time, ReaderSlotKeep.Timer timer, SeededBug seededBug) {
+    LocalReadWrite(TimeSource time, KeepTimer timer, SeededBug seededBug) {
         this.time = time;
         this.keep = new ReaderSlotKeep(timer);
         this.seededBug = seededBug;

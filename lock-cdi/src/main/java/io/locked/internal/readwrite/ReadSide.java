@@ -13,7 +13,6 @@ import io.locked.spi.LockRows;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import static io.locked.internal.readwrite.ReadWriteSlots.closeAfterFailure;
 import static io.locked.internal.readwrite.ReadWriteSlots.giveBack;
 import static io.locked.internal.readwrite.ReadWriteSlots.lockAnotherRow;
@@ -169,7 +168,7 @@ final class ReadSide {
                     writerSeen = true;
                     break;
                 }
-                LockHandle slot = takeAFreeSlot(key, rows);
+                LockHandle slot = takeAFreeSlot(key, rows, time);
                 if (slot == null) {
                     break;
                 }
@@ -218,9 +217,9 @@ final class ReadSide {
     }
 
     /** @return a free reader slot of the key, tried from a random one on, or null when all 32 are taken */
-    private static LockHandle takeAFreeSlot(String key, RowAccess rows) {
+    private static LockHandle takeAFreeSlot(String key, RowAccess rows, TimeSource time) {
         List<String> slots = RowKeys.readerSlotKeys(key); // the rows a writer looks at
-        int first = ThreadLocalRandom.current().nextInt(slots.size());
+        int first = time.spread(slots.size());
         for (int i = 0; i < slots.size(); i++) {
             LockHandle slot = rows.take(slots.get((first + i) % slots.size()), Duration.ZERO);
             if (slot != null) {

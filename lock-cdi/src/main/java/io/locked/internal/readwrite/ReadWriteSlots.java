@@ -49,7 +49,7 @@ public final class ReadWriteSlots {
 
     private final LocalReadWrite local;
 
-    public ReadWriteSlots(TimeSource time, ReaderSlotKeep.Timer timer) {
+    public ReadWriteSlots(TimeSource time, KeepTimer timer) {
         this.local = new LocalReadWrite(time, timer);
         this.readers = new ReadSide(time, local);
         this.writers = new WriteSide(time, local);

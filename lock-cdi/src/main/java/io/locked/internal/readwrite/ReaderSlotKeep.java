@@ -15,20 +15,14 @@ import java.time.Duration;
  * group's keep fields; scheduling takes no lock of that state's.
  */
 final class ReaderSlotKeep {
-    /** Runs a task once, later, off the caller's thread. */
-    @FunctionalInterface
-    public interface Timer {
-        /** @return false, nothing scheduled, when the timer no longer runs */
-        boolean once(long nanos, Runnable task);
-    }
 
-    private final Timer timer;
+    private final KeepTimer timer;
     /** How long an empty group stays held; 0: not at all. */
     private volatile long keepNanos = LockManagerBuilder.DEFAULT_READER_SLOT_KEEP.toNanos();
     /** Set when the lock manager closes (or its timer stops): no group is kept from then on. */
     private volatile boolean closed;
 
-    ReaderSlotKeep(Timer timer) {
+    ReaderSlotKeep(KeepTimer timer) {
         this.timer = timer;
     }
 
@@ -51,7 +45,7 @@ final class ReaderSlotKeep {
         if (empty.slot.mode() != LockMode.OPTIMISTIC || closed || keep == 0) {
             return false;
         }
-        long now = System.nanoTime(); // the timer's clock
+        long now = timer.nanoTime();
         if (empty.keep == ReaderGroup.Keep.NOT_BEGUN) {
             // a timer still pending sees the new end and waits on
             if (!empty.keepTimed && !schedule(keep, ended)) {
@@ -71,7 +65,7 @@ final class ReaderSlotKeep {
      * @return how long the keep still runs (it began again meanwhile: the timer must start again), else 0
      */
     long timerFired(ReaderGroup kept) {
-        long left = kept.keptUntilNanos - System.nanoTime();
+        long left = kept.keptUntilNanos - timer.nanoTime();
         if (kept.keep == ReaderGroup.Keep.RUNNING && left > 0 && !closed) {
             return left;
         }

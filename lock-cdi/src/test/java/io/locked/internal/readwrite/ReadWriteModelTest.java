@@ -45,7 +45,7 @@ class ReadWriteModelTest {
     private static final int INVOCATIONS = 100;
     private static final long NO_END = Long.MAX_VALUE / 4;
     private static final String KEY = "k";
-    private static final ReaderSlotKeep.Timer NO_TIMER = (nanos, task) -> {
+    private static final KeepTimer NO_TIMER = (nanos, task) -> {
         throw new AssertionError("nothing is kept in this scenario");
     };
 
@@ -261,7 +261,7 @@ class ReadWriteModelTest {
         final AtomicInteger writers = new AtomicInteger();
         final AtomicInteger entered = new AtomicInteger();
 
-        Model(LocalReadWrite.SeededBug bug, ReaderSlotKeep.Timer timer, Duration keep) {
+        Model(LocalReadWrite.SeededBug bug, KeepTimer timer, Duration keep) {
             local = new LocalReadWrite(FROZEN, timer, bug);
             local.keepFor(keep);
             readSide = new ReadSide(FROZEN, local);
@@ -349,7 +349,7 @@ class ReadWriteModelTest {
     }
 
     /** The keep's timer: its tasks run on a thread of the scenario, whenever the interleaving says. */
-    private static final class ModelTimer implements ReaderSlotKeep.Timer {
+    private static final class ModelTimer implements KeepTimer {
         /** A keep that began again meanwhile reschedules its timer; this many times at most in a scenario. */
         private static final int MOST_FIRINGS = 10_000;
         private final Queue<Runnable> pending = new ArrayDeque<>();
