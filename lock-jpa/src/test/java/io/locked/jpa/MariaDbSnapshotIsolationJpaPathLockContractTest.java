@@ -8,7 +8,10 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockManager;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.testing.TestDatabase;
+import jakarta.persistence.QueryTimeoutException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Clock;
@@ -17,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -58,6 +62,7 @@ class MariaDbSnapshotIsolationJpaPathLockContractTest extends JpaLockContractSui
     void aRaceLostOnTheJpaPathIsABusyKeyNeverAStoreFailure() throws Exception {
         LockManager other = manager(repository(), Clock.systemUTC());
         ExecutorService two = Executors.newFixedThreadPool(2);
+        int timedOut = 0;
         try {
             for (int round = 0; round < RACES; round++) {
                 LockRequest request = LockRequest.of(freshKey("snapshot-race")).mode(LockMode.OPTIMISTIC);
@@ -72,16 +77,42 @@ class MariaDbSnapshotIsolationJpaPathLockContractTest extends JpaLockContractSui
                 }
                 List<LockHandle> holders = new ArrayList<>();
                 for (Future<Optional<LockHandle>> take : takes) {
-                    take.get(60, TimeUnit.SECONDS).ifPresent(holders::add); // a store failure throws here
+                    try {
+                        take.get(60, TimeUnit.SECONDS).ifPresent(holders::add);
+                    } catch (ExecutionException failed) {
+                        // a statement past its time bound on a loaded machine is a store failure by promise 9, and
+                        // not this race's: the round proves nothing. Error 1020, or anything else, fails the test.
+                        if (!timedOut(failed.getCause())) {
+                            throw failed;
+                        }
+                        timedOut++;
+                    }
                 }
                 assertTrue(holders.size() <= 1, "two holders of one key at once");
-                holders.forEach(LockHandle::close); // only once both have answered
-
+                for (LockHandle holder : holders) { // only once both have answered
+                    try {
+                        holder.close();
+                    } catch (LockStoreUnavailableException slowRelease) {
+                        // its own key: the lease runs out on its own, no later round uses it
+                        assertTrue(timedOut(slowRelease), () -> "the release failed: " + slowRelease);
+                    }
+                }
             }
         } finally {
             two.shutdownNow();
             other.close();
         }
+        assertTrue(timedOut < RACES / 10, timedOut + " of " + RACES + " races timed out: too few left to judge");
+    }
+
+    /** @return whether a statement ran past its time bound: the driver's, or the provider's, timeout */
+    private static boolean timedOut(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof QueryTimeoutException || cause instanceof org.hibernate.QueryTimeoutException) {
+                return true;
+            }
+        }
+        return LockConflicts.isTimeout(failure);
     }
 
     /** Without it this class would test the default quietly. */
