@@ -2,7 +2,6 @@ package io.locked.internal.base;
 
 import io.locked.api.LockInterruptedException;
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -46,7 +45,7 @@ public final class Backoff {
      */
     public boolean pause(TimeSource time, String key, long deadline) {
         long remaining = deadline - time.nanoTime();
-        return remaining > 0 && sleep(time, key, deadline, nextPauseNanos(remaining));
+        return remaining > 0 && sleep(time, key, deadline, nextPauseNanos(remaining, time));
     }
 
     /**
@@ -69,9 +68,12 @@ public final class Backoff {
         return true;
     }
 
-    /** @return the next pause, never more than {@code remainingNanos} */
-    public long nextPauseNanos(long remainingNanos) {
-        long pause = ThreadLocalRandom.current().nextLong(ceilingNanos / 2, ceilingNanos + 1);
+    /**
+     * @param time where the jitter is drawn
+     * @return the next pause, never more than {@code remainingNanos}
+     */
+    public long nextPauseNanos(long remainingNanos, TimeSource time) {
+        long pause = time.spread(ceilingNanos / 2, ceilingNanos + 1);
         ceilingNanos = Math.min(capNanos, ceilingNanos * 2);
         return Math.max(0, Math.min(pause, remainingNanos));
     }

@@ -2,6 +2,7 @@ package io.locked.internal.base;
 
 import java.time.Clock;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Where the core reads time and sleeps, and draws the random spreads that keep JVMs apart. Deadlines use
@@ -23,11 +24,31 @@ public interface TimeSource {
     void sleepNanos(long nanos) throws InterruptedException;
 
     /**
+     * Parks the calling thread for up to {@code nanos}, as {@link LockSupport#parkNanos(Object, long)} does: it
+     * may return earlier, when unparked or spuriously. The simulation parks it in virtual time.
+     *
+     * @param blocker what the thread waits for
+     * @param nanos   the longest it parks
+     */
+    default void parkNanos(Object blocker, long nanos) {
+        LockSupport.parkNanos(blocker, nanos);
+    }
+
+    /**
      * @param bound how many choices, positive
      * @return a random choice below {@code bound}: where a search of slots starts, so that JVMs spread out
      */
     default int spread(int bound) {
         return ThreadLocalRandom.current().nextInt(bound);
+    }
+
+    /**
+     * @param origin the least choice
+     * @param bound  above the greatest choice, greater than {@code origin}
+     * @return a random choice from {@code origin} to below {@code bound}: a back-off's jitter, so that JVMs spread out
+     */
+    default long spread(long origin, long bound) {
+        return ThreadLocalRandom.current().nextLong(origin, bound);
     }
 
     /**

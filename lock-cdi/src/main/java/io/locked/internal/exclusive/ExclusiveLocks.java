@@ -243,6 +243,7 @@ public final class ExclusiveLocks {
             // the previous local holder passed its live lease on: no statement of our own
             OptimisticAcquisition acquisition = new OptimisticAcquisition(handed.lease(), holder, leaseLength,
                     request.lockDelay(), handed.sentAtNanos(), repository, time, scope, turn, meter);
+            acquisition.handsOverDuringAHold = seededBug == ExclusiveSeededBug.HAND_OVER_DURING_A_MINIMUM_HOLD;
             watch(acquisition);
             return acquisition;
         }
@@ -259,6 +260,7 @@ public final class ExclusiveLocks {
                 OptimisticAcquisition acquisition =
                         new OptimisticAcquisition(lease, holder, leaseLength, request.lockDelay(), sentAt, repository, time,
                                 scope, turn, meter);
+                acquisition.handsOverDuringAHold = seededBug == ExclusiveSeededBug.HAND_OVER_DURING_A_MINIMUM_HOLD;
                 watch(acquisition);
                 return acquisition;
             }

@@ -7,5 +7,7 @@ public enum ExclusiveSeededBug {
     /** A hold tracked for the drain is not looked at again, so it is granted past the drain. */
     GRANTED_PAST_THE_DRAIN,
     /** A pessimistic release that finds its transaction gone is not told to the holder. */
-    LOSS_AT_RELEASE_UNTOLD
+    LOSS_AT_RELEASE_UNTOLD,
+    /** An optimistic release hands its lease to a waiting thread of its JVM while its minimum hold lasts. */
+    HAND_OVER_DURING_A_MINIMUM_HOLD
 }

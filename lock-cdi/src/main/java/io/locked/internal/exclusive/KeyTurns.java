@@ -257,7 +257,7 @@ public final class KeyTurns {
                 continue;
             }
             // a reserved waiter waits for the hand-over, one bounded statement, past its own deadline
-            LockSupport.parkNanos(this, waiter.state == WAITING ? remaining : TimeUnit.MILLISECONDS.toNanos(1));
+            time.parkNanos(this, waiter.state == WAITING ? remaining : TimeUnit.MILLISECONDS.toNanos(1));
             interrupted |= Thread.interrupted();
         }
         if (interrupted) {

@@ -45,6 +45,8 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
     private final AtomicBoolean renewalUnderway = new AtomicBoolean();
     /** Set when a batch this lease was in failed; see {@link RenewableLease#renewsAlone()}. */
     private volatile boolean renewsAlone;
+    /** {@link ExclusiveSeededBug#HAND_OVER_DURING_A_MINIMUM_HOLD}, for the simulation's negative control only. */
+    boolean handsOverDuringAHold;
 
     public OptimisticAcquisition(Lease lease, String holder, Duration leaseLength, Duration lockDelay, long sentAtNanos,
                           LockRepository repository, TimeSource time, ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
@@ -195,7 +197,7 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
         }
         // a minimum hold keeps the key from this JVM's next thread too: no hand-over while it lasts
         boolean keepTaken = holdsPastRelease();
-        if (reason == null && !keepTaken && handOverToSuccessor(last)) {
+        if (reason == null && (!keepTaken || handsOverDuringAHold) && handOverToSuccessor(last)) {
             synchronized (this) {
                 validUntilNanos = time.nanoTime();
             }

@@ -64,8 +64,19 @@ public final class PessimisticAcquisition extends Acquisition {
         return hold.lockAnotherRow(rowKey, shared);
     }
 
-    private synchronized void checkSession(Duration timeout) {
-        if (valid && !hold.isAlive(timeout)) {
+    /**
+     * No monitor of the acquisition is held across the check's round trip: the holder's own calls (a
+     * re-entry, its close) do not wait for it. The store orders the check and the release on the hold's
+     * connection; a release begun meanwhile has the last word.
+     */
+    private void checkSession(Duration timeout) {
+        if (!valid || hold.isAlive(timeout)) {
+            return;
+        }
+        synchronized (this) {
+            if (!valid) {
+                return;
+            }
             lostReason = "its database session ended while it was held (checked by the watchdog)";
             valid = false;
             stopChecks();

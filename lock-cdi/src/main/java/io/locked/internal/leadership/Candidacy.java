@@ -10,6 +10,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.internal.base.Backoff;
+import io.locked.internal.base.TimeSource;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -25,6 +26,8 @@ import java.util.logging.Logger;
  * confirm it in time, and each term's token is the lock's fencing token.
  */
 public final class Candidacy implements Leadership {
+    /** A candidacy waits on the system's clock: leadership is not run in the simulation yet. */
+    private static final TimeSource SYSTEM = TimeSource.system(java.time.Clock.systemUTC());
     private static final Logger LOG = Logger.getLogger(Candidacy.class.getName());
     /** The reason of the term a closed candidacy gives up. */
     private static final String CLOSED = "closed";
@@ -138,14 +141,14 @@ public final class Candidacy implements Leadership {
             // a brief failure (a statement that timed out on a loaded machine) costs a brief pause, and a
             // store that stays down is asked at most every half a lease: the pause doubles up to that
             LOG.log(Level.FINE, "Campaign for '" + role + "' failed; trying again", storeFailed);
-            LockSupport.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE));
+            LockSupport.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE, SYSTEM));
             return;
         } catch (RuntimeException unexpected) {
             // any other failure (the lock store's producer failing its first call, in CI: another Weld
             // container's CDI.current()) must not end the campaign thread: the role would stay without
             // this candidate until the application restarts
             LOG.log(Level.WARNING, "Campaign for '" + role + "' failed; trying again", unexpected);
-            LockSupport.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE));
+            LockSupport.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE, SYSTEM));
             return;
         }
         failures = newFailureBackoff();

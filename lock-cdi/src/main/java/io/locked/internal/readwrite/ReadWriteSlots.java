@@ -94,7 +94,7 @@ public final class ReadWriteSlots {
     /** Waits for the next pause of the backoff, or until this JVM's readers or writers of the key change. */
     static boolean pause(KeyState state, long seen, long deadline, Backoff backoff, TimeSource time) {
         long remaining = deadline - time.nanoTime();
-        return remaining > 0 && pause(state, seen, deadline, backoff.nextPauseNanos(remaining));
+        return remaining > 0 && pause(state, seen, deadline, backoff.nextPauseNanos(remaining, time));
     }
 
     static boolean pause(KeyState state, long seen, long deadline, long nanos) {
