@@ -38,7 +38,8 @@ public final class MinimumHoldChecker {
             }
             long ends = hold.endsNoEarlierThanNanos() - TIMESTAMP_RESOLUTION_NANOS;
             for (CriticalSection other : sections.apply(hold.key())) {
-                boolean within = other.token() != hold.token() && other.enterNanos() - hold.enteredNanos() > 0
+                // a lower token was drawn before the hold's acquisition, whenever its slow reply let its holder in
+                boolean within = other.token() > hold.token() && other.enterNanos() - hold.enteredNanos() > 0
                         && other.enterNanos() - ends < 0;
                 if (within && !endedBefore(hold, other.enterNanos(), forced)) {
                     violations.add("'" + hold.key() + "': " + other + " entered "

@@ -4,9 +4,23 @@ import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.TimeUnit;
 
-/** The watchdog's call threads in the simulation: each check or renewal runs at once, on the thread that started it. */
+/**
+ * The watchdog's call threads in the simulation: each check or renewal runs at once, on the thread that
+ * started it, or, where the simulation has waiting threads, on a thread of its {@link World} of its own.
+ */
 final class DirectCalls extends AbstractExecutorService {
+    private final World world;
+    private final String name;
     private volatile boolean shutdown;
+
+    /**
+     * @param world where a call runs on a thread of its own, or null to run it at once
+     * @param name  the calls' thread name, which says whose JVM they are
+     */
+    DirectCalls(World world, String name) {
+        this.world = world;
+        this.name = name;
+    }
     private final java.util.List<String> escaped = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
@@ -14,11 +28,18 @@ final class DirectCalls extends AbstractExecutorService {
         if (shutdown) {
             throw new java.util.concurrent.RejectedExecutionException("closed");
         }
-        try {
-            command.run();
-        } catch (RuntimeException | Error failure) {
-            // on a real pool this ends the call's thread and is printed to stderr: the core lets nothing escape
-            escaped.add(failure.toString());
+        Runnable guarded = () -> {
+            try {
+                command.run();
+            } catch (RuntimeException | Error failure) {
+                // on a real pool this ends the call's thread and is printed to stderr: the core lets nothing escape
+                escaped.add(failure.toString());
+            }
+        };
+        if (world == null) {
+            guarded.run();
+        } else {
+            world.start(name, guarded);
         }
     }
 

@@ -40,6 +40,10 @@ final class SimulatedStore implements LockRepository {
     private long clockOffsetNanos;
     private long downUntilNanos;
     private int lateCount;
+    /** Where statements take their time and wait for row locks; null: they take it at once and never wait. */
+    private World world;
+    /** Threads whose statement waits for a key's row lock. */
+    private final Map<String, List<Thread>> rowLockWaiters = new HashMap<>();
 
     private final StoreBug bug;
 
@@ -82,6 +86,10 @@ final class SimulatedStore implements LockRepository {
         }
     }
 
+    void waitIn(World waits) {
+        this.world = waits;
+    }
+
     /** A statement its client gave up on, which the database runs later all the same. */
     record LateStatement(long landsAtNanos, int order, String what, Runnable effect) {
     }
@@ -119,6 +127,14 @@ final class SimulatedStore implements LockRepository {
      * @param canLandLate whether the statement may be held up and land after its client gave up
      */
     private <T> T statement(String what, String key, boolean canLandLate, Supplier<T> body) {
+        return statement(what, key, canLandLate, Duration.ZERO, body);
+    }
+
+    /**
+     * @param dbWait how long the statement waits for the key's row lock, as a database's lock wait does: a
+     *               statement that finds the row locked past it answers as if busy
+     */
+    private <T> T statement(String what, String key, boolean canLandLate, Duration dbWait, Supplier<T> body) {
         synchronized (this) {
             if (clock.nanoTime() < downUntilNanos) {
                 trace.add("store down: " + what + " did not run");
@@ -131,7 +147,8 @@ final class SimulatedStore implements LockRepository {
                 throw new LockStoreUnavailableException(key, "simulated: the statement timed out", null);
             }
         }
-        clock.advance(latency());
+        take(latency());
+        waitForRowLock(key, dbWait);
         T result;
         boolean replyLost;
         synchronized (this) {
@@ -139,7 +156,7 @@ final class SimulatedStore implements LockRepository {
             replyLost = random.nextDouble() < rates.lostReply();
             trace.add(what + " -> " + shown(result) + (replyLost ? " (reply lost)" : ""));
         }
-        clock.advance(latency());
+        take(latency());
         if (replyLost) {
             throw new LockStoreUnavailableException(key, "simulated: the reply was lost", null);
         }
@@ -158,6 +175,41 @@ final class SimulatedStore implements LockRepository {
                 : String.valueOf(result);
     }
 
+    /** The statement's time on the way: others run meanwhile where the simulation has waiting threads. */
+    private void take(long nanos) {
+        if (world == null) {
+            clock.advance(nanos);
+            return;
+        }
+        long until = clock.nanoTime() + nanos;
+        while (clock.nanoTime() - until < 0) {
+            world.park(this, until - clock.nanoTime());
+        }
+    }
+
+    private void waitForRowLock(String key, Duration dbWait) {
+        if (world == null || dbWait.isZero()) {
+            return;
+        }
+        long until = clock.nanoTime() + dbWait.toNanos();
+        while (clock.nanoTime() - until < 0) {
+            synchronized (this) {
+                Row row = rows.get(key);
+                if (row == null || !rowLocked(row)) {
+                    return;
+                }
+                rowLockWaiters.computeIfAbsent(key, k -> new ArrayList<>()).add(Thread.currentThread());
+            }
+            world.park(this, until - clock.nanoTime());
+            synchronized (this) {
+                List<Thread> waiting = rowLockWaiters.get(key);
+                if (waiting != null) {
+                    waiting.remove(Thread.currentThread());
+                }
+            }
+        }
+    }
+
     private long latency() {
         synchronized (this) {
             return random.nextDouble() < rates.slowReply() ? (long) (random.nextDouble() * rates.slowReplyNanos())
@@ -170,7 +222,7 @@ final class SimulatedStore implements LockRepository {
         Session session = new Session(key);
         Long token;
         try {
-            token = statement("lock " + key + " for " + who(holder), key, false, () -> {
+            token = statement("lock " + key + " for " + who(holder), key, false, dbWait, () -> {
                 Row row = row(key);
                 if (rowLocked(row) || leaseLive(row)) {
                     return null;
@@ -266,12 +318,16 @@ final class SimulatedStore implements LockRepository {
         Row row = rows.get(session.key);
         if (row != null && row.rowLock == session) {
             row.rowLock = null;
+            List<Thread> waiting = rowLockWaiters.remove(session.key);
+            if (waiting != null) {
+                waiting.forEach(java.util.concurrent.locks.LockSupport::unpark); // the next in line gets the row
+            }
         }
     }
 
     @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
-        return statement("take " + key + " for " + who(holder) + " for " + lease, key, true, () -> {
+        return statement("take " + key + " for " + who(holder) + " for " + lease, key, true, dbWait, () -> {
             Row row = row(key);
             if (rowLocked(row) || leaseLive(row)) {
                 return null;

@@ -5,15 +5,17 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
 import io.locked.api.LockLostException;
 import io.locked.api.LockMode;
+import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
+import io.locked.api.LockType;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.ForcedRelease;
 import io.locked.contract.HistoryChecker;
+import io.locked.contract.MinimumHold;
+import io.locked.contract.MinimumHoldChecker;
 import io.locked.contract.PermitHistoryChecker;
 import io.locked.contract.Places;
 import io.locked.contract.ReadWriteHistoryChecker;
-import io.locked.contract.MinimumHold;
-import io.locked.contract.MinimumHoldChecker;
 import io.locked.internal.DefaultLockManager;
 import io.locked.internal.base.LockMetrics;
 import io.locked.internal.exclusive.ExclusiveSeededBug;
@@ -25,56 +27,57 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 
 /**
  * One seeded run of the core against {@link SimulatedStore}: several lock managers stand for JVMs,
- * each with clients that try keys in both modes (with minimum holds and lock-delays), hold them a
- * while and release them, while the seed steps time forward, takes the store down, ends sessions,
- * holds statements up, steps the database's clock back and pauses whole JVMs past their leases.
+ * each with clients that take keys (exclusive in both modes with minimum holds and lock-delays, a
+ * read/write lock, permits), hold them a while and release them, while the seed steps time forward,
+ * takes the store down, ends sessions, holds statements up, steps the database's clock back, pauses
+ * whole JVMs past their leases and has operators force releases.
  *
- * <p>Deterministic: one actor runs at a time. Each client is a thread of its own (so that the
- * core's thread scopes see distinct threads), and the simulation hands it one call and waits for
- * it; the watchdogs' ticks and the calls they start run on the simulation's thread, in virtual time
- * ({@link VirtualScheduler}, {@link DirectCalls}); every choice comes from the seed's random. Every
- * call is a try, so nothing waits on another thread. The same seed gives the same run, and a failing
- * one prints its trace.
+ * <p>Deterministic: one actor runs at a time, every choice comes from the seed's random, and the
+ * watchdogs' ticks run in virtual time ({@link VirtualScheduler}). Two ways, by {@link Settings#waits()}:
+ * every call a try, each client a platform thread the simulation waits for after each call (any JDK);
+ * or calls that wait, on virtual threads of a {@link World} of the simulation's own (Java 21+), where
+ * statements take virtual time, waiters queue in their JVM and for the database's row locks, and the
+ * simulation moves time on while they wait. The same seed gives the same run, and a failing one prints
+ * its trace.
  *
  * <p>Judged by the independent checkers: {@link HistoryChecker} (no overlap that no holder was told of,
- * tokens rising) and {@link MinimumHoldChecker}; and at the end no key stays held once every lease ran out.
+ * tokens rising), {@link ReadWriteHistoryChecker}, {@link PermitHistoryChecker} and
+ * {@link MinimumHoldChecker}; and at the end no key stays held once every lease ran out.
  */
 final class Simulation {
     private static final Duration SESSION_CHECK = Duration.ofSeconds(1);
     private static final Duration[] LEASES = {Duration.ofMillis(300), Duration.ofSeconds(1), Duration.ofSeconds(3)};
-    private static final long CALL_BOUND_SECONDS = 30;
+    private static final Duration[] WAITS = {Duration.ZERO, Duration.ZERO, Duration.ofMillis(300), Duration.ofSeconds(1),
+        Duration.ofSeconds(3)};
     private static final String READ_WRITE_KEY = "rw";
     private static final String PERMITS_KEY = "permits";
     private static final int PERMITS = 2;
 
     /**
-     * @param jvms    lock managers
-     * @param clients clients per manager
-     * @param keys    distinct keys
-     * @param steps   choices per run
-     * @param rates   the statements' faults
-     * @param bug     the bug a negative control seeds in the core, or null
+     * @param jvms     lock managers
+     * @param clients  clients per manager
+     * @param keys     distinct keys of the exclusive lock
+     * @param steps    choices per run
+     * @param rates    the statements' faults
+     * @param waits    whether calls may wait (on a {@link World}); else every call is a try
+     * @param bug      the bug a negative control seeds in the core, or null
      * @param storeBug the bug a negative control seeds in the simulated store, or null
      */
-    record Settings(int jvms, int clients, int keys, int steps, FaultRates rates, ExclusiveSeededBug bug,
+    record Settings(int jvms, int clients, int keys, int steps, FaultRates rates, boolean waits, ExclusiveSeededBug bug,
                     SimulatedStore.StoreBug storeBug) {
-        static final Settings CI = new Settings(3, 3, 2, 400, FaultRates.CI, null, null);
+        static final Settings TRIES = new Settings(3, 3, 2, 400, FaultRates.CI, false, null, null);
+        static final Settings WAITING = new Settings(3, 3, 2, 400, FaultRates.CI, true, null, null);
 
         Settings withBug(ExclusiveSeededBug seeded) {
-            return new Settings(jvms, clients, keys, steps, rates, seeded, null);
+            return new Settings(jvms, clients, keys, steps, rates, waits, seeded, null);
         }
 
         Settings withBug(SimulatedStore.StoreBug seeded) {
-            return new Settings(jvms, clients, keys, steps, rates, null, seeded);
+            return new Settings(jvms, clients, keys, steps, rates, waits, null, seeded);
         }
     }
 
@@ -83,13 +86,14 @@ final class Simulation {
      * @param violations what the checkers found; empty when the run is correct
      * @param sections   critical sections entered: exclusive, read/write and permits
      * @param signalled  overlaps whose holder was told of its loss (allowed)
-     * @param statements store statements the core sent
+     * @param virtualNanos how far virtual time went
      * @param trace      the end of the run, in virtual time
      * @param mostReadersAtOnce the most readers inside the read/write lock at once
      * @param mostPermitsAtOnce the most holders of the permits at once
+     * @param waitedIn   acquisitions that waited and got the key
      */
     record Outcome(long seed, List<String> violations, int sections, int signalled, long virtualNanos, String trace,
-                   int mostReadersAtOnce, int mostPermitsAtOnce) {
+                   int mostReadersAtOnce, int mostPermitsAtOnce, int waitedIn) {
         boolean failed() {
             return !violations.isEmpty();
         }
@@ -100,12 +104,12 @@ final class Simulation {
         }
     }
 
-    private final long seed;
     private final Settings settings;
     private final Random random;
     private final VirtualClock clock;
     private final Trace trace;
     private final SimulatedStore store;
+    private final World world;
     private final List<Jvm> jvms = new ArrayList<>();
     private final Map<String, List<CriticalSection>> sections = new HashMap<>();
     private final List<ReadWriteHistoryChecker.Access> readWrite = new ArrayList<>();
@@ -113,33 +117,39 @@ final class Simulation {
     private final List<ForcedRelease> forced = new ArrayList<>();
     private final List<MinimumHold> holds = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
+    private int waitedIn;
 
     private Simulation(long seed, Settings settings) {
-        this.seed = seed;
         this.settings = settings;
         this.random = new Random(seed);
         this.clock = new VirtualClock(random);
         this.trace = new Trace(clock);
         int batchSize = random.nextBoolean() ? 1 : 1 + random.nextInt(8);
         this.store = new SimulatedStore(clock, random, settings.rates(), trace, settings.storeBug(), batchSize);
-        trace.add("renewals in batches of up to " + batchSize);
+        this.world = settings.waits() ? new World(clock, this::pausedUntil) : null;
+        clock.waitIn(world);
+        store.waitIn(world);
+        trace.add("renewals in batches of up to " + batchSize + (settings.waits() ? ", calls that wait" : ", tries"));
     }
 
     private final class Jvm {
         final String name;
         final VirtualScheduler scheduler = new VirtualScheduler(clock);
-        final DirectCalls calls = new DirectCalls();
+        final DirectCalls calls;
         final DefaultLockManager locks;
-        final List<Client> clients = new ArrayList<>();
+        final List<SimulatedClient> clients = new ArrayList<>();
+        final SimulatedClient operator;
         long pausedUntilNanos;
 
         Jvm(int index) {
             this.name = "jvm" + index;
+            this.calls = new DirectCalls(world, name + "-call");
             this.locks = new DefaultLockManager(store, clock, new LeaseWatchdog(scheduler, clock::nanoTime, calls, store, clock),
                     SESSION_CHECK, LockMetrics.NONE, settings.bug());
             for (int c = 0; c < settings.clients(); c++) {
-                clients.add(new Client(name + "/c" + c, this));
+                clients.add(new SimulatedClient(name + "/c" + c, name, world));
             }
+            this.operator = new SimulatedClient(name + "/operator", name, world);
         }
 
         boolean paused() {
@@ -151,43 +161,21 @@ final class Simulation {
             long due = scheduler.nextDue();
             return due == Long.MAX_VALUE ? due : Math.max(due, pausedUntilNanos);
         }
+
+        Stream<SimulatedClient> everyone() {
+            return Stream.concat(clients.stream(), Stream.of(operator));
+        }
     }
 
-    private final class Client {
-        final String name;
-        final Jvm jvm;
-        final ExecutorService thread;
-        LockHandle held;
-        LockRequest request;
-        long askedNanos;
-        long enteredNanos;
-
-        Client(String name, Jvm jvm) {
-            this.name = name;
-            this.jvm = jvm;
-            this.thread = Executors.newSingleThreadExecutor(runnable -> {
-                Thread client = new Thread(runnable, "simulated-" + name);
-                client.setDaemon(true);
-                return client;
-            });
-        }
-
-        <T> T call(Callable<T> body) throws Exception {
-            try {
-                return thread.submit(body).get(CALL_BOUND_SECONDS, TimeUnit.SECONDS);
-            } catch (ExecutionException failed) {
-                throw failed.getCause() instanceof Exception cause ? cause : failed;
-            } catch (TimeoutException blocked) {
-                throw new IllegalStateException(name + " was blocked for " + CALL_BOUND_SECONDS
-                        + " s in a call that must not wait: " + threadDump(), blocked);
+    /** A thread of the world sleeps through its JVM's pause: its name begins with the JVM's. */
+    private long pausedUntil(Thread thread) {
+        String name = thread.getName().replace("simulated-", "");
+        for (Jvm jvm : jvms) {
+            if (name.startsWith(jvm.name + "/") || name.startsWith(jvm.name + "-")) {
+                return jvm.pausedUntilNanos;
             }
         }
-
-        private String threadDump() {
-            return Thread.getAllStackTraces().entrySet().stream()
-                    .filter(entry -> entry.getKey().getName().equals("simulated-" + name))
-                    .map(entry -> java.util.Arrays.toString(entry.getValue())).findFirst().orElse("");
-        }
+        return 0;
     }
 
     /** Runs one seed. */
@@ -221,7 +209,7 @@ final class Simulation {
         PermitHistoryChecker.Verdict permits = PermitHistoryChecker.check(simulation.permitSections, PERMITS);
         signalled += readWrite.signalled().size() + permits.signalled().size();
         return new Outcome(seed, simulation.violations, entered, signalled, simulation.clock.nanoTime(),
-                simulation.trace.tail(), readWrite.mostReadersAtOnce(), permits.mostInsideAtOnce());
+                simulation.trace.tail(), readWrite.mostReadersAtOnce(), permits.mostInsideAtOnce(), simulation.waitedIn);
     }
 
     private static String stackOf(Throwable failure) {
@@ -230,7 +218,7 @@ final class Simulation {
         return text.toString();
     }
 
-    private void runAll() throws Exception {
+    private void runAll() {
         for (int j = 0; j < settings.jvms(); j++) {
             jvms.add(new Jvm(j));
         }
@@ -246,17 +234,35 @@ final class Simulation {
         }
         for (Jvm jvm : jvms) {
             jvm.pausedUntilNanos = 0;
-            for (Client client : jvm.clients) {
-                if (client.held != null) {
-                    release(client);
-                }
-            }
         }
+        settle();
         // every lease, hold, lock-delay and held-up statement runs out
         advance(10_000_000_000L);
         advance(Math.max(0, store.lastLeaseEnd() - clock.nanoTime()) + 1);
         store.landDue();
         advance(Math.max(0, store.lastLeaseEnd() - clock.nanoTime()) + 1);
+        judge();
+    }
+
+    /** Lets every waiting call end, and every holder release. */
+    private void settle() {
+        for (int round = 0; round < 1_000; round++) {
+            List<SimulatedClient> all = jvms.stream().flatMap(Jvm::everyone).toList();
+            if (all.stream().noneMatch(client -> client.busy() || client.held != null)) {
+                return;
+            }
+            for (SimulatedClient client : all) {
+                if (!client.busy() && client.held != null) {
+                    release(client);
+                }
+            }
+            advance(100_000_000L);
+        }
+        violations.add("calls still waiting 100 virtual seconds after the run: "
+                + jvms.stream().flatMap(Jvm::everyone).filter(SimulatedClient::busy).map(client -> client.name).toList());
+    }
+
+    private void judge() {
         for (Jvm jvm : jvms) {
             jvm.calls.escaped().forEach(failure -> violations.add(jvm.name + ": a watchdog call threw " + failure));
         }
@@ -275,54 +281,67 @@ final class Simulation {
         violations.addAll(MinimumHoldChecker.violations(holds, key -> sections.getOrDefault(key, List.of()), forced));
     }
 
-    private void act() throws Exception {
-        List<Client> awake = jvms.stream().filter(jvm -> !jvm.paused()).flatMap(jvm -> jvm.clients.stream()).toList();
-        if (awake.isEmpty()) {
+    private void act() {
+        List<SimulatedClient> idle = jvms.stream().filter(jvm -> !jvm.paused()).flatMap(jvm -> jvm.clients.stream())
+                .filter(client -> !client.busy()).toList();
+        if (idle.isEmpty()) {
             return;
         }
-        Client client = awake.get(random.nextInt(awake.size()));
+        SimulatedClient client = idle.get(random.nextInt(idle.size()));
         if (client.held != null) {
             release(client);
         } else {
-            tryKey(client);
+            take(client, request());
         }
     }
 
-    private void tryKey(Client client) throws Exception {
-        LockRequest request = request();
-        client.askedNanos = clock.nanoTime();
-        trace.add(client.name + " tries " + describe(request));
-        Optional<LockHandle> handle;
-        try {
-            handle = client.call(() -> client.jvm.locks.tryAcquire(request));
-        } catch (LockException storeFailed) {
-            trace.add(client.name + " failed: " + storeFailed.getMessage());
-            return;
-        }
-        if (handle.isPresent()) {
-            client.held = handle.get();
-            client.request = request;
-            client.enteredNanos = clock.nanoTime();
-            trace.add(client.name + " holds " + request.key() + " token " + client.held.token());
-        } else {
-            trace.add(client.name + " found " + request.key() + " busy");
-        }
+    private Jvm jvmOf(SimulatedClient client) {
+        return jvms.stream().filter(jvm -> jvm.name.equals(client.jvm)).findFirst().orElseThrow();
+    }
+
+    private void take(SimulatedClient client, LockRequest request) {
+        DefaultLockManager locks = jvmOf(client).locks;
+        client.run(() -> {
+            client.askedNanos = clock.nanoTime();
+            trace.add(client.name + " asks for " + describe(request));
+            try {
+                Optional<LockHandle> handle = request.maxWait().isZero() ? locks.tryAcquire(request)
+                        : Optional.of(locks.acquire(request));
+                if (handle.isEmpty()) {
+                    trace.add(client.name + " found " + request.key() + " busy");
+                    return;
+                }
+                client.held = handle.get();
+                client.request = request;
+                client.enteredNanos = clock.nanoTime();
+                if (!request.maxWait().isZero()) {
+                    waitedIn++;
+                }
+                trace.add(client.name + " holds " + request.key() + " token " + client.held.token());
+            } catch (LockNotAcquiredException waitedInVain) {
+                trace.add(client.name + " waited for " + request.key() + " in vain");
+            } catch (LockException failed) {
+                trace.add(client.name + " failed: " + failed.getMessage());
+            }
+        });
     }
 
     private LockRequest request() {
         int form = random.nextInt(4);
         LockMode mode = random.nextBoolean() ? LockMode.PESSIMISTIC : LockMode.OPTIMISTIC;
         Duration lease = LEASES[random.nextInt(LEASES.length)];
+        // the read/write lock's waits are the JVM's monitor waits, which the world cannot order: tries only
+        Duration wait = settings.waits() ? WAITS[random.nextInt(WAITS.length)] : Duration.ZERO;
         if (form == 0) {
             // the store has no shared row locks: read/write locks are OPTIMISTIC here
             LockRequest request = LockRequest.of(READ_WRITE_KEY).mode(LockMode.OPTIMISTIC).maxWait(Duration.ZERO).lease(lease);
             return random.nextInt(3) == 0 ? request.write() : request.read();
         }
         if (form == 1) {
-            return LockRequest.of(PERMITS_KEY).mode(mode).maxWait(Duration.ZERO).lease(lease).permits(PERMITS);
+            return LockRequest.of(PERMITS_KEY).mode(mode).maxWait(wait).lease(lease).permits(PERMITS);
         }
         String key = "key" + random.nextInt(settings.keys());
-        LockRequest request = LockRequest.of(key).mode(mode).maxWait(Duration.ZERO).lease(lease);
+        LockRequest request = LockRequest.of(key).mode(mode).maxWait(wait).lease(lease);
         if (random.nextInt(3) == 0) {
             request = request.holdAtLeast(Duration.ofMillis(100 + random.nextInt(3_000)));
         }
@@ -335,54 +354,57 @@ final class Simulation {
     private static String describe(LockRequest request) {
         return request.key() + " " + request.mode() + (request.permits() > 1 ? " " + request.permits() + " permits" : "")
                 + (request.key().equals(READ_WRITE_KEY) ? " " + request.type() : "") + " lease " + request.lease().toMillis() + " ms"
+                + (request.maxWait().isZero() ? "" : " wait " + request.maxWait().toMillis() + " ms")
                 + (request.holdAtLeast().isZero() ? "" : " hold " + request.holdAtLeast().toMillis() + " ms")
                 + (request.lockDelay().isZero() ? "" : " delay " + request.lockDelay().toMillis() + " ms");
     }
 
-    private void release(Client client) throws Exception {
-        LockHandle handle = client.held;
-        long exitNanos = clock.nanoTime();
-        boolean told = !handle.isValid();
-        String loss = told ? "invalid at its exit" : null;
-        try {
-            client.call(() -> {
+    private void release(SimulatedClient client) {
+        client.run(() -> {
+            LockHandle handle = client.held;
+            long exitNanos = clock.nanoTime();
+            boolean told = !handle.isValid();
+            String loss = told ? "invalid at its exit" : null;
+            try {
                 handle.close();
-                return null;
-            });
-            trace.add(client.name + " released " + handle.key() + " token " + handle.token() + (told ? " (told: invalid)" : ""));
-        } catch (LockLostException lostAtClose) {
-            told = true;
-            // a release that failed as well could not leave a minimum hold: the holder hears that failure with the loss
-            loss = lostAtClose.getSuppressed().length > 0 ? "its release failed too: " + lostAtClose.getSuppressed()[0]
-                    : lostAtClose.getMessage();
-            trace.add(client.name + " released " + handle.key() + " and heard it lost: " + loss);
-        } catch (LockException releaseFailed) {
-            // told that the release may not have happened: its row stays its own until its lease or session ends
-            told = true;
-            loss = releaseFailed.getMessage();
-            trace.add(client.name + " release of " + handle.key() + " failed: " + loss);
-        }
-        client.held = null;
+                trace.add(client.name + " released " + handle.key() + " token " + handle.token() + (told ? " (told: invalid)" : ""));
+            } catch (LockLostException lostAtClose) {
+                told = true;
+                // a release that failed as well could not leave a minimum hold: the holder hears that failure with the loss
+                loss = lostAtClose.getSuppressed().length > 0 ? "its release failed too: " + lostAtClose.getSuppressed()[0]
+                        : lostAtClose.getMessage();
+                trace.add(client.name + " released " + handle.key() + " and heard it lost: " + loss);
+            } catch (LockException releaseFailed) {
+                // told that the release may not have happened: its row stays its own until its lease or session ends
+                told = true;
+                loss = releaseFailed.getMessage();
+                trace.add(client.name + " release of " + handle.key() + " failed: " + loss);
+            }
+            client.held = null;
+            record(client, handle, new CriticalSection(client.name, handle.token(), client.enteredNanos, exitNanos, told), loss);
+        });
+    }
+
+    private void record(SimulatedClient client, LockHandle handle, CriticalSection section, String loss) {
         LockRequest request = client.request;
-        CriticalSection section = new CriticalSection(client.name, handle.token(), client.enteredNanos, exitNanos, told);
         if (request.key().equals(READ_WRITE_KEY)) {
-            readWrite.add(new ReadWriteHistoryChecker.Access(request.type() == io.locked.api.LockType.WRITE,
-                    Places.of(handle), section));
-            return;
-        }
-        if (request.key().equals(PERMITS_KEY)) {
+            readWrite.add(new ReadWriteHistoryChecker.Access(request.type() == LockType.WRITE, Places.of(handle), section));
+        } else if (request.key().equals(PERMITS_KEY)) {
             permitSections.add(new PermitHistoryChecker.PermitSection(Places.of(handle), section));
-            return;
-        }
-        sections.computeIfAbsent(handle.key(), key -> new ArrayList<>()).add(section);
-        if (!request.holdAtLeast().isZero()) {
-            holds.add(new MinimumHold(handle.key(), client.name, handle.token(), client.askedNanos, client.enteredNanos,
-                    request.holdAtLeast().toNanos(), clock.nanoTime(), loss,
-                    request.mode() == LockMode.OPTIMISTIC ? request.lease().toNanos() : 0, request.lockDelay().toNanos()));
+        } else {
+            sections.computeIfAbsent(handle.key(), key -> new ArrayList<>()).add(section);
+            if (!request.holdAtLeast().isZero()) {
+                holds.add(new MinimumHold(handle.key(), client.name, handle.token(), client.askedNanos, client.enteredNanos,
+                        request.holdAtLeast().toNanos(), clock.nanoTime(), loss,
+                        request.mode() == LockMode.OPTIMISTIC ? request.lease().toNanos() : 0, request.lockDelay().toNanos()));
+            }
         }
     }
 
-    /** Moves time on, running each tick and landing each held-up statement when it is due, in time order. */
+    /**
+     * Moves time on, running each tick, landing each held-up statement and waking each waiting thread when
+     * it is due, in time order.
+     */
     private void advance(long nanos) {
         long target = clock.nanoTime() + nanos;
         while (true) {
@@ -394,21 +416,33 @@ final class Simulation {
             }
             long tick = next == null ? Long.MAX_VALUE : next.nextTick();
             long landing = store.nextLanding();
-            long due = Math.min(tick, landing);
+            long wake = world == null ? Long.MAX_VALUE : world.nextWake();
+            long due = Math.min(tick, Math.min(landing, wake));
             if (due > target) {
                 break;
             }
             clock.advanceTo(due);
-            if (landing <= tick) {
+            if (landing == due) {
                 store.landDue();
+            } else if (wake == due) {
+                world.wakeDue();
             } else {
                 next.scheduler.runNextDue();
             }
+            quiet();
         }
         clock.advanceTo(target);
     }
 
-    private void fault(int choice) throws Exception {
+    /** Runs the world's threads until all wait again, and fails on what a client's call did not expect. */
+    private void quiet() {
+        if (world != null) {
+            world.runUntilQuiet();
+            jvms.stream().flatMap(Jvm::everyone).forEach(SimulatedClient::checkFailure);
+        }
+    }
+
+    private void fault(int choice) {
         switch (choice % 5) {
             case 0 -> {
                 long down = (long) (random.nextDouble() * 4_000_000_000L);
@@ -416,42 +450,45 @@ final class Simulation {
                 store.downFor(down);
             }
             case 1 -> trace.add("FAULT a session ends: " + store.endASession());
-            case 4 -> forceRelease();
             case 2 -> {
                 long step = (long) (random.nextDouble() * 2_000_000_000L);
                 trace.add("FAULT the database clock steps back " + Trace.millis(step));
                 store.stepClockBack(step);
             }
-            default -> {
+            case 3 -> {
                 Jvm jvm = jvms.get(random.nextInt(jvms.size()));
                 long pause = (long) (random.nextDouble() * 5_000_000_000L);
                 trace.add("FAULT " + jvm.name + " pauses for " + Trace.millis(pause));
-                jvm.pausedUntilNanos = clock.nanoTime() + pause;
+                jvm.pausedUntilNanos = Math.max(jvm.pausedUntilNanos, clock.nanoTime() + pause);
             }
+            default -> forceRelease();
         }
+        quiet();
     }
 
     /** An operator of an awake JVM ends a key's hold: allowed to overlap its holder, who must hear of it. */
-    private void forceRelease() throws Exception {
-        List<Jvm> awake = jvms.stream().filter(jvm -> !jvm.paused()).toList();
+    private void forceRelease() {
+        List<Jvm> awake = jvms.stream().filter(jvm -> !jvm.paused() && !jvm.operator.busy()).toList();
         if (awake.isEmpty()) {
             return;
         }
         Jvm jvm = awake.get(random.nextInt(awake.size()));
         String key = "key" + random.nextInt(settings.keys());
-        long start = clock.nanoTime();
-        Optional<LockInfo> ended;
-        try {
-            ended = jvm.clients.get(0).call(() -> jvm.locks.forceRelease(key));
-        } catch (LockException failed) {
-            // a reply lost after the statement ran: the release may have happened
-            trace.add("FAULT an operator of " + jvm.name + " could not force the release of " + key + ": " + failed.getMessage());
-            forced.add(new ForcedRelease(key, start, clock.nanoTime(), null, "unknown: " + failed.getMessage()));
-            return;
-        }
-        trace.add("FAULT an operator of " + jvm.name + " forced the release of " + key + ": "
-                + ended.map(info -> "token " + info.token()).orElse("it was free"));
-        forced.add(new ForcedRelease(key, start, clock.nanoTime(), ended.orElse(null), ended.isPresent() ? "ended" : "free"));
+        jvm.operator.run(() -> {
+            long start = clock.nanoTime();
+            try {
+                Optional<LockInfo> ended = jvm.locks.forceRelease(key);
+                trace.add("FAULT an operator of " + jvm.name + " forced the release of " + key + ": "
+                        + ended.map(info -> "token " + info.token()).orElse("it was free"));
+                forced.add(new ForcedRelease(key, start, clock.nanoTime(), ended.orElse(null),
+                        ended.isPresent() ? "ended" : "free"));
+            } catch (LockException failed) {
+                // a reply lost after the statement ran: the release may have happened
+                trace.add("FAULT an operator of " + jvm.name + " could not force the release of " + key + ": "
+                        + failed.getMessage());
+                forced.add(new ForcedRelease(key, start, clock.nanoTime(), null, "unknown: " + failed.getMessage()));
+            }
+        });
     }
 
     private void close() {
@@ -461,7 +498,10 @@ final class Simulation {
             } catch (RuntimeException ignored) {
                 // closing releases nothing here: every client released before
             }
-            jvm.clients.forEach(client -> client.thread.shutdownNow());
+            jvm.everyone().forEach(SimulatedClient::stop);
+        }
+        if (world != null) {
+            world.runUntilQuiet();
         }
     }
 }

@@ -51,8 +51,43 @@ final class VirtualClock implements TimeSource {
         return Clock.fixed(EPOCH.plusNanos(nowNanos), ZoneOffset.UTC);
     }
 
+    /** Where waiting threads run; null where every call is a try and nothing may wait. */
+    private volatile World world;
+
+    void waitIn(World waits) {
+        this.world = waits;
+    }
+
+    private World worldOfCaller(long nanos) {
+        World waits = world;
+        if (waits == null || !waits.owns(Thread.currentThread())) {
+            throw new IllegalStateException("the core waited " + nanos + " ns on " + Thread.currentThread()
+                    + " in the simulation, outside its world of waiting threads");
+        }
+        return waits;
+    }
+
     @Override
-    public void sleepNanos(long nanos) {
-        throw new IllegalStateException("the core slept " + nanos + " ns in the simulation, where every call is a try");
+    public void parkNanos(Object blocker, long nanos) {
+        worldOfCaller(nanos).park(blocker, nanos);
+    }
+
+    @Override
+    public void sleepNanos(long nanos) throws InterruptedException {
+        World waits = worldOfCaller(nanos);
+        long until = nowNanos + nanos;
+        while (nowNanos - until < 0) {
+            waits.park(this, until - nowNanos);
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
+    }
+
+    @Override
+    public long spread(long origin, long bound) {
+        synchronized (random) {
+            return origin + (long) (random.nextDouble() * (bound - origin));
+        }
     }
 }
