@@ -56,7 +56,7 @@ public final class DefaultLockManager extends AsyncLockCalls {
     private final LockMetrics metrics;
     private final ThreadScopes scopes = new ThreadScopes();
     private volatile boolean closed;
-    private final Draining draining = new Draining();
+    private final Draining draining;
     private final Set<Candidacy> candidacies = ConcurrentHashMap.newKeySet();
     private volatile Duration drainBound = Duration.ZERO;
 
@@ -86,6 +86,7 @@ public final class DefaultLockManager extends AsyncLockCalls {
         this.repository = repository;
         this.time = time;
         this.watchdog = watchdog;
+        this.draining = new Draining(time);
         this.permitSlots = new PermitSlots(time);
         this.readWriteSlots = new ReadWriteSlots(time, KeepTimer.of(watchdog::once, watchdog::schedulerNanos));
         this.operators = new Operators(repository);
@@ -95,7 +96,6 @@ public final class DefaultLockManager extends AsyncLockCalls {
     /**
      * What this JVM keeps per key: queues, read/write states, held acquisitions and the scopes of the threads
      * inside them. It must not grow with the keys no longer held or waited for (LocalStateBoundTest).
-     *
      * @return how many such entries there are now
      */
     int localKeyState() {

@@ -4,6 +4,7 @@ import io.locked.api.LockException;
 import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
 import io.locked.api.LockLostException;
+import io.locked.api.LockManagerClosedException;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
@@ -140,6 +141,8 @@ final class Simulation {
         final List<SimulatedClient> clients = new ArrayList<>();
         final SimulatedClient operator;
         long pausedUntilNanos;
+        /** When its close began (its drain), or {@link Long#MAX_VALUE} while it runs. */
+        long closeBeganNanos = Long.MAX_VALUE;
 
         Jvm(int index) {
             this.name = "jvm" + index;
@@ -288,11 +291,45 @@ final class Simulation {
             return;
         }
         SimulatedClient client = idle.get(random.nextInt(idle.size()));
-        if (client.held != null) {
+        if (client.held != null && isExclusive(client.request) && random.nextInt(4) == 0) {
+            reenter(client);
+        } else if (client.held != null) {
             release(client);
         } else {
             take(client, request());
         }
+    }
+
+    private static boolean isExclusive(LockRequest request) {
+        return !request.key().equals(READ_WRITE_KEY) && !request.key().equals(PERMITS_KEY);
+    }
+
+    /** A holder enters its own key again and leaves it: never refused, not even while its manager drains. */
+    private void reenter(SimulatedClient client) {
+        Jvm jvm = jvmOf(client);
+        client.run(() -> {
+            if (!client.held.isValid()) {
+                // a lost hold is never revived: entering its key again is a new acquisition, not a re-entry
+                return;
+            }
+            boolean draining = jvm.closeBeganNanos <= clock.nanoTime();
+            try {
+                Optional<LockHandle> again = client.request.maxWait().isZero() ? jvm.locks.tryAcquire(client.request)
+                        : Optional.of(jvm.locks.acquire(client.request));
+                if (again.isEmpty()) {
+                    violations.add(client.name + "'s re-entry of " + client.request.key() + " was refused"
+                            + (draining ? " while its manager drained" : ""));
+                    return;
+                }
+                again.get().close();
+                trace.add(client.name + " entered " + client.request.key() + " again and left it");
+            } catch (LockLostException lost) {
+                trace.add(client.name + " re-entered a hold it had lost: " + lost.getMessage()); // told
+            } catch (LockException | LockManagerClosedException refused) {
+                violations.add(client.name + "'s re-entry of " + client.request.key() + " failed"
+                        + (draining ? " while its manager drained" : "") + ": " + refused);
+            }
+        });
     }
 
     private Jvm jvmOf(SimulatedClient client) {
@@ -314,12 +351,18 @@ final class Simulation {
                 client.held = handle.get();
                 client.request = request;
                 client.enteredNanos = clock.nanoTime();
+                if (client.enteredNanos > jvmOf(client).closeBeganNanos) {
+                    violations.add(client.name + " was granted " + request.key() + " token " + client.held.token()
+                            + " after its manager's close began");
+                }
                 if (!request.maxWait().isZero()) {
                     waitedIn++;
                 }
                 trace.add(client.name + " holds " + request.key() + " token " + client.held.token());
             } catch (LockNotAcquiredException waitedInVain) {
                 trace.add(client.name + " waited for " + request.key() + " in vain");
+            } catch (LockManagerClosedException refused) {
+                trace.add(client.name + " refused: " + refused.getMessage());
             } catch (LockException failed) {
                 trace.add(client.name + " failed: " + failed.getMessage());
             }
@@ -443,7 +486,8 @@ final class Simulation {
     }
 
     private void fault(int choice) {
-        switch (choice % 5) {
+        switch (choice % 6) {
+            case 5 -> shutDown();
             case 0 -> {
                 long down = (long) (random.nextDouble() * 4_000_000_000L);
                 trace.add("FAULT the store goes down for " + Trace.millis(down));
@@ -464,6 +508,28 @@ final class Simulation {
             default -> forceRelease();
         }
         quiet();
+    }
+
+    /**
+     * One JVM of the run shuts down, once: its manager stops granting, lets its holders finish for up to a drain
+     * bound (none where calls never wait: the drain would wait for the next call), then closes.
+     */
+    private void shutDown() {
+        if (jvms.stream().anyMatch(jvm -> jvm.closeBeganNanos != Long.MAX_VALUE) || random.nextInt(3) != 0) {
+            return;
+        }
+        Jvm jvm = jvms.get(random.nextInt(jvms.size()));
+        if (jvm.paused() || jvm.operator.busy()) {
+            return;
+        }
+        Duration drain = settings.waits() ? Duration.ofMillis(random.nextInt(3_000)) : Duration.ZERO;
+        jvm.operator.run(() -> {
+            jvm.closeBeganNanos = clock.nanoTime();
+            trace.add("FAULT " + jvm.name + " shuts down, draining for up to " + drain.toMillis() + " ms");
+            jvm.locks.drainFor(drain);
+            jvm.locks.close();
+            trace.add(jvm.name + " closed");
+        });
     }
 
     /** An operator of an awake JVM ends a key's hold: allowed to overlap its holder, who must hear of it. */

@@ -69,6 +69,20 @@ class SimulationTest {
                 "HAND_OVER_DURING_A_MINIMUM_HOLD");
     }
 
+    /** Negative control: a holder's re-entry of its own key refused once its manager began to close. */
+    @Test
+    void theSimulationFindsAReentryRefusedDuringTheDrain() {
+        found(Simulation.Settings.TRIES.withBug(ExclusiveSeededBug.REFUSES_REENTRY), CI_SEEDS, "REFUSES_REENTRY");
+    }
+
+    /** Negative control: an acquisition under way when the close began, granted all the same. */
+    @Test
+    void theSimulationWithWaitsFindsAHoldGrantedPastTheDrain() {
+        assumeWaits();
+        found(Simulation.Settings.WAITING.withBug(ExclusiveSeededBug.GRANTED_PAST_THE_DRAIN), WAITING_SEEDS,
+                "GRANTED_PAST_THE_DRAIN");
+    }
+
     /** Negative control: a renewal that lands after a release that left a minimum hold, and cuts the hold short. */
     @Test
     void theSimulationFindsALateRenewalThatCutsAMinimumHold() {

@@ -34,6 +34,8 @@ public final class InMemoryLockRepository implements LockRepository {
     private final Map<String, Duration> slowInspections = new ConcurrentHashMap<>();
     /** The database's clock: leases start and end on it. */
     private final LongSupplier clock;
+    /** Whether a row goes once it is free, as if idle rows were cleaned up at once: its heap is then the core's alone. */
+    private volatile boolean forgetsFreeRows;
 
     private final class Row {
         final Semaphore rowLock = new Semaphore(1, true);
@@ -109,6 +111,7 @@ public final class InMemoryLockRepository implements LockRepository {
                         return false;
                     }
                     row.rowLock.release();
+                    forgetIfFree(key, row);
                     return true;
                 }
             };
@@ -192,7 +195,20 @@ public final class InMemoryLockRepository implements LockRepository {
         boolean live = row.leaseLive();
         row.owner = null;
         row.version++;
+        forgetIfFree(lease.key(), row);
         return live;
+    }
+
+    /** From now on a row goes once it is free (its key's token counter is the store's, so tokens still rise). */
+    public InMemoryLockRepository forgettingFreeRows() {
+        forgetsFreeRows = true;
+        return this;
+    }
+
+    private synchronized void forgetIfFree(String key, Row row) {
+        if (forgetsFreeRows && row.rowLock.availablePermits() == 1 && !row.leaseLive() && rows.get(key) == row) {
+            rows.remove(key);
+        }
     }
 
     @Override

@@ -43,7 +43,7 @@ public final class ModelLocks {
     };
 
     public final InMemoryLockRepository repository = new InMemoryLockRepository(() -> 0);
-    public final Draining draining = new Draining();
+    public final Draining draining;
     public final ThreadScopes scopes = new ThreadScopes();
     public final ExclusiveLocks locks;
     public final TimeSource time;
@@ -69,6 +69,7 @@ public final class ModelLocks {
                 pause.pause();
             }
         };
+        draining = new Draining(time);
         locks = new ExclusiveLocks(repository, time, closedWatchdog, Duration.ofSeconds(30), draining, bug);
     }
 
