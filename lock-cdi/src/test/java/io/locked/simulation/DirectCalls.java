@@ -2,6 +2,8 @@ package io.locked.simulation;
 
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -11,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 final class DirectCalls extends AbstractExecutorService {
     private final World world;
     private final String name;
+    private final List<String> escaped = new CopyOnWriteArrayList<>();
     private volatile boolean shutdown;
 
     /**
@@ -21,12 +24,11 @@ final class DirectCalls extends AbstractExecutorService {
         this.world = world;
         this.name = name;
     }
-    private final java.util.List<String> escaped = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
     public void execute(Runnable command) {
         if (shutdown) {
-            throw new java.util.concurrent.RejectedExecutionException("closed");
+            throw new RejectedExecutionException("closed");
         }
         Runnable guarded = () -> {
             try {
@@ -44,7 +46,7 @@ final class DirectCalls extends AbstractExecutorService {
     }
 
     /** @return what escaped the calls: each one a defect of the core */
-    java.util.List<String> escaped() {
+    List<String> escaped() {
         return escaped;
     }
 

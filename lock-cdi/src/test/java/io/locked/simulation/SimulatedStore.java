@@ -31,9 +31,14 @@ final class SimulatedStore implements LockRepository {
     private final Random random;
     private final FaultRates rates;
     private final Trace trace;
+    private final StoreBug bug;
+    /** How many leases one renewal statement renews: 1 renews each alone, more gathers them in batches. */
+    private final int batchSize;
     private final Map<String, Row> rows = new HashMap<>();
     private final List<LateStatement> late = new ArrayList<>();
     private final List<Session> sessions = new ArrayList<>();
+    /** Threads whose statement waits for a key's row lock. */
+    private final Map<String, List<Thread>> rowLockWaiters = new HashMap<>();
     /** Clock tokens: a counter that no rollback lowers. */
     private long lastToken;
     /** The database's clock minus the JVMs' monotonic clock; a step moves it. */
@@ -42,10 +47,6 @@ final class SimulatedStore implements LockRepository {
     private int lateCount;
     /** Where statements take their time and wait for row locks; null: they take it at once and never wait. */
     private World world;
-    /** Threads whose statement waits for a key's row lock. */
-    private final Map<String, List<Thread>> rowLockWaiters = new HashMap<>();
-
-    private final StoreBug bug;
 
     /** Mistakes a real store could make, seeded into the simulated one for the negative controls. */
     enum StoreBug {
@@ -55,16 +56,13 @@ final class SimulatedStore implements LockRepository {
         RENEWAL_SHORTENS_A_HOLD
     }
 
-    /** How many leases one renewal statement renews: 1 renews each alone, more gathers them in batches. */
-    private final int batchSize;
-
     SimulatedStore(VirtualClock clock, Random random, FaultRates rates, Trace trace, StoreBug bug, int batchSize) {
-        this.bug = bug;
-        this.batchSize = batchSize;
         this.clock = clock;
         this.random = random;
         this.rates = rates;
         this.trace = trace;
+        this.bug = bug;
+        this.batchSize = batchSize;
     }
 
     private static final class Row {
@@ -181,10 +179,7 @@ final class SimulatedStore implements LockRepository {
             clock.advance(nanos);
             return;
         }
-        long until = clock.nanoTime() + nanos;
-        while (clock.nanoTime() - until < 0) {
-            world.park(this, until - clock.nanoTime());
-        }
+        world.parkUntil(clock.nanoTime() + nanos, this);
     }
 
     private void waitForRowLock(String key, Duration dbWait) {
@@ -229,9 +224,9 @@ final class SimulatedStore implements LockRepository {
                 }
                 row.rowLock = session;
                 row.acquiredAtNanos = dbNow();
-                row.token = lastToken + 1;
+                row.token = ++lastToken;
                 sessions.add(session);
-                return ++lastToken;
+                return row.token;
             });
         } catch (LockStoreUnavailableException lostReply) {
             // the driver closes a connection whose statement failed: its transaction ends with it

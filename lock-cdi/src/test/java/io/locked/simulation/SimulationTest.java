@@ -33,18 +33,21 @@ class SimulationTest {
 
     @Test
     void theSameSeedRunsTheSameWay() {
-        Simulation.Outcome once = Simulation.run(7, Simulation.Settings.TRIES);
-        Simulation.Outcome again = Simulation.run(7, Simulation.Settings.TRIES);
-        assertEquals(once.trace(), again.trace(), "a seed must replay exactly");
+        replaysExactly(Simulation.Settings.TRIES);
     }
 
     @Test
     void theSameSeedWithWaitsRunsTheSameWay() {
         assumeWaits();
-        Simulation.Outcome once = Simulation.run(7, Simulation.Settings.WAITING);
-        Simulation.Outcome again = Simulation.run(7, Simulation.Settings.WAITING);
+        Simulation.Outcome once = replaysExactly(Simulation.Settings.WAITING);
         assertTrue(once.waitedIn() > 0, "nobody waited for a key and got it: the waits were not simulated");
+    }
+
+    private static Simulation.Outcome replaysExactly(Simulation.Settings settings) {
+        Simulation.Outcome once = Simulation.run(7, settings);
+        Simulation.Outcome again = Simulation.run(7, settings);
         assertEquals(once.trace(), again.trace(), "a seed must replay exactly");
+        return once;
     }
 
     /** Negative control: a pessimistic holder whose session ended before its release is not told at the release. */

@@ -4,28 +4,28 @@ import io.locked.internal.base.TimeSource;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Random;
 
 /**
  * The simulation's time: every JVM's monotonic clock, moved only by the simulation, and the core's
- * random spreads, drawn from the seed. Nothing in a simulated try may sleep: a sleep would be time the
- * simulation did not choose.
+ * random spreads, drawn from the seed. The core parks and sleeps in virtual time on the threads of the
+ * simulation's {@link World}; where calls never wait there is none, and a park or sleep fails the run.
  */
 final class VirtualClock implements TimeSource {
     private static final Instant EPOCH = Instant.parse("2026-01-01T00:00:00Z");
     /** Written by whichever thread runs (one at a time, handed on through futures); read by all. */
     private volatile long nowNanos = 1_000_000_000L;
-    private final java.util.Random random;
+    private final Random random;
+    /** Where waiting threads run; null where every call is a try and nothing may wait. */
+    private volatile World world;
 
-    /** @param random the seed's: where searches of slots start */
-    VirtualClock(java.util.Random random) {
+    /** @param random the seed's: where searches of slots start, and back-offs' jitter */
+    VirtualClock(Random random) {
         this.random = random;
     }
 
-    @Override
-    public int spread(int bound) {
-        synchronized (random) {
-            return random.nextInt(bound);
-        }
+    void waitIn(World waits) {
+        this.world = waits;
     }
 
     @Override
@@ -51,13 +51,6 @@ final class VirtualClock implements TimeSource {
         return Clock.fixed(EPOCH.plusNanos(nowNanos), ZoneOffset.UTC);
     }
 
-    /** Where waiting threads run; null where every call is a try and nothing may wait. */
-    private volatile World world;
-
-    void waitIn(World waits) {
-        this.world = waits;
-    }
-
     private World worldOfCaller(long nanos) {
         World waits = world;
         if (waits == null || !waits.owns(Thread.currentThread())) {
@@ -74,13 +67,16 @@ final class VirtualClock implements TimeSource {
 
     @Override
     public void sleepNanos(long nanos) throws InterruptedException {
-        World waits = worldOfCaller(nanos);
-        long until = nowNanos + nanos;
-        while (nowNanos - until < 0) {
-            waits.park(this, until - nowNanos);
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
-            }
+        worldOfCaller(nanos).parkUntil(nowNanos + nanos, this);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+    }
+
+    @Override
+    public int spread(int bound) {
+        synchronized (random) {
+            return random.nextInt(bound);
         }
     }
 

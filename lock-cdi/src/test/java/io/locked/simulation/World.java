@@ -138,6 +138,16 @@ final class World implements Executor {
         LockSupport.park(blocker);
     }
 
+    /**
+     * Parks the calling thread of the world until the virtual clock reaches {@code untilNanos}: unparks before
+     * then (a hand-over meant for another wait, a spurious one) park it again. An interrupt ends the wait early.
+     */
+    void parkUntil(long untilNanos, Object blocker) {
+        while (clock.nanoTime() - untilNanos < 0 && !Thread.currentThread().isInterrupted()) {
+            park(blocker, untilNanos - clock.nanoTime());
+        }
+    }
+
     /** @return when the next parked thread's time comes, or {@link Long#MAX_VALUE} */
     synchronized long nextWake() {
         long next = Long.MAX_VALUE;
