@@ -177,6 +177,8 @@ public final class LockManagerBuilder {
      * ended is not told at its release (that release sends nothing): the readers inside learn it at the
      * slot's next renewal. Zero: the last reader out releases the slot. Default
      * {@link #DEFAULT_READER_SLOT_KEEP}. {@code PESSIMISTIC} slots are never kept: each holds a connection.
+     * At most 1,024 slots are kept at once per manager (a stream of reads of distinct keys keeps no more; the
+     * last reader out of a slot past that releases it), and their keeps end one after another on one timer.
      *
      * @param keep zero or positive
      * @return this builder

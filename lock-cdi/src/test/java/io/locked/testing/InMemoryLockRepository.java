@@ -278,6 +278,11 @@ public final class InMemoryLockRepository implements LockRepository {
         return row.rowLock.availablePermits() == 0 || row.leaseLive();
     }
 
+    /** @return how many rows are held now: their row lock taken, or their lease live */
+    public synchronized long rowsHeld() {
+        return rows.values().stream().filter(row -> row.rowLock.availablePermits() == 0 || row.leaseLive()).count();
+    }
+
     public int storeCalls() {
         return storeCalls.get();
     }

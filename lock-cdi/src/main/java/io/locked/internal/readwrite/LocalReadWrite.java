@@ -124,13 +124,13 @@ final class LocalReadWrite {
         return unwanted != null;
     }
 
-    /** The timer of a group's keep: it ends the keep, or waits on where the keep began again meanwhile. */
+    /** The sweep of the keeps found a group's moment due: it ends the keep, or waits on where it began again meanwhile. */
     void keepEnded(KeyState state, ReaderGroup kept) {
         long left;
         synchronized (state) {
             left = keep.timerFired(kept);
         }
-        if (left > 0 && !keep.schedule(left, () -> keepEnded(state, kept))) {
+        if (left > 0 && !keep.waitsOn(kept, left, () -> keepEnded(state, kept))) {
             left = 0; // the lock manager closes: nothing is kept
             synchronized (state) {
                 keep.timerFired(kept);

@@ -39,7 +39,7 @@ final class ReaderGroup {
     Keep keep = Keep.NOT_BEGUN;
     /** When a running keep ends, on {@link System#nanoTime()}, the clock of its timer. */
     long keptUntilNanos;
-    /** Whether a timer will end its keep. */
+    /** Whether it waits in the queue of the keeps ({@link ReaderSlotKeep}), whose sweep will end its keep. */
     boolean keepTimed;
     private final Map<Thread, Integer> holdsInScope = new HashMap<>(4);
     /** Its readers inside: with none, the slot is parked or being released. */
