@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
@@ -476,6 +478,23 @@ final class SimulatedStore implements LockRepository {
     /** Steps the database's clock back: leases last longer by the step, tokens are not on it. */
     synchronized void stepClockBack(long nanos) {
         clockOffsetNanos -= nanos;
+    }
+
+    /**
+     * Steps the database's clock forward: every lease, minimum hold and lock-delay ends sooner by the step.
+     *
+     * @return the rows whose lease was live and ended with the step
+     */
+    synchronized Set<String> stepClockForward(long nanos) {
+        Set<String> ended = new TreeSet<>();
+        rows.forEach((key, row) -> {
+            if (leaseLive(row)) {
+                ended.add(key);
+            }
+        });
+        clockOffsetNanos += nanos;
+        ended.removeIf(key -> leaseLive(rows.get(key)));
+        return ended;
     }
 
     /** @return when the next held-up statement lands, or {@link Long#MAX_VALUE} */

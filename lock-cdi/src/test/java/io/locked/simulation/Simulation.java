@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -117,6 +118,7 @@ final class Simulation {
     private final List<PermitHistoryChecker.PermitSection> permitSections = new ArrayList<>();
     private final List<ForcedRelease> forced = new ArrayList<>();
     private final List<MinimumHold> holds = new ArrayList<>();
+    private final List<ForwardStep> forwardSteps = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
     private int waitedIn;
 
@@ -281,7 +283,40 @@ final class Simulation {
         ReadWriteHistoryChecker.check(readWrite).silent().forEach(silent -> violations.add("'" + READ_WRITE_KEY + "': " + silent));
         PermitHistoryChecker.check(permitSections, PERMITS).silent()
                 .forEach(silent -> violations.add("'" + PERMITS_KEY + "': " + silent));
-        violations.addAll(MinimumHoldChecker.violations(holds, key -> sections.getOrDefault(key, List.of()), forced));
+        violations.addAll(MinimumHoldChecker.violations(holds.stream().map(this::onTheDatabasesClock).toList(),
+                key -> sections.getOrDefault(key, List.of()), forced));
+    }
+
+    /** A step of the database's clock forward, at a moment of virtual time, and the rows whose lease it ended. */
+    private record ForwardStep(long atNanos, long nanos, Set<String> leasesEnded) {
+    }
+
+    /**
+     * Whether a forward step ended the lease of the handle's row while its holder was in: the stated window
+     * ({@code docs/guarantees.md#database-clock-steps}) in which the holder is not told before its next renewal,
+     * and another may enter. Its overlaps count as told; the other checks (tokens, holds) stand.
+     */
+    private boolean leaseCutByAStep(LockHandle handle, long askedNanos, long exitNanos) {
+        String row = Places.of(handle);
+        return forwardSteps.stream().anyMatch(step -> step.leasesEnded().contains(row)
+                && step.atNanos() - askedNanos >= 0 && step.atNanos() - exitNanos <= 0);
+    }
+
+    /**
+     * A minimum hold and a lock-delay count on the database's clock: a forward step while they last ends them
+     * sooner by the step, as it ends a lease ({@code docs/guarantees.md#database-clock-steps}). The overlaps such a
+     * step causes are judged as any other: each must be told to its holder.
+     */
+    private MinimumHold onTheDatabasesClock(MinimumHold hold) {
+        long lasts = Math.max(hold.holdNanos(), hold.leaseNanos() + hold.delayNanos());
+        long stepped = forwardSteps.stream().filter(step -> step.atNanos() - hold.askedNanos() >= 0
+                && step.atNanos() - (hold.askedNanos() + lasts) < 0).mapToLong(ForwardStep::nanos).sum();
+        if (stepped == 0) {
+            return hold;
+        }
+        return new MinimumHold(hold.key(), hold.holder(), hold.token(), hold.askedNanos(), hold.enteredNanos(),
+                hold.holdNanos() - stepped, hold.closedNanos(), hold.lossReason(), hold.leaseNanos(),
+                hold.delayNanos() == 0 ? 0 : hold.delayNanos() - stepped);
     }
 
     private void act() {
@@ -424,7 +459,9 @@ final class Simulation {
                 trace.add(client.name + " release of " + handle.key() + " failed: " + loss);
             }
             client.held = null;
-            record(client, handle, new CriticalSection(client.name, handle.token(), client.enteredNanos, exitNanos, told), loss);
+            boolean stated = !told && leaseCutByAStep(handle, client.askedNanos, exitNanos);
+            record(client, handle, new CriticalSection(client.name, handle.token(), client.enteredNanos, exitNanos,
+                    told || stated), loss);
         });
     }
 
@@ -496,8 +533,14 @@ final class Simulation {
             case 1 -> trace.add("FAULT a session ends: " + store.endASession());
             case 2 -> {
                 long step = (long) (random.nextDouble() * 2_000_000_000L);
-                trace.add("FAULT the database clock steps back " + Trace.millis(step));
-                store.stepClockBack(step);
+                if (random.nextBoolean()) {
+                    trace.add("FAULT the database clock steps back " + Trace.millis(step));
+                    store.stepClockBack(step);
+                } else {
+                    Set<String> ended = store.stepClockForward(step);
+                    trace.add("FAULT the database clock steps forward " + Trace.millis(step) + ", ending the leases of " + ended);
+                    forwardSteps.add(new ForwardStep(clock.nanoTime(), step, ended));
+                }
             }
             case 3 -> {
                 Jvm jvm = jvms.get(random.nextInt(jvms.size()));
