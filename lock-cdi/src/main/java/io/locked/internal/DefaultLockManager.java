@@ -263,7 +263,7 @@ public final class DefaultLockManager extends AsyncLockCalls {
         if (closed) {
             throw new LockManagerClosedException("This LockManager is closed; cannot campaign for '" + role + "'");
         }
-        return new Candidacy(this, role, lease, listener, candidacies).start();
+        return new Candidacy(this, time, role, lease, listener, candidacies).start();
     }
 
     /** How long a JVM's emptied optimistic reader slot stays held for its next reader or writer ({@link io.locked.api.LockManagerBuilder#keepReaderSlotsFor}). */

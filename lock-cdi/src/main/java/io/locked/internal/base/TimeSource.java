@@ -5,7 +5,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Where the core reads time and sleeps, and draws the random spreads that keep JVMs apart. Deadlines use
+ * Where the core reads time, sleeps and starts its long-lived threads, and draws the random spreads that keep JVMs apart. Deadlines use
  * the monotonic {@link #nanoTime()}; the wall clock only labels holders for diagnostics and never decides
  * who holds a lock. Tests replace it; the deterministic simulation draws the spreads from its seed too.
  */
@@ -32,6 +32,21 @@ public interface TimeSource {
      */
     default void parkNanos(Object blocker, long nanos) {
         LockSupport.parkNanos(blocker, nanos);
+    }
+
+    /**
+     * Starts a thread of the core's own that lives long and waits through this source (a leadership campaign):
+     * a daemon platform thread; in the simulation, one of its world's, in virtual time.
+     *
+     * @param name what the thread is called
+     * @param body what it runs
+     * @return the thread, started
+     */
+    default Thread startThread(String name, Runnable body) {
+        Thread thread = new Thread(body, name);
+        thread.setDaemon(true);
+        thread.start();
+        return thread;
     }
 
     /**

@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -26,8 +25,6 @@ import java.util.logging.Logger;
  * confirm it in time, and each term's token is the lock's fencing token.
  */
 public final class Candidacy implements Leadership {
-    /** A candidacy waits on the system's clock: leadership is not run in the simulation yet. */
-    private static final TimeSource SYSTEM = TimeSource.system(java.time.Clock.systemUTC());
     private static final Logger LOG = Logger.getLogger(Candidacy.class.getName());
     /** The reason of the term a closed candidacy gives up. */
     private static final String CLOSED = "closed";
@@ -37,7 +34,9 @@ public final class Candidacy implements Leadership {
     private final LockRequest request;
     private final LeadershipListener listener;
     private final long checkNanos;
-    private final Thread thread;
+    /** Where the campaign waits and runs: the manager's; the simulation's, in virtual time. */
+    private final TimeSource time;
+    private volatile Thread thread;
     /** The manager's open candidacies, which this one joins at its start and leaves when closed. */
     private final Set<Candidacy> open;
     private volatile LockHandle term;
@@ -45,7 +44,19 @@ public final class Candidacy implements Leadership {
     /** The pauses after store failures, on the campaign's thread only: from 100 ms, doubling up to half a lease. */
     private Backoff failures;
 
-    public Candidacy(LockManager locks, String role, Duration lease, LeadershipListener listener, Set<Candidacy> open) {
+    /** The bugs the simulation ({@code SimulationTest}) must find. */
+    public enum SeededBug {
+        /** The leader counts its term as long as the role row's lease: its check may tell it of the loss after the next term began. */
+        NO_MARGIN
+    }
+
+    public Candidacy(LockManager locks, TimeSource time, String role, Duration lease, LeadershipListener listener,
+                     Set<Candidacy> open) {
+        this(locks, time, role, lease, listener, open, null);
+    }
+
+    public Candidacy(LockManager locks, TimeSource time, String role, Duration lease, LeadershipListener listener,
+                     Set<Candidacy> open, SeededBug seededBug) {
         if (listener == null) {
             throw new IllegalArgumentException("The leadership listener must not be null for role '" + role + "'");
         }
@@ -53,14 +64,13 @@ public final class Candidacy implements Leadership {
         this.checkNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(TimeUnit.SECONDS.toNanos(1),
                 lease.toNanos() / 10));
         // the request checks role (as a key) and lease; a candidate waits up to half a lease per attempt
-        this.request = termRequest(role, lease, checkNanos);
+        this.request = seededBug == SeededBug.NO_MARGIN ? termRequest(role, lease, 0) : termRequest(role, lease, checkNanos);
         this.locks = locks;
+        this.time = time;
         this.role = role;
         this.listener = listener;
         this.open = open;
         this.failures = newFailureBackoff();
-        this.thread = new Thread(this::campaign, "locked-leadership-" + role);
-        this.thread.setDaemon(true);
     }
 
     /**
@@ -83,7 +93,7 @@ public final class Candidacy implements Leadership {
 
     public Candidacy start() {
         open.add(this);
-        thread.start();
+        thread = time.startThread("locked-leadership-" + role, this::campaign);
         return this;
     }
 
@@ -112,7 +122,7 @@ public final class Candidacy implements Leadership {
             } else if (!current.isValid()) {
                 endTerm(current, "its lease ran out before a renewal confirmed it (the JVM paused, or lost the database)");
             } else {
-                LockSupport.parkNanos(this, checkNanos);
+                time.parkNanos(this, checkNanos);
             }
         }
         // close() interrupted this thread to wake it; the release must not see that interrupt: a pool
@@ -141,17 +151,23 @@ public final class Candidacy implements Leadership {
             // a brief failure (a statement that timed out on a loaded machine) costs a brief pause, and a
             // store that stays down is asked at most every half a lease: the pause doubles up to that
             LOG.log(Level.FINE, "Campaign for '" + role + "' failed; trying again", storeFailed);
-            LockSupport.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE, SYSTEM));
+            time.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE, time));
             return;
         } catch (RuntimeException unexpected) {
             // any other failure (the lock store's producer failing its first call, in CI: another Weld
             // container's CDI.current()) must not end the campaign thread: the role would stay without
             // this candidate until the application restarts
             LOG.log(Level.WARNING, "Campaign for '" + role + "' failed; trying again", unexpected);
-            LockSupport.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE, SYSTEM));
+            time.parkNanos(this, failures.nextPauseNanos(Long.MAX_VALUE, time));
             return;
         }
         failures = newFailureBackoff();
+        if (!won.isValid()) {
+            // its lease ran out before this thread could tell (the JVM paused since the acquisition): another
+            // candidate may lead by now, so this term is never told granted, nor lost
+            releaseQuietly(won);
+            return;
+        }
         term = won;
         tell(() -> listener.granted(this, won.token()), "granted");
     }
@@ -170,6 +186,14 @@ public final class Candidacy implements Leadership {
                         + " waits until its lease has run out", releaseFailed);
             }
             // else the term had ended already: what the listener was told
+        }
+    }
+
+    private static void releaseQuietly(LockHandle over) {
+        try {
+            over.close();
+        } catch (LockException alreadyLost) {
+            // the lease had run out: nothing to give up
         }
     }
 
