@@ -16,11 +16,9 @@ import io.locked.internal.base.TimeSource;
 import io.locked.internal.lease.LeaseWatchdog;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
-import io.locked.spi.LockRowState;
 import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 
 /**
@@ -74,38 +72,16 @@ public final class ExclusiveLocks {
      *         here, within the request's wait and under its meter
      */
     public RowAccess rows(LockRequest request, long started, ThreadScope scope, LockMeter meter) {
-    return new RowAccess() {
-        @Override
-        public LockHandle take(String rowKey, Duration rowWait) {
-            return acquire(request, rowKey, rowWait, started, scope, meter, false);
-        }
+        return new RequestRows(this, repository, request, started, scope, meter);
+    }
 
-        @Override
-        public LockRowState inspect(String rowKey) {
-            return repository.inspect(rowKey)
-                    .orElseGet(() -> new LockRowState(rowKey, null, null, null, null, null, null, null));
-        }
+    /** @return whether the manager began to close ({@link RowAccess#closing}) */
+    boolean closing() {
+        return closed;
+    }
 
-        @Override
-        public boolean createRow(String rowKey) {
-            return repository.createRow(rowKey);
-        }
-
-        @Override
-        public List<LockRowState> inspectAll(List<String> rowKeys) {
-            return repository.inspectAll(rowKeys);
-        }
-
-        @Override
-        public List<LockRowState> inspectLeases(List<String> rowKeys) {
-            return repository.inspectLeases(rowKeys);
-        }
-
-        @Override
-        public void joined(long token) {
-            meter.acquired(time.nanoTime() - started, token);
-        }
-    };
+    long nanoTime() {
+        return time.nanoTime();
     }
 
     /**

@@ -36,6 +36,14 @@ public interface RowAccess {
      */
     void joined(long token);
 
+    /**
+     * @return whether the manager began to close: a read/write lock whose rows it took before, and whose look at
+     *         the other side's rows came after, is not granted (the drain lets holders finish, it grants nothing new)
+     */
+    default boolean closing() {
+        return false;
+    }
+
     /** @return a nested hold of the row when this thread is inside its scope, else null */
     default LockHandle reenter(ThreadScope scope, String rowKey) {
         return scope.find(rowKey) == null ? null : take(rowKey, Duration.ZERO);

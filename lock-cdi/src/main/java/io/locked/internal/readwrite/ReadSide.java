@@ -2,6 +2,7 @@ package io.locked.internal.readwrite;
 
 import io.locked.internal.base.RowKeys;
 import io.locked.api.LockHandle;
+import io.locked.api.LockManagerClosedException;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.internal.base.Backoff;
@@ -177,6 +178,10 @@ final class ReadSide {
                         : PessimisticHold.AnotherRow.LOCKED;
                 LockRowState writerRow = shared != PessimisticHold.AnotherRow.LOCKED ? null
                         : readHolding(() -> rows.inspect(LockRows.writer(key)), slot);
+                if (rows.closing()) {
+                    giveBack(slot); // the close began during the look: the drain grants nothing new
+                    throw new LockManagerClosedException("This LockManager was closed while '" + key + "' was being acquired");
+                }
                 if (writerRow != null && !writerRow.held()) {
                     // every later writer draws its token on that row, above this one
                     long token = writerRow.token() == null ? 0 : writerRow.token();

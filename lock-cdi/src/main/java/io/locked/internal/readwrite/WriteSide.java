@@ -3,6 +3,7 @@ package io.locked.internal.readwrite;
 import io.locked.internal.base.Backoff;
 import io.locked.internal.base.RowKeys;
 import io.locked.api.LockHandle;
+import io.locked.api.LockManagerClosedException;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.internal.base.TimeSource;
@@ -69,6 +70,11 @@ final class WriteSide {
                 }
                 if (!awaitNoReader(request, deadline, rows, write, state)) {
                     return null;
+                }
+                if (rows.closing()) {
+                    giveBack(write); // the close began while the readers left: the drain grants nothing new
+                    throw new LockManagerClosedException("This LockManager was closed while '" + request.key()
+                            + "' was being acquired");
                 }
                 long token = write.token();
                 ((AcquisitionView) write).acquisition.thenFinished(() -> writerLeft(state, true, token));
