@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +21,7 @@ import java.util.function.Supplier;
 
 /**
  * The database as the simulation sees it: one row per key, leases on the database's own clock, row
- * locks held by sessions, one token counter. Each statement may meet a fault the seed chose: the store
+ * locks held by sessions, exclusive or shared ({@link PessimisticHold#lockAnotherRow}), one token counter. Each statement may meet a fault the seed chose: the store
  * down (the statement never ran), the reply lost (it ran, the client hears a failure), or the statement
  * held up past its client's timeout and landing later. The assumptions, each tied to a real database's
  * test, are in {@code docs/testing.md#the-deterministic-simulation}.
@@ -39,6 +40,9 @@ final class SimulatedStore implements LockRepository {
     private final Map<String, Row> rows = new HashMap<>();
     private final List<LateStatement> late = new ArrayList<>();
     private final List<Session> sessions = new ArrayList<>();
+    private final List<LeaseCut> cuts = new ArrayList<>();
+    /** When each token was drawn, in virtual time. */
+    private final Map<Long, Long> tokensDrawnAt = new HashMap<>();
     /** Threads whose statement waits for a key's row lock. */
     private final Map<String, List<Thread>> rowLockWaiters = new HashMap<>();
     /** Clock tokens: a counter that no rollback lowers. */
@@ -55,7 +59,9 @@ final class SimulatedStore implements LockRepository {
         /** A renewal sets the lease to end a lease from now, even where that is earlier: one that lands after a
          * release which left a minimum hold cuts the hold short (the real stores take the later end:
          * {@code MinimumHoldContract}). */
-        RENEWAL_SHORTENS_A_HOLD
+        RENEWAL_SHORTENS_A_HOLD,
+        /** An exclusive row lock is granted beside other sessions' shared ones: a pessimistic writer beside the readers. */
+        EXCLUSIVE_BESIDE_SHARED
     }
 
     SimulatedStore(VirtualClock clock, Random random, FaultRates rates, Trace trace, StoreBug bug, int batchSize) {
@@ -74,11 +80,28 @@ final class SimulatedStore implements LockRepository {
         long expiresAtNanos;
         long acquiredAtNanos;
         Session rowLock;
+        /** The sessions that hold a shared lock on it ({@link PessimisticHold#lockAnotherRow}). */
+        final Set<Session> sharedBy = new HashSet<>();
+        /** Whether the table has the row: written by an acquisition, or created ({@link #createRow}). */
+        boolean exists;
+        /** Its lease was live when the clock stepped forward, and no renewal, hand-over or release came since. */
+        boolean steppedOver;
+        /** When the last forward step over its lease came. */
+        long steppedAtNanos;
     }
 
-    /** A connection's session: it holds a row lock until it commits or ends. */
+    /**
+     * A lease that a forward step shortened and that ran out before its holder renewed it, found by the next
+     * statement on its row, with the moment it ran out in virtual time.
+     */
+    record LeaseCut(String row, long atNanos) {
+    }
+
+    /** A connection's session: it holds a row lock, and the other rows it locked, until it commits or ends. */
     private static final class Session {
         final String key;
+        /** The rows it locked beside its own. */
+        final Set<String> otherRows = new TreeSet<>();
         boolean ended;
 
         Session(String key) {
@@ -104,16 +127,47 @@ final class SimulatedStore implements LockRepository {
         return clock.nanoTime() + clockOffsetNanos;
     }
 
+    /** Every statement finds its row here: a lease that a forward step cut short and that ran out since is noted. */
     private Row row(String key) {
-        return rows.computeIfAbsent(key, k -> new Row());
+        Row row = rows.computeIfAbsent(key, k -> new Row());
+        if (row.steppedOver && row.owner != null && !leaseLive(row)) {
+            // it ran out when the clock passed its end: at the step itself where the step jumped past it
+            long ranOut = Math.max(row.expiresAtNanos - clockOffsetNanos, row.steppedAtNanos);
+            cuts.add(new LeaseCut(key, ranOut));
+            trace.add("found: a forward step cut " + key + "'s lease token " + row.token + " short; it ran out at "
+                    + Trace.millis(ranOut));
+            row.steppedOver = false;
+        }
+        return row;
     }
 
     private boolean leaseLive(Row row) {
         return row.owner != null && dbNow() - row.expiresAtNanos < 0;
     }
 
+    /** @return whether a live session holds a lock on the row, exclusive or shared */
     private boolean rowLocked(Row row) {
-        return row.rowLock != null && !row.rowLock.ended;
+        return row.rowLock != null && !row.rowLock.ended || row.sharedBy.stream().anyMatch(session -> !session.ended);
+    }
+
+    /** @return whether a live session other than the one given holds a lock on the row that the asked one conflicts with */
+    private boolean lockedAgainst(Row row, Session asking, boolean shared) {
+        boolean exclusive = row.rowLock != null && !row.rowLock.ended && row.rowLock != asking;
+        return exclusive || !shared && bug != StoreBug.EXCLUSIVE_BESIDE_SHARED
+                && row.sharedBy.stream().anyMatch(session -> !session.ended && session != asking);
+    }
+
+    @Override
+    public Optional<String> noSharedRowLocks() {
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean createRow(String key) {
+        return statement("create the row " + key, key, false, () -> {
+            row(key).exists = true;
+            return true;
+        });
     }
 
     // by owner and token, as the SPI asks
@@ -225,8 +279,10 @@ final class SimulatedStore implements LockRepository {
                     return null;
                 }
                 row.rowLock = session;
+                row.exists = true;
                 row.acquiredAtNanos = dbNow();
                 row.token = ++lastToken;
+                tokensDrawnAt.put(row.token, clock.nanoTime());
                 sessions.add(session);
                 return row.token;
             });
@@ -275,6 +331,36 @@ final class SimulatedStore implements LockRepository {
         }
 
         @Override
+        public AnotherRow lockAnotherRow(String other, boolean shared) {
+            try {
+                return statement("lock " + other + (shared ? " shared" : " exclusively") + " for " + who(holder), other, false,
+                        () -> {
+                            if (session.ended) {
+                                throw new LockStoreUnavailableException(other, "simulated: the session had ended", null);
+                            }
+                            Row row = row(other);
+                            if (!row.exists) {
+                                return AnotherRow.ABSENT;
+                            }
+                            if (lockedAgainst(row, session, shared)) {
+                                return AnotherRow.BUSY;
+                            }
+                            if (shared) {
+                                row.sharedBy.add(session);
+                            } else {
+                                row.rowLock = session;
+                            }
+                            session.otherRows.add(other);
+                            return AnotherRow.LOCKED;
+                        });
+            } catch (LockStoreUnavailableException failed) {
+                // the connection is closed after a failure, and its transaction with it
+                endSession(session);
+                throw failed;
+            }
+        }
+
+        @Override
         public boolean release() {
             return commit("release " + key + " of " + who(holder), null);
         }
@@ -312,13 +398,21 @@ final class SimulatedStore implements LockRepository {
 
     private synchronized void endSession(Session session) {
         session.ended = true;
-        Row row = rows.get(session.key);
-        if (row != null && row.rowLock == session) {
+        unlock(session.key, session);
+        session.otherRows.forEach(other -> unlock(other, session));
+    }
+
+    private void unlock(String key, Session session) {
+        Row row = rows.get(key);
+        if (row == null || row.rowLock != session && !row.sharedBy.remove(session)) {
+            return;
+        }
+        if (row.rowLock == session) {
             row.rowLock = null;
-            List<Thread> waiting = rowLockWaiters.remove(session.key);
-            if (waiting != null) {
-                waiting.forEach(java.util.concurrent.locks.LockSupport::unpark); // the next in line gets the row
-            }
+        }
+        List<Thread> waiting = rowLockWaiters.remove(key);
+        if (waiting != null) {
+            waiting.forEach(java.util.concurrent.locks.LockSupport::unpark); // the next in line gets the row
         }
     }
 
@@ -330,7 +424,9 @@ final class SimulatedStore implements LockRepository {
                 return null;
             }
             row.owner = owner;
+            row.exists = true;
             row.token = ++lastToken;
+            tokensDrawnAt.put(row.token, clock.nanoTime());
             row.version++;
             row.acquiredAtNanos = dbNow();
             row.expiresAtNanos = dbNow() + lease.toNanos();
@@ -363,6 +459,7 @@ final class SimulatedStore implements LockRepository {
             return null;
         }
         row.version++;
+        row.steppedOver = false;
         // a renewal never shortens a lease: one that lands late must not cut a minimum hold
         row.expiresAtNanos = bug == StoreBug.RENEWAL_SHORTENS_A_HOLD ? dbNow() + duration.toNanos()
                 : Math.max(row.expiresAtNanos, dbNow() + duration.toNanos());
@@ -377,7 +474,9 @@ final class SimulatedStore implements LockRepository {
                 return null;
             }
             row.owner = newOwner;
+            row.steppedOver = false;
             row.token = ++lastToken;
+            tokensDrawnAt.put(row.token, clock.nanoTime());
             row.version++;
             row.acquiredAtNanos = dbNow();
             row.expiresAtNanos = dbNow() + duration.toNanos();
@@ -394,6 +493,7 @@ final class SimulatedStore implements LockRepository {
             }
             boolean live = leaseLive(row);
             row.owner = null;
+            row.steppedOver = false;
             row.version++;
             return live;
         });
@@ -423,6 +523,16 @@ final class SimulatedStore implements LockRepository {
         return inspectNow(key);
     }
 
+    /** As the real stores read them: committed rows, where a row lock does not show, only a live lease. */
+    @Override
+    public synchronized List<LockRowState> inspectLeases(List<String> keys) {
+        return keys.stream().sorted().filter(rows::containsKey).map(key -> {
+            Row row = rows.get(key);
+            LockMode mode = leaseLive(row) ? LockMode.OPTIMISTIC : null;
+            return new LockRowState(key, mode, null, row.token, null, null, mode == null ? null : row.owner, null);
+        }).toList();
+    }
+
     private synchronized Optional<LockRowState> inspectNow(String key) {
         Row row = rows.get(key);
         if (row == null) {
@@ -447,6 +557,7 @@ final class SimulatedStore implements LockRepository {
             }
             row.owner = null;
             row.token = ++lastToken;
+            tokensDrawnAt.put(row.token, clock.nanoTime());
             row.version++;
             return ended;
         });
@@ -490,11 +601,23 @@ final class SimulatedStore implements LockRepository {
         rows.forEach((key, row) -> {
             if (leaseLive(row)) {
                 ended.add(key);
+                row.steppedOver = true;
+                row.steppedAtNanos = clock.nanoTime();
             }
         });
         clockOffsetNanos += nanos;
         ended.removeIf(key -> leaseLive(rows.get(key)));
         return ended;
+    }
+
+    /** @return when the token was drawn, in virtual time */
+    synchronized long drawnAtNanos(long token) {
+        return tokensDrawnAt.getOrDefault(token, Long.MIN_VALUE);
+    }
+
+    /** @return every lease a forward step cut short and another took, in the order found */
+    synchronized List<LeaseCut> cuts() {
+        return List.copyOf(cuts);
     }
 
     /** @return when the next held-up statement lands, or {@link Long#MAX_VALUE} */

@@ -60,6 +60,17 @@ final class VirtualClock implements TimeSource {
         return waits;
     }
 
+    /** A thread of the core's own runs in the world, where every wait of the core's is simulated; none where calls never wait. */
+    @Override
+    public Thread startThread(String name, Runnable body) {
+        World waits = world;
+        if (waits == null) {
+            throw new IllegalStateException("a thread of the core's own (" + name + ") waits, which the simulation"
+                    + " runs only where calls wait");
+        }
+        return waits.start(name, body);
+    }
+
     @Override
     public void parkNanos(Object blocker, long nanos) {
         worldOfCaller(nanos).park(blocker, nanos);
