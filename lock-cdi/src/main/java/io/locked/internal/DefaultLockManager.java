@@ -14,13 +14,13 @@ import io.locked.internal.base.LockKind;
 import io.locked.internal.base.LockLog;
 import io.locked.internal.base.LockMeter;
 import io.locked.internal.base.LockMetrics;
+import io.locked.internal.base.SeededBug;
 import io.locked.internal.base.TimeSource;
 import io.locked.internal.async.AsyncLockCalls;
 import io.locked.internal.exclusive.Acquisition;
 import io.locked.internal.exclusive.CurrentLock;
 import io.locked.internal.exclusive.Draining;
 import io.locked.internal.exclusive.ExclusiveLocks;
-import io.locked.internal.exclusive.ExclusiveSeededBug;
 import io.locked.internal.exclusive.RowAccess;
 import io.locked.internal.exclusive.ThreadScope;
 import io.locked.internal.exclusive.ThreadScopes;
@@ -73,9 +73,9 @@ public final class DefaultLockManager extends AsyncLockCalls {
                 : new LeaseWatchdog(watchdogThreads, repository, time), sessionCheckInterval, metrics, null);
     }
 
-    /** With the simulation's watchdog (renewals in virtual time) and the bug a negative control seeds, or null. */
+    /** With the simulation's watchdog (renewals in virtual time) and the bug a negative control seeds in any part, or null. */
     public DefaultLockManager(LockRepository repository, TimeSource time, LeaseWatchdog watchdog,
-                              Duration sessionCheckInterval, LockMetrics metrics, ExclusiveSeededBug seededBug) {
+                              Duration sessionCheckInterval, LockMetrics metrics, SeededBug seededBug) {
         if (repository == null || time == null || watchdog == null || sessionCheckInterval == null
                 || sessionCheckInterval.isNegative() || sessionCheckInterval.isZero() || metrics == null) {
             Optional.ofNullable(watchdog).ifPresent(LeaseWatchdog::close); // its threads end with the refused manager
@@ -88,17 +88,16 @@ public final class DefaultLockManager extends AsyncLockCalls {
         this.watchdog = watchdog;
         this.draining = new Draining(time);
         this.permitSlots = new PermitSlots(time);
-        this.readWriteSlots = new ReadWriteSlots(time, KeepTimer.of(watchdog::once, watchdog::schedulerNanos));
+        this.readWriteSlots = new ReadWriteSlots(time, KeepTimer.of(watchdog::once, watchdog::schedulerNanos), seededBug);
         this.operators = new Operators(repository);
         this.exclusive = new ExclusiveLocks(repository, time, watchdog, sessionCheckInterval, draining, seededBug);
     }
 
     /**
-     * What this JVM keeps per key: queues, read/write states, held acquisitions and the scopes of the threads
-     * inside them. It must not grow with the keys no longer held or waited for (LocalStateBoundTest).
-     * @return how many such entries there are now
+     * @return how many entries this JVM keeps per key now: queues, read/write states, held acquisitions and the scopes
+     *         of the threads inside them; never growing with the keys no longer held or waited for (LocalStateBoundTest)
      */
-    int localKeyState() {
+    public int localKeyState() {
         return exclusive.keysInUse() + readWriteSlots.keysInUse() + draining.held() + scopes.threadsInside();
     }
 

@@ -12,6 +12,7 @@ import io.locked.internal.base.Backoff;
 import io.locked.internal.base.Holder;
 import io.locked.internal.base.LockLog;
 import io.locked.internal.base.LockMeter;
+import io.locked.internal.base.SeededBug;
 import io.locked.internal.base.TimeSource;
 import io.locked.internal.lease.LeaseWatchdog;
 import io.locked.spi.Lease;
@@ -50,10 +51,10 @@ public final class ExclusiveLocks {
         this(repository, time, watchdog, sessionCheckInterval, draining, null);
     }
 
-    /** As the constructor above, with a bug seeded for a negative control. */
+    /** As the constructor above, with a bug seeded for a negative control (another part's is ignored). */
     public ExclusiveLocks(LockRepository repository, TimeSource time, LeaseWatchdog watchdog, Duration sessionCheckInterval,
-                          Draining draining, ExclusiveSeededBug seededBug) {
-        this.seededBug = seededBug;
+                          Draining draining, SeededBug seededBug) {
+        this.seededBug = seededBug instanceof ExclusiveSeededBug mine ? mine : null;
         this.repository = repository;
         this.time = time;
         this.watchdog = watchdog;

@@ -1,7 +1,9 @@
 package io.locked.internal.exclusive;
 
+import io.locked.internal.base.SeededBug;
+
 /** The bugs the model checking ({@code DrainModelTest}) and the simulation ({@code SimulationTest}) must find. */
-public enum ExclusiveSeededBug {
+public enum ExclusiveSeededBug implements SeededBug {
     /** Once closed, a holder's re-entry is not looked for, so it is refused. */
     REFUSES_REENTRY,
     /** A hold tracked for the drain is not looked at again, so it is granted past the drain. */

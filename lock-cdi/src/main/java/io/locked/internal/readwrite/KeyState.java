@@ -62,7 +62,7 @@ final class KeyState {
      */
     LocalReadWrite.OwnSlots ownSlots() {
         LocalReadWrite.OwnSlots own = new LocalReadWrite.OwnSlots(new HashMap<>(2), new HashSet<>(2));
-        if (owner.seededBug != LocalReadWrite.SeededBug.RELEASE_TAKEN_FOR_A_READER) {
+        if (owner.seededBug != ReadWriteSeededBug.RELEASE_TAKEN_FOR_A_READER) {
             // no validity asked: a release under way has closed the slot's handle, its row shows its token
             releasing.forEach(leaving -> own.withoutReaders().put(leaving.slot.rowKey(), leaving));
         }
@@ -90,7 +90,7 @@ final class KeyState {
     ReaderGroup joinableInsteadOf(ReaderGroup formed) {
         ReaderGroup current = group;
         if (current == null || writers > 0 || !current.slot.isValid()
-                || owner.seededBug == LocalReadWrite.SeededBug.BLIND_FORMING) {
+                || owner.seededBug == ReadWriteSeededBug.BLIND_FORMING) {
             return null;
         }
         current.token = Math.max(current.token, formed.token);
@@ -113,7 +113,7 @@ final class KeyState {
         users++;
         group = formed;
         changed();
-        if (owner.seededBug == LocalReadWrite.SeededBug.BLIND_FORMING) {
+        if (owner.seededBug == ReadWriteSeededBug.BLIND_FORMING) {
             return null; // the replaced group, even empty, is left to nobody
         }
         return replaced == null ? null : releasedIfEmpty(replaced);
@@ -142,7 +142,7 @@ final class KeyState {
 
     /** @return the group to release now, or null when it stays parked for the readers after this JVM's writer */
     ReaderGroup lastReaderLeft(ReaderGroup left) {
-        if (owner.seededBug != LocalReadWrite.SeededBug.SILENT_GROUP_END) {
+        if (owner.seededBug != ReadWriteSeededBug.SILENT_GROUP_END) {
             changed(); // this JVM's writer waits for this slot no longer
         }
         return left == group ? unwantedGroup() : releasedIfEmpty(left);

@@ -37,30 +37,14 @@ final class LocalReadWrite {
     /** Set when the lock manager closes: no group is kept without a reader from then on. */
     volatile boolean closed;
     /** A bug the model checking must find ({@code ReadWriteModelTest}); null in use. */
-    final SeededBug seededBug;
+    final ReadWriteSeededBug seededBug;
 
-    /**
-     * Bugs seeded on purpose for the model checking, each one this class or its key states must not have:
-     * the model checking shows it finds each.
-     */
-    enum SeededBug {
-        /** A reader joins its JVM's group while a writer of this JVM waits. */
-        READER_PAST_WAITING_WRITER,
-        /** A reader that formed a group while another formed one replaces the current group blindly. */
-        BLIND_FORMING,
-        /** The last reader out of a group parked for this JVM's writer does not wake that writer. */
-        SILENT_GROUP_END,
-        /** A keep's end forgets to release the group kept. */
-        KEEP_NEVER_RELEASED,
-        /** A writer of this JVM takes the row of a group whose release runs now for a reader's. */
-        RELEASE_TAKEN_FOR_A_READER
-    }
 
     LocalReadWrite(TimeSource time, KeepTimer timer) {
         this(time, timer, null);
     }
 
-    LocalReadWrite(TimeSource time, KeepTimer timer, SeededBug seededBug) {
+    LocalReadWrite(TimeSource time, KeepTimer timer, ReadWriteSeededBug seededBug) {
         this.time = time;
         this.keep = new ReaderSlotKeep(timer);
         this.seededBug = seededBug;
@@ -136,7 +120,7 @@ final class LocalReadWrite {
                 keep.timerFired(kept);
             }
         }
-        if (left <= 0 && seededBug != SeededBug.KEEP_NEVER_RELEASED) {
+        if (left <= 0 && seededBug != ReadWriteSeededBug.KEEP_NEVER_RELEASED) {
             // a group that is no longer current has no reader to come for it
             releaseIfUnwanted(state, current -> current.group == kept ? current.unwantedGroup() : current.releasedIfEmpty(kept));
         }

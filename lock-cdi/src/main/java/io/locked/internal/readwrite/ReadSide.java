@@ -74,7 +74,7 @@ final class ReadSide {
             synchronized (state) {
                 ReaderGroup mine = state.readBy(Thread.currentThread());
                 ReaderGroup open = state.writers == 0
-                        || local.seededBug == LocalReadWrite.SeededBug.READER_PAST_WAITING_WRITER ? state.group : null;
+                        || local.seededBug == ReadWriteSeededBug.READER_PAST_WAITING_WRITER ? state.group : null;
                 if (open != null && !open.slot.isValid()) {
                     lost = state.closeToNewReaders(open);
                     open = null;

@@ -5,6 +5,7 @@ import io.locked.api.LockLostException;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.internal.base.Backoff;
+import io.locked.internal.base.SeededBug;
 import io.locked.internal.base.TimeSource;
 import io.locked.internal.exclusive.AcquisitionView;
 import io.locked.internal.exclusive.RowAccess;
@@ -49,8 +50,9 @@ public final class ReadWriteSlots {
 
     private final LocalReadWrite local;
 
-    public ReadWriteSlots(TimeSource time, KeepTimer timer) {
-        this.local = new LocalReadWrite(time, timer);
+    /** @param seededBug a bug a negative control seeds in the JVM's readers and writers, or null (any other part's is ignored) */
+    public ReadWriteSlots(TimeSource time, KeepTimer timer, SeededBug seededBug) {
+        this.local = new LocalReadWrite(time, timer, seededBug instanceof ReadWriteSeededBug mine ? mine : null);
         this.readers = new ReadSide(time, local);
         this.writers = new WriteSide(time, local);
     }

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
  * <p>Time stands still here ({@link io.locked.internal.exclusive.ModelHolds#FROZEN}): a wait never runs
  * out, so only a change of the key's state, or a release in the table, ends one; a scenario where this
  * JVM's threads would have to wake on a timeout is one that leaves a thread behind. All readers and writers
- * are of this JVM. Each negative control seeds one bug ({@link LocalReadWrite.SeededBug}) and must be found.
+ * are of this JVM. Each negative control seeds one bug ({@link ReadWriteSeededBug}) and must be found.
  *
  * <p>What the model cannot show: a wait that must poll the table (for another JVM, or for a reader of this
  * JVM that gave its slot back) times out and polls again; Lincheck takes the timed {@code Object.wait} of
@@ -63,7 +63,7 @@ class ReadWriteModelTest {
     /**
      * Writers go first: while a writer of this JVM waits, a reader that comes does not join the group that
      * holds the key, though that group still admits for all it knows of other JVMs; it gets in after the
-     * write. Finds {@link LocalReadWrite.SeededBug#READER_PAST_WAITING_WRITER}.
+     * write. Finds {@link ReadWriteSeededBug#READER_PAST_WAITING_WRITER}.
      */
     @Test
     void aReaderDoesNotJoinPastAWaitingWriter() {
@@ -73,7 +73,7 @@ class ReadWriteModelTest {
     @Test
     void theModelCheckingFindsAReaderJoiningPastAWaitingWriter() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> readerAfterAWaitingWriter(LocalReadWrite.SeededBug.READER_PAST_WAITING_WRITER)));
+                () -> readerAfterAWaitingWriter(ReadWriteSeededBug.READER_PAST_WAITING_WRITER)));
         assertTrue(found.getMessage().contains("joined past a waiting writer"), found.getMessage());
     }
 
@@ -81,7 +81,7 @@ class ReadWriteModelTest {
      * Two readers that do not wait (a try) form groups at once: the one formed second joins the current
      * group and gives its own slot back, so no group is left holding a slot that nobody releases, the
      * defect of issue 39 (a group parked for an arriving reader, then replaced). Finds
-     * {@link LocalReadWrite.SeededBug#BLIND_FORMING}.
+     * {@link ReadWriteSeededBug#BLIND_FORMING}.
      */
     @Test
     void readersFormingAtOnceLeaveNoGroupBehind() {
@@ -91,14 +91,14 @@ class ReadWriteModelTest {
     @Test
     void theModelCheckingFindsAGroupOrphanedByReadersFormingAtOnce() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> readersFormingAtOnce(LocalReadWrite.SeededBug.BLIND_FORMING)));
+                () -> readersFormingAtOnce(ReadWriteSeededBug.BLIND_FORMING)));
         assertTrue(found.getMessage().contains("slot held with no reader"), found.getMessage());
     }
 
     /**
      * A writer that holds the writer row waits for its JVM's group to empty; the group is then parked for
      * it, not released, and the last reader's leaving alone must wake the writer: no writer is left behind.
-     * Finds {@link LocalReadWrite.SeededBug#SILENT_GROUP_END} (the writer blocks for good).
+     * Finds {@link ReadWriteSeededBug#SILENT_GROUP_END} (the writer blocks for good).
      */
     @Test
     void theLastReaderOutWakesTheWaitingWriter() {
@@ -108,7 +108,7 @@ class ReadWriteModelTest {
     @Test
     void theModelCheckingFindsAGroupEndThatForgetsTheWriter() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> writerAfterTheLastReader(LocalReadWrite.SeededBug.SILENT_GROUP_END)));
+                () -> writerAfterTheLastReader(ReadWriteSeededBug.SILENT_GROUP_END)));
         // the writer waits for good: Lincheck finds every thread blocked
         assertTrue(found.getMessage().contains("Concurrent test has hung"), found.getMessage());
     }
@@ -116,7 +116,7 @@ class ReadWriteModelTest {
     /**
      * With slots kept a moment ({@link ReaderSlotKeep}), two readers come and go while the keep's timer
      * fires: the kept slot is released once nobody uses it, whichever reader joined a kept group or formed
-     * one meanwhile. Finds {@link LocalReadWrite.SeededBug#KEEP_NEVER_RELEASED}.
+     * one meanwhile. Finds {@link ReadWriteSeededBug#KEEP_NEVER_RELEASED}.
      */
     @Test
     void aKeptSlotIsReleasedOnceNobodyUsesIt() {
@@ -126,7 +126,7 @@ class ReadWriteModelTest {
     @Test
     void theModelCheckingFindsAKeepNeverReleased() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> readersWithAKeep(LocalReadWrite.SeededBug.KEEP_NEVER_RELEASED)));
+                () -> readersWithAKeep(ReadWriteSeededBug.KEEP_NEVER_RELEASED)));
         assertTrue(found.getMessage().contains("slot held with no reader"), found.getMessage());
     }
 
@@ -136,7 +136,7 @@ class ReadWriteModelTest {
      * of the slot is under way while the writer looks at the slots (held so here): that row, still held, is its own
      * JVM's on the way out, not a reader's. The defect found by CI's {@code ReadWriteInCdiTest} (a write
      * refused right after the reads had returned). Finds
-     * {@link LocalReadWrite.SeededBug#RELEASE_TAKEN_FOR_A_READER}.
+     * {@link ReadWriteSeededBug#RELEASE_TAKEN_FOR_A_READER}.
      */
     @Test
     void aWriteTryIsNotRefusedForItsOwnJvmsSlotOnTheWayOut() {
@@ -146,11 +146,11 @@ class ReadWriteModelTest {
     @Test
     void theModelCheckingFindsAReleaseTakenForAReader() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> writeTryWhileAKeepEnds(LocalReadWrite.SeededBug.RELEASE_TAKEN_FOR_A_READER)));
+                () -> writeTryWhileAKeepEnds(ReadWriteSeededBug.RELEASE_TAKEN_FOR_A_READER)));
         assertTrue(found.getMessage().contains("refused with no reader inside"), found.getMessage());
     }
 
-    private static void readersBesideAWriter(LocalReadWrite.SeededBug bug) {
+    private static void readersBesideAWriter(ReadWriteSeededBug bug) {
         Model model = new Model(bug, NO_TIMER, Duration.ZERO);
         LockHandle first = model.read(NO_END); // inside before the others start
         model.joinAll(List.of(
@@ -164,7 +164,7 @@ class ReadWriteModelTest {
         model.assertNothingLeft();
     }
 
-    private static void readerAfterAWaitingWriter(LocalReadWrite.SeededBug bug) {
+    private static void readerAfterAWaitingWriter(ReadWriteSeededBug bug) {
         Model model = new Model(bug, NO_TIMER, Duration.ZERO);
         LockHandle first = model.read(NO_END);
         Object asked = new Object();
@@ -194,13 +194,13 @@ class ReadWriteModelTest {
         model.assertNothingLeft();
     }
 
-    private static void readersFormingAtOnce(LocalReadWrite.SeededBug bug) {
+    private static void readersFormingAtOnce(ReadWriteSeededBug bug) {
         Model model = new Model(bug, NO_TIMER, Duration.ZERO);
         model.joinAll(List.of(model.thread(model::tryToRead), model.thread(model::tryToRead)));
         model.assertNothingLeft();
     }
 
-    private static void writerAfterTheLastReader(LocalReadWrite.SeededBug bug) {
+    private static void writerAfterTheLastReader(ReadWriteSeededBug bug) {
         Model model = new Model(bug, NO_TIMER, Duration.ZERO);
         LockHandle read = model.read(NO_END);
         model.joinAll(List.of(
@@ -213,7 +213,7 @@ class ReadWriteModelTest {
         model.assertNothingLeft();
     }
 
-    private static void readersWithAKeep(LocalReadWrite.SeededBug bug) {
+    private static void readersWithAKeep(ReadWriteSeededBug bug) {
         ModelTimer timer = new ModelTimer();
         // Lincheck gives System.nanoTime, the keep's clock, a fixed value: a keep that ends before it began
         // is over whenever its timer fires, and the timer fires when the interleaving says
@@ -229,7 +229,7 @@ class ReadWriteModelTest {
         model.assertNothingLeft();
     }
 
-    private static void writeTryWhileAKeepEnds(LocalReadWrite.SeededBug bug) {
+    private static void writeTryWhileAKeepEnds(ReadWriteSeededBug bug) {
         ModelTimer timer = new ModelTimer();
         Model model = new Model(bug, timer, Duration.ofNanos(-1)); // over whenever its timer fires (above)
         model.leave(model.read(NO_END)); // the emptied group is kept, its timer pending
@@ -261,7 +261,7 @@ class ReadWriteModelTest {
         final AtomicInteger writers = new AtomicInteger();
         final AtomicInteger entered = new AtomicInteger();
 
-        Model(LocalReadWrite.SeededBug bug, KeepTimer timer, Duration keep) {
+        Model(ReadWriteSeededBug bug, KeepTimer timer, Duration keep) {
             local = new LocalReadWrite(FROZEN, timer, bug);
             local.keepFor(keep);
             readSide = new ReadSide(FROZEN, local);
