@@ -231,7 +231,8 @@ final class SimulatedStore implements LockRepository {
 
     /** The statement's time on the way: others run meanwhile where the simulation has waiting threads. */
     private void take(long nanos) {
-        if (world == null) {
+        // the simulation's own thread, closing the managers at the end, is no thread of the world: its time passes at once
+        if (world == null || !world.owns(Thread.currentThread())) {
             clock.advance(nanos);
             return;
         }

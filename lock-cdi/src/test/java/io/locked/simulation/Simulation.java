@@ -19,7 +19,7 @@ import io.locked.contract.Places;
 import io.locked.contract.ReadWriteHistoryChecker;
 import io.locked.internal.DefaultLockManager;
 import io.locked.internal.base.LockMetrics;
-import io.locked.internal.exclusive.ExclusiveSeededBug;
+import io.locked.internal.base.SeededBug;
 import io.locked.internal.lease.LeaseWatchdog;
 import io.locked.internal.leadership.Candidacy;
 import java.time.Duration;
@@ -79,12 +79,12 @@ final class Simulation {
      * @param storeBug the bug a negative control seeds in the simulated store, or null
      * @param leadershipBug the bug a negative control seeds in the candidacies, or null
      */
-    record Settings(int jvms, int clients, int keys, int steps, FaultRates rates, boolean waits, ExclusiveSeededBug bug,
+    record Settings(int jvms, int clients, int keys, int steps, FaultRates rates, boolean waits, SeededBug bug,
                     SimulatedStore.StoreBug storeBug, Candidacy.SeededBug leadershipBug) {
         static final Settings TRIES = new Settings(3, 3, 2, 400, FaultRates.CI, false, null, null, null);
         static final Settings WAITING = new Settings(3, 3, 2, 400, FaultRates.CI, true, null, null, null);
 
-        Settings withBug(ExclusiveSeededBug seeded) {
+        Settings withBug(SeededBug seeded) {
             return new Settings(jvms, clients, keys, steps, rates, waits, seeded, null, null);
         }
 
@@ -326,6 +326,13 @@ final class Simulation {
                 withTheStatedWindow(permit.section())));
         for (Jvm jvm : jvms) {
             jvm.calls.escaped().forEach(failure -> violations.add(jvm.name + ": a watchdog call threw " + failure));
+        }
+        for (Jvm jvm : jvms) {
+            // what a JVM keeps per key goes with the key's last user: a group left to nobody, a queue, a scope would stay
+            if (jvm.closeBeganNanos == Long.MAX_VALUE && jvm.locks.localKeyState() > 0) {
+                violations.add(jvm.name + " keeps " + jvm.locks.localKeyState() + " entries of per-key state after every"
+                        + " holder released");
+            }
         }
         List<String> stillHeld = store.keysHeld();
         if (!stillHeld.isEmpty()) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.locked.internal.exclusive.ExclusiveSeededBug;
 import io.locked.internal.leadership.Candidacy;
+import io.locked.internal.readwrite.ReadWriteSeededBug;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -110,6 +111,16 @@ class SimulationTest {
     void theSimulationFindsAPessimisticWriterBesideTheReaders() {
         found(Simulation.Settings.TRIES.withBug(SimulatedStore.StoreBug.EXCLUSIVE_BESIDE_SHARED), CI_SEEDS,
                 "EXCLUSIVE_BESIDE_SHARED");
+    }
+
+    /**
+     * Negative control: a reader that formed a group while another reader of its JVM formed one replaces the current
+     * group blindly, orphaning a group that holds a slot (the safety issue's first defect).
+     */
+    @Test
+    void theSimulationWithWaitsFindsAnOrphanedReaderGroup() {
+        assumeWaits();
+        found(Simulation.Settings.WAITING.withBug(ReadWriteSeededBug.BLIND_FORMING), WAITING_SEEDS, "BLIND_FORMING");
     }
 
     private static void assumeWaits() {
