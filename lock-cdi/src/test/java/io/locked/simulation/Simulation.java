@@ -319,11 +319,13 @@ final class Simulation {
     }
 
     private void judge() {
-        sections.replaceAll((key, keySections) -> keySections.stream().map(this::withTheStatedWindow).toList());
+        List<SimulatedStore.LeaseCut> cuts = store.cuts();
+        sections.replaceAll((key, keySections) -> keySections.stream()
+                .map(section -> withTheStatedWindow(section, cuts)).toList());
         readWrite.values().forEach(accesses -> accesses.replaceAll(access -> new ReadWriteHistoryChecker.Access(
-                access.writer(), access.row(), withTheStatedWindow(access.section()))));
+                access.writer(), access.row(), withTheStatedWindow(access.section(), cuts))));
         permitSections.replaceAll(permit -> new PermitHistoryChecker.PermitSection(permit.slot(),
-                withTheStatedWindow(permit.section())));
+                withTheStatedWindow(permit.section(), cuts)));
         for (Jvm jvm : jvms) {
             jvm.calls.escaped().forEach(failure -> violations.add(jvm.name + ": a watchdog call threw " + failure));
         }
@@ -367,13 +369,14 @@ final class Simulation {
     }
 
     /**
-     * Whether a forward step cut the lease of the handle's row short, and another took the row, while its holder
-     * was in: the stated window ({@code docs/guarantees.md#database-clock-steps}) in which the holder is not told
-     * before its next renewal. Its overlaps count as told; the other checks (tokens, holds) stand.
+     * The section as judged, where a forward step cut the lease of its row short and the lease ran out while its
+     * holder was in, before a renewal ({@link SimulatedStore#cuts()}): the stated window
+     * ({@code docs/guarantees.md#database-clock-steps}) in which the holder is not told before its next renewal.
+     * Its overlaps count as told; the other checks (tokens, holds) stand.
      */
-    private CriticalSection withTheStatedWindow(CriticalSection section) {
+    private CriticalSection withTheStatedWindow(CriticalSection section, List<SimulatedStore.LeaseCut> cuts) {
         HeldRow held = mayBeCut.get(section);
-        boolean cut = held != null && store.cuts().stream().anyMatch(found -> found.row().equals(held.row())
+        boolean cut = held != null && cuts.stream().anyMatch(found -> found.row().equals(held.row())
                 && found.atNanos() - held.askedNanos() >= 0 && found.atNanos() - section.exitNanos() <= 0);
         return cut ? new CriticalSection(section.holder(), section.token(), section.enterNanos(), section.exitNanos(), true)
                 : section;

@@ -39,7 +39,6 @@ final class LocalReadWrite {
     /** A bug the model checking must find ({@code ReadWriteModelTest}); null in use. */
     final ReadWriteSeededBug seededBug;
 
-
     LocalReadWrite(TimeSource time, KeepTimer timer) {
         this(time, timer, null);
     }
