@@ -15,15 +15,18 @@ import java.util.Collections;
  * renewed.
  *
  * @param renew       the renewal statement
- * @param readRenewed where the renewal returns no rows: a read, in a statement of its own after it
- *                    and with its parameters but the lease micros, of the owner and version of each
- *                    lease of the batch that its owner holds under its token and that is live. Those
- *                    are the leases the renewal renewed: one it did not renew had expired (and stays
- *                    so, since only its own holder's next renewal could extend it, and the database
- *                    clock does not step back) or was another owner's. Null elsewhere
+ * @param readRenewed where the renewal returns no rows: a read, in a statement of its own after it,
+ *                    of the key, owner, token and version of each row of the batch's {@link #SIZE}
+ *                    keys (padded as the renewal's) whose lease is live. The leases renewed are those
+ *                    whose owner and token it returns: one it did not renew had expired (and stays so,
+ *                    since only its own holder's next renewal could extend it, and the database clock
+ *                    does not step back) or was another owner's. Null elsewhere
  * @param byArrays    whether the leases are bound as three arrays
+ * @param inlined     whether the values are written into the text ({@link InlinedStatement}) instead of
+ *                    bound: Connector/J would scan the 400 placeholders of both statements on every
+ *                    batch, and write each value into the text itself (most of a batch's CPU)
  */
-public record RenewalBatch(String renew, String readRenewed, boolean byArrays) {
+public record RenewalBatch(String renew, String readRenewed, boolean byArrays, boolean inlined) {
     /**
      * How many leases one batch renews at most. 10,000 leases renewed every 10 s (a 30 s lease) are
      * then 10 batches a second, 20 statements where the renewed rows are read back: a fifth of the
@@ -46,6 +49,7 @@ public record RenewalBatch(String renew, String readRenewed, boolean byArrays) {
     /**
      * A renewal in padded lists, then a read of the leases it renewed (see {@link #readRenewed}), for
      * a database whose {@code UPDATE} judges its condition on the row as locked (InnoDB's locking read).
+     * Written out ({@link #inlined}): the read gives the keys alone, a quarter of the renewal's values.
      *
      * @param hint      an index hint after the table's name, or empty
      * @param now       the database's clock, for the read
@@ -55,6 +59,7 @@ public record RenewalBatch(String renew, String readRenewed, boolean byArrays) {
     static RenewalBatch updateThenRead(String hint, String now, String grantedAt, String leaseEnd) {
         return new RenewalBatch("UPDATE " + LockRow.TABLE + hint + " SET version = version + 1, expires_at = GREATEST(expires_at, "
                 + leaseEnd + ")" + batchHeld(grantedAt),
-                "SELECT owner, version FROM " + LockRow.TABLE + hint + batchHeld(now), false);
+                "SELECT lock_key, owner, token, version FROM " + LockRow.TABLE + hint + " WHERE lock_key IN ("
+                        + String.join(", ", Collections.nCopies(SIZE, "?")) + ") AND expires_at > " + now, false, true);
     }
 }

@@ -2,6 +2,7 @@ package io.locked.jpa.internal.nativepath;
 
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.InlinedStatement;
 import io.locked.jpa.internal.dialect.RenewalBatch;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
 import io.locked.spi.Lease;
@@ -9,8 +10,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -20,8 +23,10 @@ import java.util.Map;
 /**
  * Renewals on the native path: a lone lease by the database's renewal of one lease where it has one
  * ({@link Dialect#renewLease()}), and many by up to {@link RenewalBatch#SIZE} leases per autocommit
- * statement ({@link Dialect#renewalBatch()}). Each lease is told apart by its owner, the id of its own
- * acquisition: the leases renewed are those whose owners the statement (or the read after it) returns.
+ * statement ({@link Dialect#renewalBatch()}), on MariaDB and MySQL followed by a read of the batch's
+ * rows, both sent with their values written in ({@link RenewalBatch#inlined()}). Each lease is told apart
+ * by its owner, the id of its own acquisition: the leases renewed are those whose owners the statement
+ * (or the read after it, with the lease's token) returns.
  *
  * <p>A call is bounded by a third of the lease ({@link CallBounds#forRenewal}), and its statements on
  * the server by half of that ({@link CallBounds#serverMillis}): a statement that kept waiting for a
@@ -31,6 +36,16 @@ import java.util.Map;
 final class NativeRenewals {
     private final Dialect database;
     private final StoreCalls store;
+    /**
+     * Where the values are written into the text ({@link RenewalBatch#inlined()}): the batch's two
+     * statements as split at their placeholders, for the statement bound last. A JVM's leases have
+     * one or a few lengths, so this is split again rarely; null until the first batch.
+     */
+    private volatile InlinedBatch inlined;
+
+    /** The renewal under its bound and the read after it, split at their placeholders. */
+    private record InlinedBatch(long serverMillis, InlinedStatement renew, InlinedStatement read) {
+    }
 
     NativeRenewals(Dialect database, StoreCalls store) {
         this.database = database;
@@ -84,32 +99,81 @@ final class NativeRenewals {
         Duration late = database.renewalBoundLateness();
         CallBounds bounds = CallBounds.forRenewal(duration, late);
         long serverMillis = bounds.serverMillis(late);
+        String what = "renewing the leases of " + sorted.size() + " keys";
+        if (statements.inlined()) {
+            InlinedBatch texts = inlined(statements, serverMillis);
+            String renewText = texts.renew().with(values(micros(duration), sorted));
+            String readText = texts.read().with(Arrays.copyOfRange(values(null, sorted), 0, RenewalBatch.SIZE));
+            return store.call(sorted.get(0).key(), what, bounds, connection -> {
+                try (SessionLockTimeout bounded = database.boundRenewal(connection, serverMillis);
+                     Statement statement = connection.createStatement()) {
+                    statement.executeUpdate(renewText);
+                    try (ResultSet rows = statement.executeQuery(readText)) {
+                        return liveLeasesOf(sorted, rows);
+                    }
+                }
+            });
+        }
         SettingsThenUpdate renewal = SettingsThenUpdate.of(database.renewalSettings(serverMillis),
                 database.withRenewalBound(statements.renew(), serverMillis));
-        String what = "renewing the leases of " + sorted.size() + " keys";
         return store.call(sorted.get(0).key(), what, bounds, connection -> {
             Map<String, Long> renewed = new HashMap<>();
-            try (SessionLockTimeout bounded = database.boundRenewal(connection, serverMillis)) {
-                try (PreparedStatement renew = connection.prepareStatement(renewal.sql())) {
-                    renew.setLong(1, micros(duration));
-                    bind(connection, renew, 2, sorted, statements.byArrays());
-                    if (statements.readRenewed() == null) {
-                        try (ResultSet rows = renewal.rows(renew)) {
-                            readOwners(rows, renewed);
-                        }
-                        return renewed;
-                    }
-                    renewal.run(renew);
-                }
-                try (PreparedStatement read = connection.prepareStatement(statements.readRenewed())) {
-                    bind(connection, read, 1, sorted, false);
-                    try (ResultSet rows = read.executeQuery()) {
-                        readOwners(rows, renewed);
-                    }
+            try (SessionLockTimeout bounded = database.boundRenewal(connection, serverMillis);
+                 PreparedStatement renew = connection.prepareStatement(renewal.sql())) {
+                renew.setLong(1, micros(duration));
+                bind(connection, renew, 2, sorted, statements.byArrays());
+                try (ResultSet rows = renewal.rows(renew)) {
+                    readOwners(rows, renewed);
                 }
             }
             return renewed;
         });
+    }
+
+    /** @return the new version of each lease of the batch that the rows read show live, under its owner and token */
+    private static Map<String, Long> liveLeasesOf(List<Lease> batch, ResultSet rows) throws SQLException {
+        // by owner, the acquisition's own id: the key is read back as the column's bytes decode
+        Map<String, Lease> byOwner = new HashMap<>();
+        batch.forEach(lease -> byOwner.put(lease.owner(), lease));
+        Map<String, Long> renewed = new HashMap<>();
+        while (rows.next()) {
+            Lease lease = byOwner.get(rows.getString(2));
+            if (lease != null && lease.token() == rows.getLong(3)) {
+                renewed.put(lease.owner(), rows.getLong(4));
+            }
+        }
+        return renewed;
+    }
+
+    private InlinedBatch inlined(RenewalBatch statements, long serverMillis) {
+        InlinedBatch known = inlined;
+        if (known == null || known.serverMillis() != serverMillis) {
+            known = new InlinedBatch(serverMillis, new InlinedStatement(database.withRenewalBound(statements.renew(), serverMillis)),
+                    new InlinedStatement(statements.readRenewed()));
+            inlined = known;
+        }
+        return known;
+    }
+
+    /**
+     * The lease micros where given, then the lists of fixed length, the last lease filling the places
+     * left: the batch's values in the order of their placeholders.
+     */
+    private static Object[] values(Long leaseMicros, List<Lease> batch) {
+        int first = leaseMicros == null ? 0 : 1;
+        Object[] values = new Object[first + 4 * RenewalBatch.SIZE];
+        if (leaseMicros != null) {
+            values[0] = leaseMicros;
+        }
+        int triples = first + RenewalBatch.SIZE;
+        for (int i = 0; i < RenewalBatch.SIZE; i++) {
+            Lease lease = batch.get(Math.min(i, batch.size() - 1));
+            values[first + i] = lease.key();
+            values[triples + 3 * i] = lease.key();
+            values[triples + 3 * i + 1] = lease.owner();
+            values[triples + 3 * i + 2] = lease.token();
+        }
+        return values;
     }
 
     private static void bind(Connection connection, PreparedStatement statement, int first, List<Lease> batch,
@@ -121,13 +185,13 @@ final class NativeRenewals {
             return;
         }
         // lists of a fixed length: the last lease fills the places left
-        int triples = first + RenewalBatch.SIZE;
-        for (int i = 0; i < RenewalBatch.SIZE; i++) {
-            Lease lease = batch.get(Math.min(i, batch.size() - 1));
-            statement.setString(first + i, lease.key());
-            statement.setString(triples + 3 * i, lease.key());
-            statement.setString(triples + 3 * i + 1, lease.owner());
-            statement.setLong(triples + 3 * i + 2, lease.token());
+        Object[] values = values(null, batch);
+        for (int i = 0; i < values.length; i++) {
+            if (values[i] instanceof String text) {
+                statement.setString(first + i, text);
+            } else {
+                statement.setLong(first + i, (Long) values[i]);
+            }
         }
     }
 
