@@ -14,6 +14,7 @@ import io.locked.jpa.LockTokens;
 import io.locked.jpa.StandbyCommits;
 import jakarta.persistence.EntityManagerFactory;
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -110,6 +111,12 @@ public final class Benchmark {
         System.out.println("Written to " + out.toAbsolutePath());
     }
 
+    /** Where the Redis of the reference case listens: {@code bench.redis}, host:port, 127.0.0.1:6379 by default. */
+    private static InetSocketAddress redisAddress() {
+        String[] hostAndPort = property("bench.redis", "127.0.0.1:6379").split(":");
+        return new InetSocketAddress(hostAndPort[0], Integer.parseInt(hostAndPort[1]));
+    }
+
     static String property(String name, String fallback) {
         String value = System.getProperty(name);
         return value == null || value.isBlank() ? fallback : value;
@@ -143,12 +150,13 @@ public final class Benchmark {
                  LockManager jpaLocks = LockManagerBuilder.on(jpaPath).build();
                  ManagerPerThread perThread = new ManagerPerThread(repository);
                  WeldContainer container = lockedBeans(factory);
-                 PeerCycles peers = new PeerCycles(pool, database)) {
+                 PeerCycles peers = new PeerCycles(pool, database);
+                 ReferenceLocks references = new ReferenceLocks(pool, database, redisAddress())) {
                 RawCycles raw = new RawCycles(pool, database);
                 List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get(), jpaLocks,
-                        clockLocks, peers)
+                        clockLocks, peers, references)
                         .stream().filter(benchCase -> caseNames.isEmpty() || caseNames.contains(benchCase.name()))
-                        .filter(benchCase -> admitted(repository, benchCase)).toList();
+                        .filter(benchCase -> admitted(repository, references, benchCase)).toList();
                 createRows(pool, cases);
                 // one unrecorded pass first, so that no case is measured while the JIT still compiles
                 // code that a later case gets for free
@@ -227,7 +235,8 @@ public final class Benchmark {
     }
 
     private static List<Case> cases(RawCycles raw, LockManager locks, ManagerPerThread perThread, LockedCycles locked,
-                                    LockManager jpaLocks, LockManager clockLocks, PeerCycles peers) {
+                                    LockManager jpaLocks, LockManager clockLocks, PeerCycles peers,
+                                    ReferenceLocks references) {
         return List.of(
                 new Case("SELECT 1", Case.FLOOR, Case.FLOOR, raw::selectOne),
                 new Case("autocommit UPDATE", Case.FLOOR, Case.FLOOR, raw::autocommitUpdate),
@@ -260,14 +269,24 @@ public final class Benchmark {
                 new Case("API optimistic, JPA path", "optimistic", Case.API_JPA_PATH, apiCycle(jpaLocks, LockMode.OPTIMISTIC)),
                 // leases, like the optimistic mode: the targets set Locked's optimistic API beside them
                 new Case("ShedLock (usingDbTime)", "optimistic", Case.SHEDLOCK, peers::shedLock),
-                new Case("Spring JdbcLockRegistry", "optimistic", Case.SPRING_JDBC, peers::springJdbcLockRegistry));
+                new Case("Spring JdbcLockRegistry", "optimistic", Case.SPRING_JDBC, peers::springJdbcLockRegistry),
+                // no fencing token, nothing that outlives the holder's session: the speed to reach, not an equal
+                new Case("Redis SET NX", "optimistic", Case.REDIS, references::redisSetNx),
+                new Case("named lock", "pessimistic", Case.NAMED_LOCK, references::namedLock));
     }
 
     /**
      * @return false for a read/write case in a mode the store refuses (pessimistic on H2, which has no
-     *         shared row lock): said on the console, left out of the report
+     *         shared row lock), for Redis where none answers, and for named locks on H2: said on the
+     *         console where it is not plain, left out of the report
      */
-    private static boolean admitted(JpaLockRepository repository, Case benchCase) {
+    private static boolean admitted(JpaLockRepository repository, ReferenceLocks references, Case benchCase) {
+        if (benchCase.layer().equals(Case.REDIS)) {
+            return references.redisAnswers();
+        }
+        if (benchCase.layer().equals(Case.NAMED_LOCK)) {
+            return references.namedLocks();
+        }
         if (!benchCase.layer().equals(Case.API_READ) && !benchCase.layer().equals(Case.API_READ_MOSTLY)) {
             return true;
         }

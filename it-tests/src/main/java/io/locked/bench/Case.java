@@ -7,7 +7,7 @@ package io.locked.bench;
  * @param mode   "floor", "pessimistic" or "optimistic"
  * @param layer  "floor", "raw JDBC", "raw JDBC with token" (a reference), "API", "API, a manager per
  *               thread", "@Locked", "API, JPA path", "API, clock tokens", or a peer's: "ShedLock" or
- *               "Spring JdbcLockRegistry"
+ *               "Spring JdbcLockRegistry", or a reference that is no table lock: "Redis" or "named lock"
  * @param cycle  the work of one cycle; in a read/write case, a read
  * @param write  in a read/write case, a write, run instead of {@code cycle} in {@code writePercent} of
  *               the cycles, so that the runner knows which were writes and reports their waits apart;
@@ -40,6 +40,11 @@ record Case(String name, String mode, String layer, Cycle cycle, Cycle write, in
     static final String SHEDLOCK = "ShedLock";
     /** Another project's lock on the same database and pool ({@link PeerCycles}): Spring Integration's JDBC registry. */
     static final String SPRING_JDBC = "Spring JdbcLockRegistry";
+
+    /** Not a table lock: Redis {@code SET NX}, the reference of the hot key's speed ({@link ReferenceLocks}). */
+    static final String REDIS = "Redis";
+    /** Not a table lock: the database's own named locks, {@code GET_LOCK} or advisory locks ({@link ReferenceLocks}). */
+    static final String NAMED_LOCK = "named lock";
 
     /** @return whether some cycles are writes of a read/write lock, whose waits the report gives apart */
     boolean writes() {
