@@ -87,7 +87,7 @@ final class H2Dialect extends Dialect {
         this.renewalBatch = new RenewalBatch("SELECT owner, version FROM FINAL TABLE (UPDATE " + table
                 + " SET version = version + 1, expires_at = CASE WHEN expires_at > " + grantedAt
                 + " THEN GREATEST(expires_at, " + nowPlus("?") + ") ELSE expires_at END"
-                + RenewalBatch.batchHeld(now) + ") WHERE expires_at > " + grantedAt, null, false, false);
+                + RenewalBatch.batchHeld(now) + ") WHERE expires_at > " + grantedAt, null, false);
     }
 
     /** Within a {@link #boundLockWait}. */

@@ -5,7 +5,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * A MariaDB or MySQL statement sent as text with its values written in, rather than through a
  * {@link java.sql.PreparedStatement}, for the long statements of every lock cycle and for the batches
- * of renewals ({@link RenewalBatch#inlined()}), whose 400 placeholders Connector/J would scan and fill
+ * of renewals ({@link RenewalBatch#readRenewed()}), whose 500 placeholders Connector/J would scan and fill
  * on every batch.
  *
  * <p>Why: Connector/J (like the MariaDB driver) prepares on the client by default, and then every

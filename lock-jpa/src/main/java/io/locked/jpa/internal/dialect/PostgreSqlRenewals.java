@@ -32,7 +32,7 @@ final class PostgreSqlRenewals {
                 + " UPDATE " + table + " l SET version = l.version + 1, expires_at = GREATEST(l.expires_at,"
                 + " locked.granted_at + locked.micros * INTERVAL '1 microsecond')"
                 + " FROM locked WHERE l.lock_key = locked.lock_key AND l.expires_at > locked.granted_at"
-                + " RETURNING l.owner, l.version", null, true, false);
+                + " RETURNING l.owner, l.version", null, true);
     }
 
     /**

@@ -20,13 +20,13 @@ import java.util.Collections;
  *                    keys (padded as the renewal's) whose lease is live. The leases renewed are those
  *                    whose owner and token it returns: one it did not renew had expired (and stays so,
  *                    since only its own holder's next renewal could extend it, and the database clock
- *                    does not step back) or was another owner's. Null elsewhere
+ *                    does not step back) or was another owner's. Where it is given, both statements are
+ *                    sent with their values written into the text ({@link InlinedStatement}) instead of
+ *                    bound: Connector/J would scan their 500 placeholders on every batch, and write each
+ *                    value into the text itself (most of a batch's CPU). Null elsewhere
  * @param byArrays    whether the leases are bound as three arrays
- * @param inlined     whether the values are written into the text ({@link InlinedStatement}) instead of
- *                    bound: Connector/J would scan the 400 placeholders of both statements on every
- *                    batch, and write each value into the text itself (most of a batch's CPU)
  */
-public record RenewalBatch(String renew, String readRenewed, boolean byArrays, boolean inlined) {
+public record RenewalBatch(String renew, String readRenewed, boolean byArrays) {
     /**
      * How many leases one batch renews at most. 10,000 leases renewed every 10 s (a 30 s lease) are
      * then 10 batches a second, 20 statements where the renewed rows are read back: a fifth of the
@@ -49,7 +49,7 @@ public record RenewalBatch(String renew, String readRenewed, boolean byArrays, b
     /**
      * A renewal in padded lists, then a read of the leases it renewed (see {@link #readRenewed}), for
      * a database whose {@code UPDATE} judges its condition on the row as locked (InnoDB's locking read).
-     * Written out ({@link #inlined}): the read gives the keys alone, a quarter of the renewal's values.
+     * Both written out (see {@link #readRenewed}): the read gives the keys alone, a quarter of the renewal's values.
      *
      * @param hint      an index hint after the table's name, or empty
      * @param now       the database's clock, for the read
@@ -60,6 +60,6 @@ public record RenewalBatch(String renew, String readRenewed, boolean byArrays, b
         return new RenewalBatch("UPDATE " + LockRow.TABLE + hint + " SET version = version + 1, expires_at = GREATEST(expires_at, "
                 + leaseEnd + ")" + batchHeld(grantedAt),
                 "SELECT lock_key, owner, token, version FROM " + LockRow.TABLE + hint + " WHERE lock_key IN ("
-                        + String.join(", ", Collections.nCopies(SIZE, "?")) + ") AND expires_at > " + now, false, true);
+                        + String.join(", ", Collections.nCopies(SIZE, "?")) + ") AND expires_at > " + now, false);
     }
 }

@@ -24,7 +24,7 @@ import java.util.Map;
  * Renewals on the native path: a lone lease by the database's renewal of one lease where it has one
  * ({@link Dialect#renewLease()}), and many by up to {@link RenewalBatch#SIZE} leases per autocommit
  * statement ({@link Dialect#renewalBatch()}), on MariaDB and MySQL followed by a read of the batch's
- * rows, both sent with their values written in ({@link RenewalBatch#inlined()}). Each lease is told apart
+ * rows, both sent with their values written in ({@link RenewalBatch#readRenewed()}). Each lease is told apart
  * by its owner, the id of its own acquisition: the leases renewed are those whose owners the statement
  * (or the read after it, with the lease's token) returns.
  *
@@ -37,7 +37,7 @@ final class NativeRenewals {
     private final Dialect database;
     private final StoreCalls store;
     /**
-     * Where the values are written into the text ({@link RenewalBatch#inlined()}): the batch's two
+     * Where the values are written into the text ({@link RenewalBatch#readRenewed()}): the batch's two
      * statements as split at their placeholders, for the statement bound last. A JVM's leases have
      * one or a few lengths, so this is split again rarely; null until the first batch.
      */
@@ -100,10 +100,12 @@ final class NativeRenewals {
         CallBounds bounds = CallBounds.forRenewal(duration, late);
         long serverMillis = bounds.serverMillis(late);
         String what = "renewing the leases of " + sorted.size() + " keys";
-        if (statements.inlined()) {
+        if (statements.readRenewed() != null) {
             InlinedBatch texts = inlined(statements, serverMillis);
-            String renewText = texts.renew().with(values(micros(duration), sorted));
-            String readText = texts.read().with(Arrays.copyOfRange(values(null, sorted), 0, RenewalBatch.SIZE));
+            Object[] values = values(micros(duration), sorted);
+            String renewText = texts.renew().with(values);
+            // the read's values are the renewal's list of keys, after the lease micros
+            String readText = texts.read().with(Arrays.copyOfRange(values, 1, 1 + RenewalBatch.SIZE));
             return store.call(sorted.get(0).key(), what, bounds, connection -> {
                 try (SessionLockTimeout bounded = database.boundRenewal(connection, serverMillis);
                      Statement statement = connection.createStatement()) {
