@@ -22,7 +22,8 @@ public final class KeyTurns {
      * JVM's optimistic waiter polls (at most every 50 ms of backoff) and never finds the row free
      * while leases are handed over, or only in the instant between a local release and the next
      * local take; the next local head then pauses for two of its longest pauses. Pessimistic waiters of other JVMs queue inside the database ahead of the next local
-     * thread, and need no such gap.
+     * thread, and need no such gap. Each run's bound is drawn from its upper half: a fixed one fell in step with waiters
+     * of as long a wait, which began polling anew at each gap, so that a third JVM went 10 to 80 s without the key.
      */
     static final long HAND_OVER_STREAK_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
@@ -83,6 +84,13 @@ public final class KeyTurns {
         int users;
         // since when the turn has passed from a local thread straight to a waiting local thread; 0: not
         long streakSince;
+        // how long this run may last, drawn when it began
+        long streakNanos;
+    }
+
+    private void beginStreak(Queue queue, long now) {
+        queue.streakSince = now;
+        queue.streakNanos = time.spread(HAND_OVER_STREAK_NANOS / 2, HAND_OVER_STREAK_NANOS + 1);
     }
 
     private static final class Waiter {
@@ -150,7 +158,7 @@ public final class KeyTurns {
                 // a run of hand-overs is bounded from the last take at the database, where this JVM waited like any other
                 if (ended.get() || successor != null || head == null || head.wish == null || !head.wish.length().equals(leaseLength)
                         || handed != null && queue.streakSince != 0
-                        && time.nanoTime() - queue.streakSince >= HAND_OVER_STREAK_NANOS) {
+                        && time.nanoTime() - queue.streakSince >= queue.streakNanos) {
                     return null;
                 }
                 queue.waiting.poll();
@@ -186,7 +194,7 @@ public final class KeyTurns {
                 if (queue.active == 0) {
                     queue.streakSince = 0;
                 } else if (!granted.isEmpty() && (queue.streakSince == 0 || handed == null)) {
-                    queue.streakSince = time.nanoTime();
+                    beginStreak(queue, time.nanoTime());
                 }
             }
             granted.forEach(waiter -> LockSupport.unpark(waiter.thread));
@@ -272,10 +280,10 @@ public final class KeyTurns {
 
     private boolean longStreak(Queue queue) {
         long now = time.nanoTime();
-        if (queue.streakSince == 0 || now - queue.streakSince < HAND_OVER_STREAK_NANOS) {
+        if (queue.streakSince == 0 || now - queue.streakSince < queue.streakNanos) {
             return false;
         }
-        queue.streakSince = now;
+        beginStreak(queue, now);
         return true;
     }
 
