@@ -150,6 +150,11 @@ final class H2Dialect extends Dialect {
         return written(connection, key, token, holder, session) && endUnreached(connection, key, token, session);
     }
 
+    @Override
+    public boolean readsUncommittedKeysFirst() {
+        return true;
+    }
+
     /** The uncommitted read is a statement of its own, and embedded H2 lends a session on without a round trip. */
     @Override
     public boolean readsAndEndsHoldsInOneStep() {

@@ -43,6 +43,19 @@ public interface HolderSessions {
     }
 
     /**
+     * Whether a read of {@link #readUncommitted} finds its keys first, in a statement that reads the
+     * key's index alone, and then reads their rows by key. H2 (2.5) scans an index at {@code READ
+     * UNCOMMITTED} on a snapshot newer than its statement's snapshot of the table: a row inserted in
+     * between (another JVM's first use of a key in the range) is found in the index and not in the
+     * table, and H2 runs the statement again on the same snapshot until its lock timeout, then fails
+     * it (and HikariCP closes the connection). An index read alone never looks in the table, and the
+     * rows of keys found before the second statement began are in that statement's snapshot.
+     */
+    default boolean readsUncommittedKeysFirst() {
+        return false;
+    }
+
+    /**
      * Whether a {@code FOR UPDATE NOWAIT} read of one key fails at once on a row another transaction
      * locks, a row it has just inserted included, and answers otherwise: then that one statement
      * inspects a key nobody row-locks, its row (committed) or its absence.

@@ -1,19 +1,17 @@
 package io.locked.jpa.internal.inspection;
 
-import io.locked.api.LockMode;
 import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.HolderSession;
+import io.locked.jpa.internal.dialect.HolderSessions;
 import io.locked.spi.LockRowState;
 import io.locked.spi.LockRows;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -133,8 +131,19 @@ public final class NativeInspection {
         }
         String readKey = database.servesPrefixesFromIndex() ? LockRows.readerSlotsOf(keys) : null;
         String slots = readKey == null ? null : LockRows.readerSlotPrefix(readKey);
-        return slots == null ? new Named("l.lock_key IN (" + "?, ".repeat(keys.size() - 1) + "?)", keys)
+        return slots == null ? new Named(keyIn("l.lock_key", keys.size()), keys)
                 : new Named("l.lock_key LIKE ? ESCAPE '!'", List.of(likePrefix(slots)));
+    }
+
+    /** @return a condition that the key column given is one of that many keys, a placeholder each */
+    private static String keyIn(String column, int count) {
+        return column + " IN (" + "?, ".repeat(count - 1) + "?)";
+    }
+
+    private static void bind(PreparedStatement statement, List<String> parameters) throws SQLException {
+        for (int i = 0; i < parameters.size(); i++) {
+            statement.setString(i + 1, parameters.get(i));
+        }
     }
 
     /** @return what a failure to read the keys names: the first key, and how many more */
@@ -169,69 +178,28 @@ public final class NativeInspection {
         String sql = selectRows + filter + " ORDER BY l.lock_key LIMIT " + limit;
         return calls.call(about, "reading the lock rows", connection -> {
             boolean sessions = database.showsHolderSessions();
-            List<Row> rows = sessions
+            List<InspectedRow> rows = sessions
                     ? rows(connection, sql, parameters, true)
-                    : database.readUncommitted(connection, c -> rows(c, sql, parameters, false));
+                    : database.readUncommitted(connection, c -> database.readsUncommittedKeysFirst()
+                            ? rowsOfKeysFound(c, filter, parameters, limit) : rows(c, sql, parameters, false));
             Set<String> rowLocked = database.showsHolderSessions() ? Set.of() : rowLocked(connection, rows);
             List<LockRowState> states = new ArrayList<>(rows.size());
-            for (Row row : rows) {
-                states.add(row.state(rowLocked.contains(row.key)));
+            for (InspectedRow row : rows) {
+                states.add(row.state(rowLocked.contains(row.key())));
             }
             return states;
         });
     }
 
-    /** One row as read, with the session that row-locks it where PostgreSQL tells (else nulls). */
-    private record Row(String key, String owner, String holder, long token, Long acquiredMicros, Long expiresMicros,
-                       boolean leaseLive, Integer sessionPid, String sessionName, Long sessionSinceMicros) {
-
-        LockRowState state(boolean rowLocked) {
-            if (leaseLive) {
-                return new LockRowState(key, LockMode.OPTIMISTIC, HolderSession.holderText(holder), token,
-                        instant(acquiredMicros), instant(expiresMicros), owner, null);
-            }
-            if (sessionPid != null) {
-                // PostgreSQL: held by the session whose transaction row-locks it; the row shows the last holder
-                return publishedHold(key, sessionPid, sessionName, instant(sessionSinceMicros));
-            }
-            if (rowLocked) {
-                return new LockRowState(key, LockMode.PESSIMISTIC, HolderSession.holderText(holder), token,
-                        instant(acquiredMicros), null, null, HolderSession.sessionOf(holder));
-            }
-            return new LockRowState(key, null, HolderSession.holderText(holder), token, instant(acquiredMicros),
-                    null, null, null);
-        }
-    }
-
-    // "locked <token> <holder>", as the lock statement published it; another transaction (the JPA
-    // path's, a cleanup's for an instant) shows the session only
-    private static LockRowState publishedHold(String key, int pid, String name, Instant since) {
-        Long token = null;
-        String holder = null;
-        if (name != null && name.startsWith(HolderSession.PUBLISHED)) {
-            String rest = name.substring(HolderSession.PUBLISHED.length());
-            int space = rest.indexOf(' ');
-            try {
-                token = Long.parseLong(space < 0 ? rest : rest.substring(0, space));
-                holder = space < 0 ? null : rest.substring(space + 1);
-            } catch (NumberFormatException notOurs) {
-                token = null;
-            }
-        }
-        return new LockRowState(key, LockMode.PESSIMISTIC, holder, token, since, null, null, String.valueOf(pid));
-    }
-
     /** @param sessions whether the statement also reads the holders' sessions ({@link Dialect#selectRows}) */
-    private List<Row> rows(Connection connection, String sql, List<String> parameters, boolean sessions)
+    private List<InspectedRow> rows(Connection connection, String sql, List<String> parameters, boolean sessions)
             throws SQLException {
         try (PreparedStatement read = connection.prepareStatement(sql)) {
-            for (int i = 0; i < parameters.size(); i++) {
-                read.setString(i + 1, parameters.get(i));
-            }
-            List<Row> rows = new ArrayList<>();
+            bind(read, parameters);
+            List<InspectedRow> rows = new ArrayList<>();
             try (ResultSet result = read.executeQuery()) {
                 while (result.next()) {
-                    rows.add(new Row(result.getString(1), result.getString(2), result.getString(3), result.getLong(4),
+                    rows.add(new InspectedRow(result.getString(1), result.getString(2), result.getString(3), result.getLong(4),
                             nullableLong(result, 5), nullableLong(result, 6), result.getInt(7) == 1,
                             sessions ? (Integer) result.getObject(8, Integer.class) : null,
                             sessions ? result.getString(9) : null, sessions ? nullableLong(result, 10) : null));
@@ -241,22 +209,36 @@ public final class NativeInspection {
         }
     }
 
+    /** The rows under the filter, their keys read first from the key's index alone ({@link HolderSessions#readsUncommittedKeysFirst}). */
+    private List<InspectedRow> rowsOfKeysFound(Connection connection, String filter, List<String> parameters, int limit)
+            throws SQLException {
+        List<String> keys = new ArrayList<>();
+        try (PreparedStatement find = connection.prepareStatement("SELECT l.lock_key FROM " + LockRow.TABLE + " l WHERE "
+                + filter + " ORDER BY l.lock_key LIMIT " + limit)) {
+            bind(find, parameters);
+            try (ResultSet found = find.executeQuery()) {
+                while (found.next()) {
+                    keys.add(found.getString(1));
+                }
+            }
+        }
+        if (keys.isEmpty()) {
+            return List.of();
+        }
+        String byKey = selectRows + keyIn("l.lock_key", keys.size()) + " ORDER BY l.lock_key";
+        return rows(connection, byKey, keys, false);
+    }
+
     /** The keys among the rows that a transaction row-locks right now. */
-    private Set<String> rowLocked(Connection connection, List<Row> rows) throws SQLException {
+    private Set<String> rowLocked(Connection connection, List<InspectedRow> rows) throws SQLException {
         if (rows.isEmpty()) {
             return Set.of();
         }
-        Set<String> locked = new HashSet<>();
-        StringBuilder sql = new StringBuilder("SELECT lock_key FROM " + LockRow.TABLE + " WHERE lock_key IN (");
-        for (Row row : rows) {
-            locked.add(row.key);
-            sql.append(locked.size() == 1 ? "?" : ", ?");
-        }
-        sql.append(") FOR UPDATE SKIP LOCKED");
-        try (PreparedStatement free = connection.prepareStatement(sql.toString())) {
-            for (int i = 0; i < rows.size(); i++) {
-                free.setString(i + 1, rows.get(i).key);
-            }
+        List<String> keys = rows.stream().map(InspectedRow::key).toList();
+        Set<String> locked = new HashSet<>(keys);
+        try (PreparedStatement free = connection.prepareStatement("SELECT lock_key FROM " + LockRow.TABLE + " WHERE "
+                + keyIn("lock_key", keys.size()) + " FOR UPDATE SKIP LOCKED")) {
+            bind(free, keys);
             try (ResultSet unlocked = free.executeQuery()) {
                 while (unlocked.next()) {
                     locked.remove(unlocked.getString(1));
@@ -278,9 +260,5 @@ public final class NativeInspection {
     private static Long nullableLong(ResultSet row, int column) throws SQLException {
         long value = row.getLong(column);
         return row.wasNull() ? null : value;
-    }
-
-    private static Instant instant(Long micros) {
-        return micros == null ? null : Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
     }
 }

@@ -229,7 +229,9 @@ public final class LockTransaction implements AutoCloseable {
 
     /**
      * Runs a read at an isolation level, and puts the connection's level back before it returns to
-     * the pool: a holder's uncommitted change is its only trace on MariaDB, MySQL and H2.
+     * the pool: a holder's uncommitted change is its only trace on MariaDB, MySQL and H2. A connection
+     * the pool closed because the read failed (HikariCP closes one on a timeout) does not return to
+     * the pool: the read's own failure is told, not the closed connection's.
      */
     public static <T> T readAt(Connection connection, int level, Work<T> read) throws SQLException {
         int before = connection.getTransactionIsolation();
@@ -237,7 +239,9 @@ public final class LockTransaction implements AutoCloseable {
         try {
             return read.on(connection);
         } finally {
-            connection.setTransactionIsolation(before);
+            if (!connection.isClosed()) {
+                connection.setTransactionIsolation(before);
+            }
         }
     }
 }
