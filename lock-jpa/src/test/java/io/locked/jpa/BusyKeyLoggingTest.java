@@ -25,13 +25,14 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A key that is busy is an answer, not an incident: a try that finds it held logs nothing at INFO or above,
  * neither from Locked nor from Hibernate or the pool, on both paths and in both modes. On the JPA path a zero
- * wait locks with {@code SKIP LOCKED} rather than {@code NOWAIT} on MariaDB, MySQL and PostgreSQL, because
+ * wait locks with {@code SKIP LOCKED} rather than {@code NOWAIT} on MariaDB, MySQL, PostgreSQL and H2, because
  * Hibernate logs every statement the database refuses (a warning with the error code and an error with its
  * message); a wait that runs out is such a refusal, and quieting Hibernate's logger of SQL errors (6.6's
  * {@code SqlExceptionHelper}, 7's {@code org.hibernate.orm.jdbc.error}), as docs/operations.md ("Logging")
@@ -88,6 +89,19 @@ class BusyKeyLoggingTest {
             assertTrue(!records.isEmpty() && records.stream().allMatch(record -> HIBERNATE_SQL_ERRORS.contains(record.getLoggerName())),
                     "Hibernate logged no lock wait that ran out, or more than that (docs/operations.md may be out of date):\n"
                             + describe(records));
+        }
+    }
+
+    /**
+     * H2, whose Hibernate dialect writes no lock that does not wait: a try is Locked's own {@code SKIP LOCKED}
+     * statement. With the lock timeout hint of none alone, the try waited out H2's lock timeout and Hibernate
+     * logged the refusal.
+     */
+    @Test
+    void onH2sJpaPathATryLogsNothing() {
+        try (Store store = TestDatabase.H2.open(4, Map.of(), settings -> settings.statements(LockStatements.JPA))) {
+            assertEquals(LockStatements.JPA, store.repository().statements());
+            assertEquals("", describe(busyAnswers(store.repository(), APPLICATION_DEFAULTS, TRY)));
         }
     }
 

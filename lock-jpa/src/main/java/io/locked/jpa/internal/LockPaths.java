@@ -151,7 +151,8 @@ public record LockPaths(LockConnections connections, LockDatabase database, Lock
         LockDatabase database = family != null || connections != null ? family : askedThroughTheUnit(factory, transactions);
         SharedRowStatements statements = database == null ? null : SharedRowStatements.of(Dialect.of(database));
         if (statements == null) {
-            return RowLocksWithoutWaiting.refused(SharedRowStatements.refusal(database == null ? "This database" : database.name()));
+            return RowLocksWithoutWaiting.refused(SharedRowStatements.refusal(database == null ? "This database" : database.name()),
+                    SharedRowStatements.ownRow(database));
         }
         return HibernatePresence.isProviderOf(factory) ? RowLocksWithoutWaiting.throughLockModes()
                 : RowLocksWithoutWaiting.byStatements(statements);

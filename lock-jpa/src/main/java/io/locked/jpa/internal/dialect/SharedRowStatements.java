@@ -29,6 +29,18 @@ public record SharedRowStatements(String shared, String exclusive) {
         };
     }
 
+    /**
+     * @return the statement that locks a key's own row for update without waiting ({@code SKIP LOCKED}) and
+     *         returns it whole, for a JPA provider's native query of the lock row, where the provider's lock
+     *         modes write no such lock for the database (Hibernate on H2); null elsewhere, and for an unknown
+     *         database (null)
+     */
+    public static String ownRow(LockDatabase family) {
+        return family == LockDatabase.H2
+                ? "SELECT * FROM " + LockRow.TABLE + " WHERE lock_key = ? FOR UPDATE SKIP LOCKED"
+                : null;
+    }
+
     private static String lock(String clause) {
         return "SELECT lock_key FROM " + LockRow.TABLE + " WHERE lock_key = ? " + clause + " SKIP LOCKED";
     }

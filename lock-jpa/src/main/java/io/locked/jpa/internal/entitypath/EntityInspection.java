@@ -1,6 +1,5 @@
 package io.locked.jpa.internal.entitypath;
 
-import static io.locked.jpa.internal.entitypath.EntityRows.NO_WAIT;
 import static io.locked.jpa.internal.entitypath.EntityRows.QUERY_TIMEOUT;
 
 import io.locked.api.LockMode;
@@ -29,13 +28,15 @@ final class EntityInspection {
     private final DatabaseClock clock;
     private final UnitTransactions transactions;
     private final EntityTransactions ownTransactions;
+    private final EntityRows lockRows;
 
     EntityInspection(EntityManagers managers, DatabaseClock clock, UnitTransactions transactions,
-                     EntityTransactions ownTransactions) {
+                     EntityTransactions ownTransactions, EntityRows lockRows) {
         this.managers = managers;
         this.clock = clock;
         this.transactions = transactions;
         this.ownTransactions = ownTransactions;
+        this.lockRows = lockRows;
     }
 
     Optional<LockRowState> inspect(String key) {
@@ -96,7 +97,7 @@ final class EntityInspection {
         EntityManager manager = managers.open();
         try {
             transactions.begin(manager);
-            if (EntityRows.lockRow(manager, key, NO_WAIT) != null) {
+            if (lockRows.lockRowNow(manager, key) != null) {
                 // an MVCC database that locks rows by writes only (HSQLDB) lets that read through: a
                 // write that changes nothing meets a holder's write
                 manager.createQuery("UPDATE LockRow r SET r.token = r.token WHERE r.key = :key")

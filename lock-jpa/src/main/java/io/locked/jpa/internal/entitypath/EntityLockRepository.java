@@ -65,7 +65,7 @@ public final class EntityLockRepository implements LockRepository {
         this.pessimistic = new PessimisticRowLocks(managers, transactions, ownTransactions, rows, connections,
                 connectionWait, tokenWrites, sharedRows);
         this.leases = new EntityLeases(clock, ownTransactions, rows);
-        this.inspection = new EntityInspection(managers, clock, transactions, ownTransactions);
+        this.inspection = new EntityInspection(managers, clock, transactions, ownTransactions, rows);
         this.forcedRelease = new EntityForcedRelease(factory, ownTransactions, rows, inspection);
         this.idleRows = new EntityIdleRows(clock, ownTransactions);
     }

@@ -52,10 +52,22 @@ final class EntityRows {
      */
     LockRow lockRow(EntityManager manager, String key, CallBounds bounds) {
         int waitMillis = providerWait(bounds.remainingWaitMillis(), wholeSecondWaits);
-        if (waitMillis == 0 && withoutWaiting.locksOwnRowWithoutRefusal()) {
-            return withoutWaiting.lockOwnRow(manager, key, statementMillis(0));
-        }
-        return lockRow(manager, key, waitMillis);
+        return waitMillis == NO_WAIT ? lockRowNow(manager, key) : lockRow(manager, key, waitMillis);
+    }
+
+    /**
+     * {@code PESSIMISTIC_WRITE} on the key's row without waiting: {@code SKIP LOCKED} where the database can
+     * ({@link RowLocksWithoutWaiting#lockOwnRow}), else the lock timeout hint of none. An inspection tries a
+     * row this way too: on H2 the hint alone waited out the database's lock timeout per held row. (The cleanup
+     * keeps the hint: on H2 the rows of its batch that ran out of lock wait stay locked until the pool has closed
+     * the connection, which that wait gives it time to do.)
+     *
+     * @return the row, locked; null where the key has no row
+     * @throws RuntimeException a busy failure ({@link EntityConflicts#isBusy}) where another transaction holds it
+     */
+    LockRow lockRowNow(EntityManager manager, String key) {
+        return withoutWaiting.locksOwnRowWithoutRefusal() ? withoutWaiting.lockOwnRow(manager, key, statementMillis(NO_WAIT))
+                : lockRow(manager, key, NO_WAIT);
     }
 
     /**

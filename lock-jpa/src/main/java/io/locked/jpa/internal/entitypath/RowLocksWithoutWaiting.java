@@ -17,30 +17,38 @@ import java.util.List;
  * ORM, {@code PESSIMISTIC_READ} is a shared row lock on MariaDB, MySQL and PostgreSQL, and its skip-locked hint
  * does the rest. EclipseLink's {@code PESSIMISTIC_READ} locks for update, so with another provider the
  * database's own statement runs as a native query in the hold's transaction. H2, HSQLDB and Derby have no shared
- * row lock (and the JPA path's zero wait there is {@code NOWAIT}).
+ * row lock. A key's own row on a zero wait: on H2 by its own statement ({@code SKIP LOCKED}, which Hibernate's H2
+ * dialect does not write: its lock timeout hint of 0 left the lock waiting out H2's lock timeout, 2 s by default);
+ * on HSQLDB and Derby by the lock timeout hint ({@code NOWAIT} where the provider writes it; Derby's wait is its
+ * {@code derby.locks.waitTimeout}).
  *
  * @param refusal   why {@code PESSIMISTIC} read/write locks are refused on the unit, or null
  * @param shared    the statement that locks the row shared without waiting, as a native query; null where
  *                  the lock modes do it
  * @param exclusive as {@code shared}, exclusive
+ * @param ownRow    the statement that locks the key's own row without waiting and returns it whole, as a native
+ *                  query of {@link LockRow}s, where the lock modes cannot; null where they do it or nothing does
  */
-public record RowLocksWithoutWaiting(String refusal, String shared, String exclusive) {
+public record RowLocksWithoutWaiting(String refusal, String shared, String exclusive, String ownRow) {
     // Hibernate's LockOptions.SKIP_LOCKED: the lock passes over a row another transaction has locked
     private static final int SKIP_LOCKED = -2;
 
-    /** @return locks of no shared row, for the reason given */
-    public static RowLocksWithoutWaiting refused(String reason) {
-        return new RowLocksWithoutWaiting(reason, null, null);
+    /**
+     * @return locks of no shared row, for the reason given, and of a key's own row by the statement given
+     *         ({@link SharedRowStatements#ownRow}), or by the lock timeout hint where it is null
+     */
+    public static RowLocksWithoutWaiting refused(String reason, String ownRow) {
+        return new RowLocksWithoutWaiting(reason, null, null, ownRow);
     }
 
     /** @return locks through the provider's lock modes (Hibernate ORM) */
     public static RowLocksWithoutWaiting throughLockModes() {
-        return new RowLocksWithoutWaiting(null, null, null);
+        return new RowLocksWithoutWaiting(null, null, null, null);
     }
 
     /** @return locks through the database's own statements, as native queries */
     public static RowLocksWithoutWaiting byStatements(SharedRowStatements statements) {
-        return new RowLocksWithoutWaiting(null, statements.shared(), statements.exclusive());
+        return new RowLocksWithoutWaiting(null, statements.shared(), statements.exclusive(), null);
     }
 
     /**
@@ -68,7 +76,7 @@ public record RowLocksWithoutWaiting(String refusal, String shared, String exclu
      *         row creation timed out behind it), cause not found, so EclipseLink keeps {@code NOWAIT}.
      */
     boolean locksOwnRowWithoutRefusal() {
-        return refusal == null && shared == null;
+        return ownRow != null || refusal == null && shared == null;
     }
 
     /**
@@ -85,11 +93,11 @@ public record RowLocksWithoutWaiting(String refusal, String shared, String exclu
         if (!locksOwnRowWithoutRefusal()) {
             throw new UnsupportedOperationException("no skip-locked lock mode here");
         }
-        List<LockRow> rows = skippingLockedRow(manager, key, LockModeType.PESSIMISTIC_WRITE)
-                .setHint(EntityRows.QUERY_TIMEOUT, statementMillis)
-                .getResultList();
+        Query lock = ownRow == null ? skippingLockedRow(manager, key, LockModeType.PESSIMISTIC_WRITE)
+                : manager.createNativeQuery(ownRow, LockRow.class).setParameter(1, key);
+        List<?> rows = lock.setHint(EntityRows.QUERY_TIMEOUT, statementMillis).getResultList();
         if (!rows.isEmpty()) {
-            return rows.get(0);
+            return (LockRow) rows.get(0);
         }
         if (exists(manager, key, statementMillis)) {
             throw new PessimisticLockException("'" + key + "' is row-locked by another transaction");
