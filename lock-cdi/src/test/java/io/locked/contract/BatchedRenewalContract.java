@@ -52,11 +52,7 @@ public interface BatchedRenewalContract {
         for (int i = 0; i < 5; i++) {
             batch.add(store.takeLease(prefix + i, "owner-" + i, "holder-" + i, LONG_LEASE, Duration.ZERO));
         }
-        Lease thief = null;
-        while (thief == null) {
-            Thread.sleep(20); // until the database's clock has let the lease expire; @Timeout bounds it
-            thief = store.takeLease(takenOver.key(), "owner-thief", "thief", LONG_LEASE, Duration.ZERO);
-        }
+        Lease thief = takeOnceExpired(store, takenOver, "owner-thief");
         batch.add(2, takenOver);
         batch.add(4, expired);
 
@@ -79,6 +75,41 @@ public interface BatchedRenewalContract {
         assertFalse(store.releaseLease(takenOver), "the old owner's release is refused");
         assertTrue(store.releaseLease(thief), "the key taken over stays the new owner's, untouched by the batch");
         assertFalse(store.releaseLease(expired), "the expired lease was not renewed");
+    }
+
+    /**
+     * A batch that holds a key's old lease beside its new owner's: the rows the renewal finds are
+     * fewer than the leases sent, though as many as the keys, and only the new owner's is renewed.
+     */
+    @Test
+    @Timeout(60)
+    default void anOldLeaseBesideItsKeysNewOwnerInOneBatchIsReportedLostAndTheNewOneRenewed() throws InterruptedException {
+        LockRepository store = inspectedStore();
+        String prefix = "batch-same-key:" + UUID.randomUUID() + ":";
+        Lease old = store.takeLease(prefix + "taken-over", "owner-old", "old", SHORT_LEASE, Duration.ZERO);
+        Lease current = takeOnceExpired(store, old, "owner-new");
+        Lease other = store.takeLease(prefix + "other", "owner-other", "other", LONG_LEASE, Duration.ZERO);
+
+        List<Lease> answers = store.renewLeases(List.of(old, current, other), LONG_LEASE);
+
+        assertEquals(3, answers.size(), "one answer per lease, in their order");
+        assertNull(answers.get(0), "the old owner's lease is reported lost");
+        assertNotNull(answers.get(1), "the new owner's lease of the same key is renewed");
+        assertNotNull(answers.get(2), "the other key's lease is renewed");
+        assertEquals(List.of(current.owner(), current.token()), List.of(answers.get(1).owner(), answers.get(1).token()));
+        assertFalse(store.releaseLease(old), "the old owner's release is refused");
+        assertTrue(store.releaseLease(answers.get(1)), "the key stays the new owner's");
+        assertTrue(store.releaseLease(answers.get(2)));
+    }
+
+    /** @return a new owner's lease of the key, taken as soon as the database's clock has let the short one expire */
+    private static Lease takeOnceExpired(LockRepository store, Lease expiring, String newOwner) throws InterruptedException {
+        Lease taken = null;
+        while (taken == null) {
+            Thread.sleep(20); // polling the database's clock; the test's @Timeout bounds it
+            taken = store.takeLease(expiring.key(), newOwner, newOwner, LONG_LEASE, Duration.ZERO);
+        }
+        return taken;
     }
 
     @Test

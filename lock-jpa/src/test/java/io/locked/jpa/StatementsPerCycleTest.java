@@ -1,6 +1,9 @@
 package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -11,6 +14,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.jpa.testing.CountingDataSource;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.spi.Lease;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -234,6 +238,57 @@ class StatementsPerCycleTest {
                 (locks, others) -> cycle(locks, read), locks -> cycle(locks, read));
     }
 
+    /**
+     * database, then statements for a batch of renewals whose every lease is live, and for one with a
+     * lease released before it. On MariaDB and MySQL the renewal counts the rows it renewed, and a
+     * read after it tells which leases were renewed only where it counts fewer than it was sent;
+     * MySQL 8 sets its lock wait before the batch and back after it, a statement each.
+     */
+    static Stream<Arguments> renewalBatches() {
+        return Stream.of(
+                Arguments.of(TestDatabase.MARIADB, 1, 2),
+                Arguments.of(TestDatabase.MYSQL8, 3, 4),
+                // the renewal returns the rows it renewed (PostgreSQL: with its settings in the same round trip)
+                Arguments.of(TestDatabase.POSTGRESQL, 1, 1),
+                Arguments.of(TestDatabase.H2, 1, 1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("renewalBatches")
+    void aBatchOfRenewalsSendsWhatItAlwaysSent(TestDatabase database, int everyLeaseLive, int oneLeaseReleased)
+            throws Exception {
+        onCountedStore(database, LockStatements.NATIVE, (repository, counting) -> {
+            Duration lease = Duration.ofSeconds(30);
+            String prefix = "renewal-batch:" + UUID.randomUUID() + ":";
+            List<Lease> batch = new ArrayList<>();
+            for (int i = 0; i < repository.renewalBatchSize(); i++) {
+                batch.add(repository.takeLease(prefix + i, "owner-" + i, "holder", lease, Duration.ZERO));
+            }
+            batch = renewCounted(repository, counting, batch, lease, everyLeaseLive, database + ", every lease live");
+            assertTrue(repository.releaseLease(batch.get(0)));
+            List<Lease> answers = renewCounted(repository, counting, batch, lease, oneLeaseReleased,
+                    database + ", one lease released");
+            assertNull(answers.get(0), "the released lease is not renewed");
+            for (Lease renewed : answers.subList(1, answers.size())) {
+                assertTrue(repository.releaseLease(renewed));
+            }
+        });
+    }
+
+    /** @return the store's answers, after asserting the statements they took and that all but the first are renewed */
+    private static List<Lease> renewCounted(JpaLockRepository repository, CountingDataSource counting, List<Lease> batch,
+                                            Duration lease, int statements, String what) {
+        long before = counting.statements();
+        List<Lease> answers = repository.renewLeases(batch, lease);
+        long sent = counting.statements() - before;
+        System.out.printf("statements per batch of %d renewals, %s: %d%n", batch.size(), what, sent);
+        assertEquals(statements, sent, "statements for a batch of renewals, " + what);
+        for (Lease renewed : answers.subList(1, answers.size())) {
+            assertNotNull(renewed, "a live lease is renewed");
+        }
+        return answers;
+    }
+
     private static void assertCounts(TestDatabase database, LockStatements path, String what, int statements,
                                      int transactionCalls, WarmUp warmUp, ManagerWork cycle) throws Exception {
         assertCounts(database, path, what, statements, transactionCalls, Duration.ZERO, warmUp, cycle);
@@ -241,6 +296,28 @@ class StatementsPerCycleTest {
 
     private static void assertCounts(TestDatabase database, LockStatements path, String what, int statements,
                                      int transactionCalls, Duration readerSlotKeep, WarmUp warmUp, ManagerWork cycle)
+            throws Exception {
+        onCountedStore(database, path, (repository, counting) -> {
+            try (LockManager locks = LockManagerBuilder.on(repository).keepReaderSlotsFor(readerSlotKeep).build();
+                 LockManagers others = new LockManagers(repository)) {
+                warmUp.run(locks, others);
+                long statementsBefore = counting.statements();
+                long transactionCallsBefore = counting.transactionCalls();
+                for (int i = 0; i < CYCLES; i++) {
+                    cycle.run(locks);
+                }
+                double perCycle = (counting.statements() - statementsBefore) / (double) CYCLES;
+                double transactionCallsPerCycle = (counting.transactionCalls() - transactionCallsBefore) / (double) CYCLES;
+                System.out.printf("statements per cycle %s %s %s: %.2f statements, %.2f transaction calls%n",
+                        database, path, what, perCycle, transactionCallsPerCycle);
+                assertEquals(statements, perCycle, 0.0, "statements per cycle");
+                assertEquals(transactionCalls, transactionCallsPerCycle, 0.0, "commits, rollbacks, autocommit switches");
+            }
+        });
+    }
+
+    /** Runs the work on a store of the path given, on a pool of 4 that counts what reaches the database. */
+    private static void onCountedStore(TestDatabase database, LockStatements path, CountedStoreWork work)
             throws Exception {
         database.requireReachable();
         CountingDataSource counting = new CountingDataSource(database);
@@ -253,25 +330,15 @@ class StatementsPerCycleTest {
             try {
                 JpaLockRepository repository = JpaLockRepository.builder(factory).statements(path).build();
                 repository.createTableIfMissing();
-                try (LockManager locks = LockManagerBuilder.on(repository).keepReaderSlotsFor(readerSlotKeep).build();
-                     LockManagers others = new LockManagers(repository)) {
-                    warmUp.run(locks, others);
-                    long statementsBefore = counting.statements();
-                    long transactionCallsBefore = counting.transactionCalls();
-                    for (int i = 0; i < CYCLES; i++) {
-                        cycle.run(locks);
-                    }
-                    double perCycle = (counting.statements() - statementsBefore) / (double) CYCLES;
-                    double transactionCallsPerCycle = (counting.transactionCalls() - transactionCallsBefore) / (double) CYCLES;
-                    System.out.printf("statements per cycle %s %s %s: %.2f statements, %.2f transaction calls%n",
-                            database, path, what, perCycle, transactionCallsPerCycle);
-                    assertEquals(statements, perCycle, 0.0, "statements per cycle");
-                    assertEquals(transactionCalls, transactionCallsPerCycle, 0.0, "commits, rollbacks, autocommit switches");
-                }
+                work.run(repository, counting);
             } finally {
                 factory.close();
             }
         }
+    }
+
+    private interface CountedStoreWork {
+        void run(JpaLockRepository repository, CountingDataSource counting) throws Exception;
     }
 
     @FunctionalInterface

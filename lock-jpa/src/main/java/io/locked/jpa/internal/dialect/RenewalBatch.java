@@ -15,7 +15,8 @@ import java.util.Collections;
  * renewed.
  *
  * @param renew       the renewal statement
- * @param readRenewed where the renewal returns no rows: a read, in a statement of its own after it,
+ * @param readRenewed where the renewal returns no rows: a read, in a statement of its own after it
+ *                    where it counted fewer rows than the batch has leases (else each was renewed),
  *                    of the key, owner, token and version of each row of the batch's {@link #SIZE}
  *                    keys (padded as the renewal's) whose lease is live. The leases renewed are those
  *                    whose owner and token it returns: one it did not renew had expired (and stays so,
@@ -29,10 +30,11 @@ import java.util.Collections;
 public record RenewalBatch(String renew, String readRenewed, boolean byArrays) {
     /**
      * How many leases one batch renews at most. 10,000 leases renewed every 10 s (a 30 s lease) are
-     * then 10 batches a second, 20 statements where the renewed rows are read back: a fifth of the
-     * target of 100. A larger batch would cut little more, while it keeps more rows locked until its
-     * commit and makes more leases wait when one row is locked by another session. A fixed length, so
-     * that each database has one text, prepared once.
+     * then 10 batches a second, 10 statements (more where a batch lost a lease and is read back, or
+     * where MySQL 8 sets its lock wait around it): a tenth of the target of 100. A larger batch would
+     * cut little more, while it keeps more rows locked until its commit and makes more leases wait when
+     * one row is locked by another session. A fixed length, so that each database has one text,
+     * prepared once.
      */
     public static final int SIZE = 100;
 

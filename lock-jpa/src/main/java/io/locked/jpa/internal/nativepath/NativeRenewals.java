@@ -17,16 +17,20 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Renewals on the native path: a lone lease by the database's renewal of one lease where it has one
  * ({@link Dialect#renewLease()}), and many by up to {@link RenewalBatch#SIZE} leases per autocommit
- * statement ({@link Dialect#renewalBatch()}), on MariaDB and MySQL followed by a read of the batch's
- * rows, both sent with their values written in ({@link RenewalBatch#readRenewed()}). Each lease is told apart
- * by its owner, the id of its own acquisition: the leases renewed are those whose owners the statement
- * (or the read after it, with the lease's token) returns.
+ * statement ({@link Dialect#renewalBatch()}), sent on MariaDB and MySQL with its values written in
+ * ({@link RenewalBatch#readRenewed()}). Each lease is told apart by its owner, the id of its own
+ * acquisition: the leases renewed are those whose owners the statement returns; on MariaDB and MySQL,
+ * whose statement returns no rows, every lease of the batch where it counts a row per lease (the
+ * common case, one statement a batch), else those that a read after it shows live under their owner
+ * and token ({@link #distinctLeases}).
  *
  * <p>A call is bounded by a third of the lease ({@link CallBounds#forRenewal}), and its statements on
  * the server by half of that ({@link CallBounds#serverMillis}): a statement that kept waiting for a
@@ -104,12 +108,15 @@ final class NativeRenewals {
             InlinedBatch texts = inlined(statements, serverMillis);
             Object[] values = values(micros(duration), sorted);
             String renewText = texts.renew().with(values);
-            // the read's values are the renewal's list of keys, after the lease micros
-            String readText = texts.read().with(Arrays.copyOfRange(values, 1, 1 + RenewalBatch.SIZE));
+            int leases = distinctLeases(sorted);
             return store.call(sorted.get(0).key(), what, bounds, connection -> {
                 try (SessionLockTimeout bounded = database.boundRenewal(connection, serverMillis);
                      Statement statement = connection.createStatement()) {
-                    statement.executeUpdate(renewText);
+                    if (statement.executeUpdate(renewText) == leases) {
+                        return everyLeaseRenewed(sorted);
+                    }
+                    // the read's values are the renewal's list of keys, after the lease micros
+                    String readText = texts.read().with(Arrays.copyOfRange(values, 1, 1 + RenewalBatch.SIZE));
                     try (ResultSet rows = statement.executeQuery(readText)) {
                         return liveLeasesOf(sorted, rows);
                     }
@@ -130,6 +137,31 @@ final class NativeRenewals {
             }
             return renewed;
         });
+    }
+
+    /**
+     * Each row the renewal counts matched one (key, owner, token) of the batch, its own (a row has one
+     * owner, and an owner is one acquisition's), so it counts at most one row per distinct lease. Where
+     * it counts as many as the batch holds, each lease was renewed and its version went up by one, as
+     * {@link #renewLease} counts it; where it counts fewer (a lease lost, or a key's old lease beside
+     * its new one), the read tells which. Found rows or changed rows, as the driver counts them, are
+     * the same here: each row found is changed (its version goes up).
+     *
+     * @return how many distinct (key, owner, token) the batch holds
+     */
+    private static int distinctLeases(List<Lease> batch) {
+        Set<List<Object>> leases = new HashSet<>();
+        for (Lease lease : batch) {
+            leases.add(List.of(lease.key(), lease.owner(), lease.token()));
+        }
+        return leases.size();
+    }
+
+    /** @return the new version of each lease of the batch, all renewed */
+    private static Map<String, Long> everyLeaseRenewed(List<Lease> batch) {
+        Map<String, Long> renewed = new HashMap<>();
+        batch.forEach(lease -> renewed.put(lease.owner(), lease.version() + 1));
+        return renewed;
     }
 
     /** @return the new version of each lease of the batch that the rows read show live, under its owner and token */
