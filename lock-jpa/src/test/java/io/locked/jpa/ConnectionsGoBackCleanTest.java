@@ -370,7 +370,7 @@ class ConnectionsGoBackCleanTest {
             throws SQLException, InterruptedException {
         LockHandle held = mine.acquire(request);
         try {
-            assertTrue(store.endSessionsInTransaction() >= 1, "the holder's session was ended");
+            store.endSessionsInTransaction(); // waits for the holder's to show; the workload's bound ends a wait for none
             awaitInvalid(held);
         } finally {
             closeLost(held);

@@ -54,11 +54,25 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
 
     /**
      * Ends, from outside the pool, every session of the test user in the test database with a
-     * transaction open.
+     * transaction open, once the server shows at least one: a holder's transaction shows in the
+     * server's views only once its statement is done, and InnoDB's {@code innodb_trx} is a snapshot
+     * it refreshes only when nobody read it for 100 ms (test JVMs side by side read it on the same
+     * server), so a single look may miss a transaction that is open. The caller's timeout bounds the
+     * wait for one that never opens.
      *
-     * @return how many sessions were ended
+     * @return how many sessions were ended, at least one
      */
-    public int endSessionsInTransaction() throws SQLException {
+    public int endSessionsInTransaction() throws SQLException, InterruptedException {
+        // a tighter poll on InnoDB would keep reading a snapshot taken before the holder's transaction began
+        long pollMillis = database == TestDatabase.MARIADB || database == TestDatabase.MYSQL8 ? 150 : 20;
+        int ended;
+        while ((ended = endSessionsInTransactionSeenNow()) == 0) {
+            Thread.sleep(pollMillis);
+        }
+        return ended;
+    }
+
+    private int endSessionsInTransactionSeenNow() throws SQLException {
         String sql = switch (database) {
             case MARIADB, MYSQL8 -> "SELECT p.id FROM information_schema.innodb_trx t"
                     + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ? AND p.db = DATABASE()";
