@@ -1,10 +1,10 @@
 package io.locked.internal.exclusive;
 
 import io.locked.internal.base.TimeSource;
+import io.locked.internal.base.Waiters;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The acquisitions of one manager that are still held, so that closing the manager can let them end
@@ -15,12 +15,13 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class Draining {
     private final Set<Acquisition> held = ConcurrentHashMap.newKeySet();
-    private final Set<Thread> waiting = ConcurrentHashMap.newKeySet();
+    private final Waiters closing;
     private final TimeSource time;
 
     /** @param time where the close waits */
     public Draining(TimeSource time) {
         this.time = time;
+        this.closing = new Waiters(time);
     }
 
     /** From its first handle until its last handle closed. */
@@ -31,7 +32,7 @@ public final class Draining {
 
     private void finished(Acquisition acquisition) {
         held.remove(acquisition);
-        waiting.forEach(LockSupport::unpark);
+        closing.changed();
     }
 
     /** @return how many acquisitions are held now */
@@ -45,21 +46,7 @@ public final class Draining {
      * @return how many are still held
      */
     public int awaitEnds(Duration bound) {
-        long deadline = time.nanoTime() + bound.toNanos();
-        Thread me = Thread.currentThread();
-        waiting.add(me);
-        try {
-            // looked at after joining the waiters: an end from now on unparks this thread
-            while (!held.isEmpty()) {
-                long left = deadline - time.nanoTime();
-                if (left <= 0 || me.isInterrupted()) {
-                    break;
-                }
-                time.parkNanos(this, left);
-            }
-        } finally {
-            waiting.remove(me);
-        }
+        closing.awaitUntil(held::isEmpty, time.nanoTime() + bound.toNanos());
         return held.size();
     }
 }

@@ -248,6 +248,11 @@ final class KeyState {
         changed();
     }
 
+    /** @return whether a release of one of its groups is under way ({@link #releasing}) */
+    boolean releasesUnderWay() {
+        return !releasing.isEmpty();
+    }
+
     /** Wakes whoever waits on this key in this JVM: something they wait for may have changed. */
     void changed() {
         changes++;

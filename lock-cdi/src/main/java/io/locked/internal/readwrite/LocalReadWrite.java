@@ -2,6 +2,7 @@ package io.locked.internal.readwrite;
 
 import io.locked.api.LockException;
 import io.locked.internal.base.TimeSource;
+import io.locked.internal.base.Waiters;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,14 @@ import java.util.function.Function;
  * write alone. A writer of another JVM waits that moment more at most; a timer ends it.
  */
 final class LocalReadWrite {
+    /**
+     * How long a close waits for the releases of groups under way: a release is one statement, so this is
+     * reached only when the store hangs, and then the slot's lease ends it.
+     */
+    static final Duration RELEASES_AT_CLOSE = Duration.ofSeconds(5);
     private final ConcurrentHashMap<String, KeyState> keys = new ConcurrentHashMap<>();
+    /** Threads closing the lock manager, which wait for the releases under way: each release's end wakes them. */
+    private final Waiters closing;
     final TimeSource time;
     /** The moment an emptied {@code OPTIMISTIC} group stays held for this JVM's next reader or writer. */
     final ReaderSlotKeep keep;
@@ -45,6 +53,7 @@ final class LocalReadWrite {
 
     LocalReadWrite(TimeSource time, KeepTimer timer, ReadWriteSeededBug seededBug) {
         this.time = time;
+        this.closing = new Waiters(time);
         this.keep = new ReaderSlotKeep(timer);
         this.seededBug = seededBug;
     }
@@ -131,8 +140,11 @@ final class LocalReadWrite {
     }
 
     /**
-     * The lock manager closes: no group is kept from now on, and those kept now are released (never
-     * called under a state's monitor).
+     * The lock manager closes: no group is kept from now on, those kept now are released, and releases
+     * already under way end before it returns, {@link #RELEASES_AT_CLOSE} at most (never called under a
+     * state's monitor). The close goes on to stop the lease watchdog, which interrupts its threads, and the
+     * end of a keep releases its group on one of them: an interrupted release can fail (Derby's driver, a
+     * pool waiting for a connection), and its slot would stay held until its lease ran out.
      */
     void close() {
         closed = true;
@@ -144,6 +156,19 @@ final class LocalReadWrite {
             }
             empty.forEach(group -> release(state, group));
         }
+        // parked on the manager's time, so that the simulation runs it in virtual time
+        closing.awaitUntil(() -> !releasesUnderWay(), time.nanoTime() + RELEASES_AT_CLOSE.toNanos());
+    }
+
+    private boolean releasesUnderWay() {
+        for (KeyState state : keys.values()) {
+            synchronized (state) {
+                if (state.releasesUnderWay()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -169,6 +194,7 @@ final class LocalReadWrite {
             state.releaseEnded(released);
         }
         forgetIfUnused(state);
+        closing.changed();
     }
 
     /** A writer of this JVM left: whoever waits on the key here looks again. */
