@@ -177,8 +177,13 @@ final class WriteSide {
         boolean look = true;
         while (true) {
             long seen;
+            LocalReadWrite.OwnSlots ownBeforeTheLook;
             synchronized (state) {
                 seen = state.changes();
+                // a group's release may end between the look and the snapshot after it: the look saw its row
+                // held, the snapshot no longer names it; nobody joins it meanwhile, so its row seen with its
+                // token at the look was an empty group's of this JVM, not a reader's
+                ownBeforeTheLook = state.ownSlots();
             }
             if (look) {
                 Map<String, LockRowState> held = new HashMap<>();
@@ -194,7 +199,8 @@ final class WriteSide {
                 // nobody joins a group of this JVM while this writer is here: an empty one's slot does not count
                 own = state.ownSlots();
             }
-            waitedFor.entrySet().removeIf(slot -> stillOurs(slot.getValue(), own.withoutReaders().get(slot.getKey())));
+            waitedFor.entrySet().removeIf(slot -> stillOurs(slot.getValue(), own.withoutReaders().get(slot.getKey()))
+                    || stillOurs(slot.getValue(), ownBeforeTheLook.withoutReaders().get(slot.getKey())));
             if (waitedFor.isEmpty()) {
                 return true;
             }
