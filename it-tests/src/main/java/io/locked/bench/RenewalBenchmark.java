@@ -43,8 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * -Dbench.main=io.locked.bench.RenewalBenchmark}. System properties: {@code bench.databases}
  * (mariadb), {@code bench.renewal.leases} (10000), {@code bench.renewal.lease-seconds} (30),
  * {@code bench.renewal.seconds}, the window (the lease), {@code bench.renewal.warmup-seconds}, how
- * long the leases are held before the window (the lease), {@code bench.renewal.out}
- * (target/renewal-benchmark.md).
+ * long the leases are held before the window (the lease), {@code bench.renewal.batches-only} (false:
+ * also one lease, and the many leases one by one), {@code bench.renewal.out} (target/renewal-benchmark.md).
  */
 public final class RenewalBenchmark {
     private static final int ACQUIRING_THREADS = 8;
@@ -112,6 +112,8 @@ public final class RenewalBenchmark {
 
     private static List<Run> runs(BenchDatabase database, int leases, Duration lease, Duration warmUp, Duration window)
             throws Exception {
+        // the many leases in batches alone: an A/B of the batch's cost in a third of the time
+        boolean batchesOnly = Boolean.parseBoolean(Benchmark.property("bench.renewal.batches-only", "false"));
         StatementCounting counting = new StatementCounting(database);
         HikariConfig config = new HikariConfig();
         config.setDataSource(counting);
@@ -126,10 +128,14 @@ public final class RenewalBenchmark {
                 try (Connection connection = pool.getConnection(); Statement delete = connection.createStatement()) {
                     delete.executeUpdate("DELETE FROM locked_lock WHERE lock_key LIKE '" + KEYS + "%'");
                 }
-                runs.add(run("one lease, batches", 1, new CountedRenewals(repository, true), lease, warmUp, window, counting));
+                if (!batchesOnly) {
+                    runs.add(run("one lease, batches", 1, new CountedRenewals(repository, true), lease, warmUp, window, counting));
+                }
                 runs.add(run("batches of " + repository.renewalBatchSize(), leases, new CountedRenewals(repository, true),
                         lease, warmUp, window, counting));
-                runs.add(run("one by one", leases, new CountedRenewals(repository, false), lease, warmUp, window, counting));
+                if (!batchesOnly) {
+                    runs.add(run("one by one", leases, new CountedRenewals(repository, false), lease, warmUp, window, counting));
+                }
             } finally {
                 factory.close();
             }
