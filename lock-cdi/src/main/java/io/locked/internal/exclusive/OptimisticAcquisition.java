@@ -7,10 +7,10 @@ import io.locked.api.LockMode;
 import io.locked.internal.base.LockMeter;
 import io.locked.internal.base.TimeSource;
 import io.locked.internal.lease.RenewableLease;
+import io.locked.internal.lease.RenewalSchedule;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -41,7 +41,7 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
     private long validUntilNanos;
     private boolean lost;
     private String lostReason;
-    private ScheduledFuture<?> renewal;
+    private RenewalSchedule renewal;
     private final AtomicBoolean renewalUnderway = new AtomicBoolean();
     /** Set when a batch this lease was in failed; see {@link RenewableLease#renewsAlone()}. */
     private volatile boolean renewsAlone;
@@ -74,8 +74,8 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
     }
 
     @Override
-    public synchronized void startRenewal(ScheduledFuture<?> future) {
-        this.renewal = future;
+    public synchronized void startRenewal(RenewalSchedule schedule) {
+        this.renewal = schedule;
     }
 
     @Override
@@ -173,7 +173,7 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
         lost = true;
         lostReason = reason;
         if (renewal != null) {
-            renewal.cancel(false);
+            renewal.stop();
         }
         lost(reason);
     }
@@ -184,7 +184,7 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
         String reason;
         synchronized (this) {
             if (renewal != null) {
-                renewal.cancel(false);
+                renewal.stop();
                 renewal = null;
             }
             last = lease;

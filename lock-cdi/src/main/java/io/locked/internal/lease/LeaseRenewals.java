@@ -47,6 +47,8 @@ public final class LeaseRenewals {
     private final TimeSource time;
     private final ScheduledExecutorService scheduler;
     private final Executor calls;
+    /** Where batches run: {@link BatchCalls} in a lock manager. */
+    private final Executor batchCalls;
     /** Renewals gathered for their batch, by stored lease length and holder's lease length; guarded by this. */
     private final Map<BatchOf, Gathering> gathering = new HashMap<>();
     /** A bug seeded for the model checking's negative controls only (LeaseRenewalsModelTest); null everywhere else. */
@@ -80,20 +82,33 @@ public final class LeaseRenewals {
      * @param repository the store the leases are in
      * @param time       the clock the leases count their validity on
      * @param scheduler  where a gathering batch waits for its time
-     * @param calls      where store calls run, one thread each
+     * @param calls      where the renewal of a lease alone runs, one thread each
+     * @param batchCalls where batches run
      */
-    LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls) {
-        this(repository, time, scheduler, calls, null);
+    LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls,
+                  Executor batchCalls) {
+        this(repository, time, scheduler, calls, batchCalls, null);
     }
 
-    /** @param seededBug the bug a negative control seeds, or null */
+    /** Batches and lone renewals on a thread each, as the tests see them. */
+    LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls) {
+        this(repository, time, scheduler, calls, calls, null);
+    }
+
+    /** As the tests see them, with a bug seeded by a negative control, or null. */
     LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls,
                   SeededBug seededBug) {
+        this(repository, time, scheduler, calls, calls, seededBug);
+    }
+
+    private LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls,
+                          Executor batchCalls, SeededBug seededBug) {
         this.seededBug = seededBug;
         this.repository = repository;
         this.time = time;
         this.scheduler = scheduler;
         this.calls = calls;
+        this.batchCalls = batchCalls;
     }
 
     /** @return whether the store renews several leases per call, so that due renewals wait for their batch */
@@ -183,7 +198,7 @@ public final class LeaseRenewals {
 
     private void start(List<RenewableLease> batch, Duration length) {
         try {
-            calls.execute(() -> renew(batch, length));
+            batchCalls.execute(() -> renew(batch, length));
         } catch (RejectedExecutionException closed) {
             batch.forEach(lease -> lease.renewalUnderway().set(false));
         }

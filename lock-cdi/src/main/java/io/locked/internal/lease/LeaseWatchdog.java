@@ -3,6 +3,8 @@ package io.locked.internal.lease;
 import io.locked.internal.base.TimeSource;
 import io.locked.spi.LockRepository;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,22 +23,25 @@ import java.util.function.LongSupplier;
  * before half the lease is gone and one failed renewal still leaves time for the next; and checks
  * that the sessions of pessimistic holds are still alive. Where the store renews leases in batches,
  * a due renewal waits up to a twelfth of the lease for its batch ({@link LeaseRenewals}), and the
- * ticks of leases of one length fall on a grid of that twelfth, so that thousands of leases wake
- * the scheduler a few times per lease length rather than once per lease.
+ * ticks of leases of one length fall on a grid of that twelfth, one task for all of them
+ * ({@link GridTicks}), so that thousands of leases wake the scheduler a few times per lease length
+ * rather than once per lease.
  *
- * <p>The scheduler's threads only start the calls. Each check, and each renewal or batch of
- * renewals ({@link LeaseRenewals}), runs on a thread of its own, at most one at a time per lock (a
- * tick that finds the last call still running is skipped), so a call that hangs (a row lock held
- * elsewhere, a dead network, until its statement's timeout) stalls its own lock, or its own batch,
- * and no other. Those threads are created on demand and end after a minute idle; how many there
+ * <p>The scheduler's threads only start the calls. Each check, and each renewal of a lease alone, runs
+ * on a thread of its own, at most one at a time per lock (a tick that finds the last call still running
+ * is skipped), so a call that hangs (a row lock held elsewhere, a dead network, until its statement's
+ * timeout) stalls its own lock and no other. Batches due together run one after another on one thread,
+ * and those queued behind a batch that hangs go to another thread within a few tens of milliseconds
+ * ({@link BatchCalls}). Those threads are created on demand and end after a minute idle; how many there
  * are at once is bounded by the calls in flight.
  */
 public final class LeaseWatchdog implements AutoCloseable {
     // A no-op task every 250 ms keeps an early deadline at the head of the scheduler's queue. A new
-    // renewal (due a third of a lease away: past the heartbeat for any lease above 750 ms) or session
-    // check (every 5 s by default) then queues behind it without waking the watchdog thread, and so does
-    // its cancellation at release: two thread wake-ups fewer per optimistic cycle (1.7 us of 11.4 us on
-    // H2), for 4 idle wake-ups a second. At 20 a second (50 ms) those wake-ups were most of an idle
+    // renewal's task (a store without batches: due a third of a lease away, past the heartbeat for any
+    // lease above 750 ms; with batches, a grid's task when its first lease comes) or session check (every
+    // 5 s by default) then queues behind it without waking the watchdog thread, and so does its
+    // cancellation at release: two thread wake-ups fewer per optimistic cycle (1.7 us of 11.4 us on H2,
+    // before the grids), for 4 idle wake-ups a second. At 20 a second (50 ms) those wake-ups were most of an idle
     // JVM's watchdog CPU, and a fifth of the CPU of renewing 10,000 leases (RenewalBenchmark).
     private static final long HEARTBEAT_MILLIS = 250;
     /** How long the heartbeat may be late before the watchdog counts as stuck. */
@@ -44,6 +49,8 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final ExecutorService calls;
     private final LeaseRenewals renewals;
+    /** The ticks of the leases of each length, where the store renews in batches, by lease length in nanoseconds. */
+    private final Map<Long, GridTicks> grids = new ConcurrentHashMap<>();
     /** The scheduler's own clock: the heartbeat and the ticks' grid are measured on it. */
     private final LongSupplier schedulerClock;
     private volatile long lastBeatNanos;
@@ -76,7 +83,7 @@ public final class LeaseWatchdog implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
         this.scheduler = scheduler;
         this.calls = calls;
-        this.renewals = new LeaseRenewals(repository, time, scheduler, calls);
+        this.renewals = new LeaseRenewals(repository, time, scheduler, calls, new BatchCalls(calls, scheduler));
     }
 
     private static ScheduledExecutorService scheduler(int threads) {
@@ -102,20 +109,22 @@ public final class LeaseWatchdog implements AutoCloseable {
     /** @return false if the watchdog was closed and cannot renew the lease */
     public boolean watch(RenewableLease acquisition) {
         long leaseNanos = acquisition.leaseLength().toNanos();
-        try {
-            if (renewals.batches() && leaseNanos >= LeaseRenewals.GATHER_PART) {
-                // ticks on a grid of the gathering's wait, the same for every lease of this length: the
-                // scheduler wakes once per grid point for all of them, not once per lease
-                long gridNanos = leaseNanos / LeaseRenewals.GATHER_PART;
-                long periodNanos = 4 * gridNanos;
-                long firstNanos = periodNanos - Math.floorMod(schedulerClock.getAsLong() + periodNanos, gridNanos);
-                acquisition.startRenewal(scheduler.scheduleAtFixedRate(
-                        () -> renewals.due(acquisition), firstNanos, periodNanos, TimeUnit.NANOSECONDS));
-                return true;
+        if (renewals.batches() && leaseNanos >= LeaseRenewals.GATHER_PART) {
+            // ticks on a grid of the gathering's wait, the same for every lease of this length: one task
+            // wakes at each grid point for all of them, not one per lease
+            RenewalSchedule ticks = grids.computeIfAbsent(leaseNanos, length -> new GridTicks(length / LeaseRenewals.GATHER_PART,
+                    scheduler, schedulerClock, renewals::due, stopped -> grids.remove(length, stopped))).add(acquisition);
+            if (ticks == null) {
+                return false;
             }
-            long periodNanos = Math.max(1, leaseNanos / 3);
-            acquisition.startRenewal(scheduler.scheduleWithFixedDelay(
-                    () -> renewals.due(acquisition), periodNanos, periodNanos, TimeUnit.NANOSECONDS));
+            acquisition.startRenewal(ticks);
+            return true;
+        }
+        long periodNanos = Math.max(1, leaseNanos / 3);
+        try {
+            ScheduledFuture<?> ticks = scheduler.scheduleWithFixedDelay(
+                    () -> renewals.due(acquisition), periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+            acquisition.startRenewal(() -> ticks.cancel(false));
             return true;
         } catch (RejectedExecutionException closed) {
             return false;

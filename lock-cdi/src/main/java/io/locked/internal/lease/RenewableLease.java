@@ -2,7 +2,6 @@ package io.locked.internal.lease;
 
 import io.locked.spi.Lease;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** A held lease as {@link LeaseRenewals} sees it: what to renew, and where its answer goes. */
@@ -46,6 +45,6 @@ public interface RenewableLease {
     /** Renews once, alone, on the calling thread; or marks the lease lost. */
     void renew();
 
-    /** @param schedule the watchdog's ticks for this lease, cancelled when the lease ends */
-    void startRenewal(ScheduledFuture<?> schedule);
+    /** @param schedule the watchdog's ticks for this lease, stopped when the lease ends */
+    void startRenewal(RenewalSchedule schedule);
 }

@@ -4,11 +4,11 @@ import io.locked.api.LockHandle;
 import io.locked.api.LockMode;
 import io.locked.internal.base.LockMeter;
 import io.locked.internal.base.TimeSource;
+import io.locked.internal.lease.RenewalSchedule;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
 
 /**
  * Holds of rows in an in-memory table, for model checking the structures built on {@link RowAccess}
@@ -65,7 +65,7 @@ public final class ModelHolds {
      * @param renewals stands for the watchdog's schedule of its renewals, cancelled at the release
      */
     public static OptimisticAcquisition heldLease(Lease lease, Duration length, LockRepository repository,
-                                                  ScheduledFuture<?> renewals) {
+                                                  RenewalSchedule renewals) {
         KeyTurns.Turn turn;
         try {
             turn = new KeyTurns(FROZEN).await(lease.key(), 0, null);

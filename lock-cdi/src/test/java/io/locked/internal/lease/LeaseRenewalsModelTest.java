@@ -145,7 +145,7 @@ class LeaseRenewalsModelTest {
 
         OptimisticAcquisition hold(String key) {
             Lease lease = store.takeLease(key, "owner-" + key, "model", LEASE, Duration.ZERO);
-            return ModelHolds.heldLease(lease, LEASE, store, new ModelFuture());
+            return ModelHolds.heldLease(lease, LEASE, store, () -> { }); // the ticks are the scenario's own calls
         }
 
         /** A thread of the scenario whose tasks may start the timer: done, it lets the timer's thread end. */
@@ -312,14 +312,10 @@ class LeaseRenewalsModelTest {
         }
     }
 
-    /** A task of the model's timer, or a lease's schedule of ticks, which only its cancellation concerns. */
+    /** A task of the model's timer, which only its cancellation concerns. */
     private static final class ModelFuture implements ScheduledFuture<Object> {
         private final Runnable task;
         private boolean cancelled;
-
-        ModelFuture() {
-            this(() -> { });
-        }
 
         ModelFuture(Runnable task) {
             this.task = task;

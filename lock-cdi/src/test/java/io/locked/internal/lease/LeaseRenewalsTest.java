@@ -329,7 +329,7 @@ class LeaseRenewalsTest {
         }
 
         @Override
-        public void startRenewal(ScheduledFuture<?> schedule) {
+        public void startRenewal(RenewalSchedule schedule) {
             // these tests call the renewals themselves
         }
     }
