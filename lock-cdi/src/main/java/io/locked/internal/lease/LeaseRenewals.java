@@ -84,25 +84,10 @@ public final class LeaseRenewals {
      * @param scheduler  where a gathering batch waits for its time
      * @param calls      where the renewal of a lease alone runs, one thread each
      * @param batchCalls where batches run
+     * @param seededBug  the bug a negative control seeds, or null
      */
     LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls,
-                  Executor batchCalls) {
-        this(repository, time, scheduler, calls, batchCalls, null);
-    }
-
-    /** Batches and lone renewals on a thread each, as the tests see them. */
-    LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls) {
-        this(repository, time, scheduler, calls, calls, null);
-    }
-
-    /** As the tests see them, with a bug seeded by a negative control, or null. */
-    LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls,
-                  SeededBug seededBug) {
-        this(repository, time, scheduler, calls, calls, seededBug);
-    }
-
-    private LeaseRenewals(LockRepository repository, TimeSource time, ScheduledExecutorService scheduler, Executor calls,
-                          Executor batchCalls, SeededBug seededBug) {
+                  Executor batchCalls, SeededBug seededBug) {
         this.seededBug = seededBug;
         this.repository = repository;
         this.time = time;

@@ -140,7 +140,7 @@ class LeaseRenewalsModelTest {
                 sequence.batchGoesOut();
                 task.run();
             };
-            renewals = new LeaseRenewals(store, FROZEN, timer, calls, bug);
+            renewals = new LeaseRenewals(store, FROZEN, timer, calls, calls, bug);
         }
 
         OptimisticAcquisition hold(String key) {

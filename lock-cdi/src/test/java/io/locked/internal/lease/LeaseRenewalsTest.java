@@ -37,10 +37,15 @@ class LeaseRenewalsTest {
         timer.shutdownNow();
     }
 
+    /** Renewals on the store, their calls on the calling thread, batches and lone renewals alike. */
+    private LeaseRenewals renewalsOn(BatchingStore store) {
+        return new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run, Runnable::run, null);
+    }
+
     @Test
     void dueRenewalsAreSentInBatchesOfTheStoresSize() {
         BatchingStore store = new BatchingStore(100);
-        LeaseRenewals renewals = new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run);
+        LeaseRenewals renewals = renewalsOn(store);
         List<FakeLease> leases = leases(250, LEASE);
 
         leases.forEach(renewals::due);
@@ -60,7 +65,7 @@ class LeaseRenewalsTest {
     @Test
     void leasesOfDifferentLengthsGoInDifferentBatches() {
         BatchingStore store = new BatchingStore(100);
-        LeaseRenewals renewals = new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run);
+        LeaseRenewals renewals = renewalsOn(store);
         leases(3, LEASE).forEach(renewals::due);
         leases(2, Duration.ofSeconds(60)).forEach(renewals::due);
         timer.runWaiting();
@@ -76,7 +81,7 @@ class LeaseRenewalsTest {
     @Test
     void leasesOfOneStoredLengthButOtherHoldersLengthsWaitEachTheirOwnPart() {
         BatchingStore store = new BatchingStore(100);
-        LeaseRenewals renewals = new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run);
+        LeaseRenewals renewals = renewalsOn(store);
         Duration stored = Duration.ofSeconds(12);
         FakeLease plain = new FakeLease(new Lease("plain", "owner-plain", 1, 1), stored, stored);
         FakeLease delayed = new FakeLease(new Lease("delayed", "owner-delayed", 2, 1), Duration.ofSeconds(1), stored);
@@ -92,7 +97,7 @@ class LeaseRenewalsTest {
     @Test
     void aLeaseFoundLostInItsBatchIsLostAloneAndTheOthersAreRenewed() {
         BatchingStore store = new BatchingStore(100);
-        LeaseRenewals renewals = new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run);
+        LeaseRenewals renewals = renewalsOn(store);
         List<FakeLease> leases = leases(5, LEASE);
         store.lostKeys.add(leases.get(2).key);
 
@@ -113,7 +118,7 @@ class LeaseRenewalsTest {
     @Test
     void aFailedBatchKeepsItsLeasesAndRenewsEachAloneNextTime() {
         BatchingStore store = new BatchingStore(100);
-        LeaseRenewals renewals = new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run);
+        LeaseRenewals renewals = renewalsOn(store);
         List<FakeLease> leases = leases(4, LEASE);
         store.failing = true;
 
@@ -137,7 +142,7 @@ class LeaseRenewalsTest {
     @Test
     void aStoreWithoutBatchesRenewsEachLeaseAloneAtOnce() {
         BatchingStore store = new BatchingStore(1);
-        LeaseRenewals renewals = new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run);
+        LeaseRenewals renewals = renewalsOn(store);
         List<FakeLease> leases = leases(3, LEASE);
         leases.forEach(renewals::due);
         assertTrue(timer.waiting().isEmpty(), "no wait for a batch");
@@ -148,7 +153,7 @@ class LeaseRenewalsTest {
     @Test
     void aTickWhileTheLeasesRenewalIsGatheredIsSkipped() {
         BatchingStore store = new BatchingStore(100);
-        LeaseRenewals renewals = new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run);
+        LeaseRenewals renewals = renewalsOn(store);
         FakeLease lease = leases(1, LEASE).get(0);
         renewals.due(lease);
         renewals.due(lease);
@@ -162,7 +167,7 @@ class LeaseRenewalsTest {
     @Test
     void aLeaseReleasedWhileGatheredIsLeftOut() {
         BatchingStore store = new BatchingStore(100);
-        LeaseRenewals renewals = new LeaseRenewals(store, TimeSource.system(java.time.Clock.systemUTC()), timer, Runnable::run);
+        LeaseRenewals renewals = renewalsOn(store);
         List<FakeLease> leases = leases(3, LEASE);
         leases.forEach(renewals::due);
         leases.get(1).released = true;
