@@ -36,7 +36,6 @@ final class GridTicks {
     private final Consumer<GridTicks> stopped;
     /** The leases by phase: the grid points' numbers modulo {@link #GRID_POINTS_PER_PERIOD}; guarded by this. */
     private final List<Set<Registration>> phases = new ArrayList<>(GRID_POINTS_PER_PERIOD);
-    private int registered;
     /** The task at the grid points, and the number of the point it runs next; null while no lease is registered. */
     private ScheduledFuture<?> ticking;
     private long nextPoint;
@@ -97,14 +96,11 @@ final class GridTicks {
         }
         Registration registration = new Registration(lease, firstPoint);
         phases.get(phase(firstPoint)).add(registration);
-        registered++;
         return registration;
     }
 
     private synchronized void remove(Registration registration) {
-        if (phases.get(phase(registration.firstPoint)).remove(registration)) {
-            registered--;
-        }
+        phases.get(phase(registration.firstPoint)).remove(registration);
     }
 
     /** At a grid point: tells the leases whose tick falls there, outside the monitor; stops where none is left. */
@@ -112,7 +108,7 @@ final class GridTicks {
         List<RenewableLease> dueNow = new ArrayList<>();
         boolean stoppedNow = false;
         synchronized (this) {
-            if (registered == 0) {
+            if (phases.stream().allMatch(Set::isEmpty)) {
                 ticking.cancel(false);
                 ticking = null;
                 stoppedNow = true;

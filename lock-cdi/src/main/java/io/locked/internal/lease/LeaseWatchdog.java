@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 /**
@@ -51,6 +52,8 @@ public final class LeaseWatchdog implements AutoCloseable {
     private final LeaseRenewals renewals;
     /** The ticks of the leases of each length, where the store renews in batches, by lease length in nanoseconds. */
     private final Map<Long, GridTicks> grids = new ConcurrentHashMap<>();
+    /** Makes the grid of a lease length, made once rather than at each lease watched. */
+    private final Function<Long, GridTicks> newGrid;
     /** The scheduler's own clock: the heartbeat and the ticks' grid are measured on it. */
     private final LongSupplier schedulerClock;
     private volatile long lastBeatNanos;
@@ -83,7 +86,9 @@ public final class LeaseWatchdog implements AutoCloseable {
                 TimeUnit.MILLISECONDS);
         this.scheduler = scheduler;
         this.calls = calls;
-        this.renewals = new LeaseRenewals(repository, time, scheduler, calls, new BatchCalls(calls, scheduler));
+        this.renewals = new LeaseRenewals(repository, time, scheduler, calls, new BatchCalls(calls, scheduler), null);
+        this.newGrid = length -> new GridTicks(length / LeaseRenewals.GATHER_PART, scheduler, schedulerClock, renewals::due,
+                stopped -> grids.remove(length, stopped));
     }
 
     private static ScheduledExecutorService scheduler(int threads) {
@@ -112,8 +117,7 @@ public final class LeaseWatchdog implements AutoCloseable {
         if (renewals.batches() && leaseNanos >= LeaseRenewals.GATHER_PART) {
             // ticks on a grid of the gathering's wait, the same for every lease of this length: one task
             // wakes at each grid point for all of them, not one per lease
-            RenewalSchedule ticks = grids.computeIfAbsent(leaseNanos, length -> new GridTicks(length / LeaseRenewals.GATHER_PART,
-                    scheduler, schedulerClock, renewals::due, stopped -> grids.remove(length, stopped))).add(acquisition);
+            RenewalSchedule ticks = grids.computeIfAbsent(leaseNanos, newGrid).add(acquisition);
             if (ticks == null) {
                 return false;
             }
