@@ -14,7 +14,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One lock manager's exclusive locks as the manager runs them ({@link ExclusiveLocks}: reentrancy, the
@@ -47,6 +49,8 @@ public final class ModelLocks {
     public final ThreadScopes scopes = new ThreadScopes();
     public final ExclusiveLocks locks;
     public final TimeSource time;
+    /** The choices of each scenario thread, fixed by the order the threads were made in. */
+    public final Choices choices = new Choices();
 
     public ModelLocks(LeaseWatchdog closedWatchdog, Pause pause) {
         this(closedWatchdog, pause, null);
@@ -70,15 +74,43 @@ public final class ModelLocks {
             }
 
             // a run of hand-overs' bound, drawn at random in a JVM, as its least here: time stands still, so the
-            // draw changes nothing but what Lincheck's replay of a failing interleaving would draw otherwise. (The
-            // permits' first slot stays random, as the models need both slots first; see the closing note.)
+            // draw changes nothing but what Lincheck's replay of a failing interleaving would draw otherwise
             @Override
             public long spread(long origin, long bound) {
                 return origin;
             }
+
+            // where a search of slots starts, random in a JVM, is fixed here by the thread and its draws so far,
+            // so that a replay draws what the failing interleaving drew: see choices
+            @Override
+            public int spread(int bound) {
+                return choices.next(Thread.currentThread()) % bound;
+            }
         };
         draining = new Draining(time);
         locks = new ExclusiveLocks(repository, time, closedWatchdog, Duration.ofSeconds(30), draining, bug);
+    }
+
+    /**
+     * What a scenario thread draws where a JVM draws at random ({@link TimeSource#spread(int)}): a first draw
+     * the scenario gives each thread by the order the threads were made in, then one more at each draw, so a
+     * thread that draws again moves on. Fixed, where a random draw would make Lincheck's replay of a failing
+     * interleaving go otherwise than the run that failed (and end in "GPMC trace is expected"). Threads the
+     * scenario did not make known draw 0, 1, 2, ...
+     */
+    public static final class Choices {
+        private final Map<Thread, Integer> nextChoice = new HashMap<>();
+
+        /** Before the thread's first draw: its draws begin at {@code first}. */
+        public synchronized void made(Thread thread, int first) {
+            nextChoice.put(thread, first);
+        }
+
+        synchronized int next(Thread thread) {
+            int choice = nextChoice.getOrDefault(thread, 0);
+            nextChoice.put(thread, choice + 1);
+            return choice;
+        }
     }
 
     /**

@@ -34,6 +34,10 @@ import org.junit.jupiter.api.Test;
  * so the rounds skipped are ones that could change nothing, and a waiter that would need one to get in is a
  * waiter left behind. Each negative control seeds one bug ({@link PermitSlots.SeededBug}) and must be found.
  *
+ * <p>Where a waiter's search of the slots starts, random in a JVM, is fixed by its thread here
+ * ({@link #FIRST_SLOT_INDEX}, {@link ModelLocks.Choices}), so that each search order is in the scenarios
+ * and Lincheck's replay of a failing interleaving draws what the run that failed drew.
+ *
  * <p>What the model cannot show: other JVMs (every holder is of this one), leases (the watchdog's threads
  * would run beside the model's), and a pause's length or the spreading of waiters over the slots.
  */
@@ -43,6 +47,14 @@ class PermitsModelTest {
     private static final String KEY = "k";
     private static final int PERMITS = 2;
     private static final LockRequest REQUEST = LockRequest.of(KEY).mode(LockMode.PESSIMISTIC).permits(PERMITS);
+    /**
+     * Where each scenario thread's first search of the slots starts (0: the first slot), by the order the
+     * threads are made in; a thread that searches again starts one slot on. The first two start at the last
+     * slot, so that the one that comes second while the other holds it finds it taken and searches on (past
+     * it, with {@code NO_WRAP}); the third starts at the first slot; a holder that asks again starts at the
+     * first slot, which the other thread's search reaches only second.
+     */
+    private static final int[] FIRST_SLOT_INDEX = {1, 1, 0};
     /** Closed before any scenario: made here, outside Lincheck, when the class loads. */
     private static final LeaseWatchdog CLOSED_WATCHDOG = ModelLocks.closedWatchdog();
 
@@ -146,6 +158,18 @@ class PermitsModelTest {
 
         Model(PermitSlots.SeededBug bug) {
             permits = new PermitSlots(locks.time, bug);
+        }
+
+        /** Scenario threads in the order they are made: each thread's first slot is its place's. */
+        private int threadsMade;
+
+        @Override
+        public Thread thread(Runnable body) {
+            int first = FIRST_SLOT_INDEX[threadsMade++];
+            return super.thread(() -> {
+                locks.choices.made(Thread.currentThread(), first);
+                body.run();
+            });
         }
 
         /** A permit, waited for without end; its holder counts as inside from here until {@link #leave}. */
