@@ -110,6 +110,17 @@ public interface LockRepository extends LockInspection {
     PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait);
 
     /**
+     * Whether this store's pessimistic holds can pass their row lock to the next holder of the same JVM
+     * ({@link PessimisticHold#handOver}): the core then lets one thread of a key go to the database at a
+     * time, and the next waits in the JVM for the row lock to be passed to it.
+     *
+     * @return false unless the holds can be passed on (some holds may still refuse, and are released)
+     */
+    default boolean handsOverPessimisticHolds() {
+        return false;
+    }
+
+    /**
      * Takes the key's lease if the row is free or its lease has expired on the database's clock
      * (creating the row if missing): one compare-and-set on the row's version. A row whose live lease
      * is already this owner's (an earlier take of the same acquisition, whose answer was lost) is

@@ -55,6 +55,28 @@ public interface PessimisticHold {
     }
 
     /**
+     * Passes the row lock, with this hold's transaction and connection, to another acquisition of the same
+     * JVM, without ending the transaction: one statement in it writes the new holder into the row and draws
+     * the new holder's token, above this hold's, so that inspection shows the new holder and a fenced write
+     * checks its token. Only where a crash of the JVM in the middle of a run of hand-overs cannot let the
+     * next holder elsewhere draw a token below one handed out in the run: with clock tokens, whose release
+     * rolls back, every token is at least the database clock's reading when it was drawn, and the next
+     * holder's is the clock's reading after the transaction ended.
+     *
+     * <p>After a hand-over this hold is released: its {@link #release()} does nothing and answers false; the
+     * returned hold is the new holder's, and ends the transaction at its own release.
+     *
+     * @param owner  the new holder's acquisition id
+     * @param holder the new holder's description, as the row shows it
+     * @return the new holder's hold; null where this hold cannot be passed on (its release must commit, it
+     *         locked another row ({@link #lockAnotherRow}), the store cannot, or the statement failed: then
+     *         this hold is as it was, or counts as lost, and its release says which)
+     */
+    default PessimisticHold handOver(String owner, String holder) {
+        return null;
+    }
+
+    /**
      * Ends the transaction (commit), which frees the row lock, and gives the connection back clean.
      *
      * @return true if the transaction was still ours to commit; false if the database had already

@@ -45,6 +45,11 @@ public abstract class DelegatingRepository implements LockRepository {
     }
 
     @Override
+    public boolean handsOverPessimisticHolds() {
+        return delegate.handsOverPessimisticHolds();
+    }
+
+    @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
         return delegate.takeLease(key, owner, holder, lease, dbWait);
     }

@@ -45,6 +45,8 @@ final class SimulatedStore implements LockRepository {
     private final Map<Long, Long> tokensDrawnAt = new HashMap<>();
     /** Threads whose statement waits for a key's row lock. */
     private final Map<String, List<Thread>> rowLockWaiters = new HashMap<>();
+    private final boolean handsOver;
+    private int rowHandOvers;
     /** Clock tokens: a counter that no rollback lowers. */
     private long lastToken;
     /** The database's clock minus the JVMs' monotonic clock; a step moves it. */
@@ -64,7 +66,12 @@ final class SimulatedStore implements LockRepository {
         EXCLUSIVE_BESIDE_SHARED
     }
 
-    SimulatedStore(VirtualClock clock, Random random, FaultRates rates, Trace trace, StoreBug bug, int batchSize) {
+    /**
+     * @param handsOver whether pessimistic holds pass their row lock to the next holder of their JVM
+     */
+    SimulatedStore(VirtualClock clock, Random random, FaultRates rates, Trace trace, StoreBug bug, int batchSize,
+                   boolean handsOver) {
+        this.handsOver = handsOver;
         this.clock = clock;
         this.random = random;
         this.rates = rates;
@@ -107,6 +114,11 @@ final class SimulatedStore implements LockRepository {
         Session(String key) {
             this.key = key;
         }
+    }
+
+    /** @return how many row locks were passed from holder to holder */
+    synchronized int rowHandOvers() {
+        return rowHandOvers;
     }
 
     void waitIn(World waits) {
@@ -298,12 +310,23 @@ final class SimulatedStore implements LockRepository {
         return new SimulatedHold(key, owner, holder, token, session);
     }
 
+    /**
+     * Where the run says so, as the native path with clock tokens: a row lock passes to the next holder of its
+     * JVM in its transaction; elsewhere, as a store whose releases commit, the holds are released.
+     */
+    @Override
+    public boolean handsOverPessimisticHolds() {
+        return handsOver;
+    }
+
     private final class SimulatedHold implements PessimisticHold {
         private final String key;
         private final String owner;
         private final String holder;
         private final long token;
         private final Session session;
+        /** Passed to the next holder: the transaction is that holder's now. */
+        private volatile boolean handedOn;
 
         SimulatedHold(String key, String owner, String holder, long token, Session session) {
             this.key = key;
@@ -361,14 +384,50 @@ final class SimulatedStore implements LockRepository {
             }
         }
 
+        /**
+         * One statement in the transaction, on the row it holds: the next holder's token, from the counter that
+         * no rollback lowers, as the clock's reading is on a database. A failure ends the session, as the
+         * driver closes the connection.
+         */
+        @Override
+        public PessimisticHold handOver(String nextOwner, String nextHolder) {
+            if (!handsOver || !session.otherRows.isEmpty()) {
+                return null;
+            }
+            Long next;
+            try {
+                next = statement("hand " + key + " token " + token + " over to " + who(nextHolder), key, false, () -> {
+                    Row row = row(key);
+                    if (session.ended || row.rowLock != session) {
+                        return null;
+                    }
+                    row.token = ++lastToken;
+                    tokensDrawnAt.put(row.token, clock.nanoTime());
+                    rowHandOvers++;
+                    return row.token;
+                });
+            } catch (LockStoreUnavailableException failed) {
+                synchronized (SimulatedStore.this) {
+                    endSession(session);
+                }
+                return null;
+            }
+            if (next == null) {
+                return null;
+            }
+            handedOn = true;
+            return new SimulatedHold(key, nextOwner, nextHolder, next, session);
+        }
+
         @Override
         public boolean release() {
-            return commit("release " + key + " of " + who(holder), null);
+            return !handedOn && commit("release " + key + " of " + who(holder), null);
         }
 
         @Override
         public boolean release(Duration holdAtLeast) {
-            return commit("release " + key + " of " + who(holder) + " holding it at least " + holdAtLeast, holdAtLeast);
+            return !handedOn && commit("release " + key + " of " + who(holder) + " holding it at least " + holdAtLeast,
+                    holdAtLeast);
         }
 
         private boolean commit(String what, Duration holdAtLeast) {

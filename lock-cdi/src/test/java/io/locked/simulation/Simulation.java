@@ -113,9 +113,11 @@ final class Simulation {
      * @param mostPermitsAtOnce the most holders of the permits at once
      * @param waitedIn   acquisitions that waited and got the key
      * @param terms      leadership terms granted
+     * @param rowHandOvers row locks passed from holder to holder in a JVM
      */
     record Outcome(long seed, List<String> violations, int sections, int signalled, long virtualNanos, String trace,
-                   int mostReadersAtOnce, int mostPessimisticReadersAtOnce, int mostPermitsAtOnce, int waitedIn, int terms) {
+                   int mostReadersAtOnce, int mostPessimisticReadersAtOnce, int mostPermitsAtOnce, int waitedIn, int terms,
+                   int rowHandOvers) {
         boolean failed() {
             return !violations.isEmpty();
         }
@@ -156,7 +158,10 @@ final class Simulation {
         this.clock = new VirtualClock(random);
         this.trace = new Trace(clock);
         int batchSize = random.nextBoolean() ? 1 : 1 + random.nextInt(8);
-        this.store = new SimulatedStore(clock, random, settings.rates(), trace, settings.storeBug(), batchSize);
+        // odd seeds pass row locks from holder to holder in a JVM, even ones release them: read off the seed, not
+        // drawn, so that the runs of even seeds go as they went before hand-overs of row locks were written
+        boolean handsOver = seed % 2 == 1;
+        this.store = new SimulatedStore(clock, random, settings.rates(), trace, settings.storeBug(), batchSize, handsOver);
         this.world = settings.waits() ? new World(clock, this::pausedUntil) : null;
         this.leadership = settings.waits() ? new LeadershipTerms(trace, violations, term -> store.cuts().stream()
                 .anyMatch(cut -> cut.row().equals(LeadershipTerms.ROLE) && cut.atNanos() - store.drawnAtNanos(term) >= 0),
@@ -165,7 +170,8 @@ final class Simulation {
                 settings.leadershipBug()) : null;
         clock.waitIn(world);
         store.waitIn(world);
-        trace.add("renewals in batches of up to " + batchSize + (settings.waits() ? ", calls that wait" : ", tries"));
+        trace.add("renewals in batches of up to " + batchSize + (handsOver ? ", row locks handed over" : "")
+                + (settings.waits() ? ", calls that wait" : ", tries"));
     }
 
     private final class Jvm {
@@ -255,7 +261,7 @@ final class Simulation {
         return new Outcome(seed, simulation.violations, entered, signalled, simulation.clock.nanoTime(),
                 simulation.trace.tail(), mostReaders.get(READ_WRITE_KEY), mostReaders.get(PESSIMISTIC_READ_WRITE_KEY),
                 permits.mostInsideAtOnce(), simulation.waitedIn,
-                simulation.leadership == null ? 0 : simulation.leadership.termsGranted());
+                simulation.leadership == null ? 0 : simulation.leadership.termsGranted(), simulation.store.rowHandOvers());
     }
 
     private static String stackOf(Throwable failure) {

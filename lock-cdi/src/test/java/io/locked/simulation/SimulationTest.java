@@ -136,6 +136,7 @@ class SimulationTest {
         long signalled = 0;
         long waitedIn = 0;
         long terms = 0;
+        long rowHandOvers = 0;
         double virtualSeconds = 0;
         int mostReaders = 0;
         int mostPessimisticReaders = 0;
@@ -149,6 +150,7 @@ class SimulationTest {
             signalled += outcome.signalled();
             waitedIn += outcome.waitedIn();
             terms += outcome.terms();
+            rowHandOvers += outcome.rowHandOvers();
             virtualSeconds += outcome.virtualNanos() / 1e9;
             mostReaders = Math.max(mostReaders, outcome.mostReadersAtOnce());
             mostPessimisticReaders = Math.max(mostPessimisticReaders, outcome.mostPessimisticReadersAtOnce());
@@ -157,15 +159,17 @@ class SimulationTest {
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.printf(java.util.Locale.ROOT, "simulation (%s): %d seeds x %d choices in %.1f s (%.0f choices/s),"
                         + " %.0f virtual seconds, %d critical sections (%d after a wait), %d overlaps told to their holder,"
-                        + " %d leadership terms%n",
+                        + " %d leadership terms, %d row locks handed over%n",
                 settings.waits() ? "waits" : "tries", seeds, settings.steps(), seconds, seeds * settings.steps() / seconds,
-                virtualSeconds, sections, waitedIn, signalled, terms);
+                virtualSeconds, sections, waitedIn, signalled, terms, rowHandOvers);
         assertTrue(sections > seeds * 10, "the runs entered too few critical sections to judge: " + sections);
         if (ONE_SEED == null) {
             assertTrue(mostReaders > 1, "no two readers ever shared the OPTIMISTIC read/write lock: its check proved nothing");
             assertTrue(settings.waits() || mostPessimisticReaders > 1, "no two readers ever shared the PESSIMISTIC read/write lock: its check proved nothing");
             // more than two at once are holders told of their loss still at work, which the checker allows
             assertTrue(mostPermits >= 2, "the two permits were never both held: their check proved nothing");
+            // a try never waits in its JVM's queue for a hold to be passed to it: only calls that wait are handed one
+            assertTrue(!settings.waits() || rowHandOvers > 0, "no row lock was ever handed over: the runs proved nothing of it");
             assertTrue(!settings.waits() || waitedIn > seeds, "too few waits ended in a hold: " + waitedIn);
             assertTrue(!settings.waits() || terms > seeds, "too few leadership terms to judge: " + terms);
         }

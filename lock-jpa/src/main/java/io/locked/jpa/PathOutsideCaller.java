@@ -43,6 +43,11 @@ abstract class PathOutsideCaller implements LockRepository {
     }
 
     @Override
+    public boolean handsOverPessimisticHolds() {
+        return path.handsOverPessimisticHolds();
+    }
+
+    @Override
     public Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
         return caller.outside(() -> path.takeLease(key, owner, holder, lease, dbWait), path::releaseLease);
     }

@@ -59,7 +59,8 @@ public final class ExclusiveLocks {
         this.time = time;
         this.watchdog = watchdog;
         this.sessionCheckInterval = sessionCheckInterval;
-        this.turns = new KeyTurns(time);
+        // where row locks are passed on, the next local thread waits for its hand-over here, not at the database
+        this.turns = new KeyTurns(time, repository.handsOverPessimisticHolds() ? 1 : KeyTurns.PESSIMISTIC_TURNS);
         this.draining = draining;
     }
 
@@ -111,8 +112,8 @@ public final class ExclusiveLocks {
         boolean optimistic = request.mode() == LockMode.OPTIMISTIC;
         KeyTurns.Turn turn;
         try {
-            turn = awaitTurn(key, waitNanos, optimistic
-                    ? new KeyTurns.LeaseWish(owner, holder, request.lease().plus(request.lockDelay())) : null);
+            turn = awaitTurn(key, waitNanos, new HandOvers.Wish(owner, holder,
+                    optimistic ? request.lease().plus(request.lockDelay()) : null));
         } catch (LockInterruptedException interrupted) {
             meter.failed(time.nanoTime() - started, interrupted);
             throw interrupted;
@@ -125,7 +126,7 @@ public final class ExclusiveLocks {
         }
         Acquisition acquisition;
         try {
-            // a lease handed over with the turn is given back by watch(), which refuses a closed manager too
+            // a lease or row lock handed over with the turn is given back below, where a closed manager is refused too
             if (closed && turn.handed() == null) {
                 throw new LockManagerClosedException("This LockManager was closed while '" + key + "' was being waited for");
             }
@@ -183,7 +184,7 @@ public final class ExclusiveLocks {
         }
     }
 
-    private KeyTurns.Turn awaitTurn(String key, long waitNanos, KeyTurns.LeaseWish wish) {
+    private KeyTurns.Turn awaitTurn(String key, long waitNanos, HandOvers.Wish wish) {
         try {
             return turns.await(key, waitNanos, wish);
         } catch (InterruptedException interrupted) {
@@ -194,6 +195,13 @@ public final class ExclusiveLocks {
 
     private Acquisition acquirePessimistic(String key, String owner, String holder, long deadline, ThreadScope scope,
                                            KeyTurns.Turn turn, LockMeter meter) {
+        if (turn.handed() instanceof HandOvers.HandedRow handed) {
+            // the previous local holder passed its row lock on, in its transaction: no statement of our own
+            if (closed) {
+                throw givenBack(handed.hold(), key);
+            }
+            return pessimistic(key, owner, holder, handed.hold(), scope, turn, meter);
+        }
         Backoff backoff = Backoff.standard();
         while (true) {
             long remaining = deadline - time.nanoTime();
@@ -201,10 +209,7 @@ public final class ExclusiveLocks {
             // is under a live optimistic lease or the database waits in coarser steps than we do
             PessimisticHold hold = repository.lockPessimistic(key, owner, holder, Duration.ofNanos(Math.max(0, remaining)));
             if (hold != null) {
-                PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, holder, hold, scope, turn, meter, time);
-                acquisition.lossAtReleaseUntold = seededBug == ExclusiveSeededBug.LOSS_AT_RELEASE_UNTOLD;
-                acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
-                return acquisition;
+                return pessimistic(key, owner, holder, hold, scope, turn, meter);
             }
             if (!backoff.pause(time, key, deadline)) {
                 return null;
@@ -212,11 +217,28 @@ public final class ExclusiveLocks {
         }
     }
 
+    private PessimisticAcquisition pessimistic(String key, String owner, String holder, PessimisticHold hold,
+                                               ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
+        PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, holder, hold, scope, turn, meter, time);
+        acquisition.lossAtReleaseUntold = seededBug == ExclusiveSeededBug.LOSS_AT_RELEASE_UNTOLD;
+        acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
+        return acquisition;
+    }
+
+    /** A row lock handed to a manager that closed meanwhile: its transaction ends at once. */
+    private static LockManagerClosedException givenBack(PessimisticHold hold, String key) {
+        try {
+            hold.release();
+        } catch (LockException releaseFailure) {
+            // the transaction ends with its connection, whatever the release said
+        }
+        return new LockManagerClosedException("This LockManager was closed while '" + key + "' was being acquired");
+    }
+
     private Acquisition acquireOptimistic(String key, String owner, String holder, LockRequest request, long deadline,
                                           ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
         Duration leaseLength = request.lease();
-        KeyTurns.HandedLease handed = turn.handed();
-        if (handed != null) {
+        if (turn.handed() instanceof HandOvers.HandedLease handed) {
             // the previous local holder passed its live lease on: no statement of our own
             OptimisticAcquisition acquisition = new OptimisticAcquisition(handed.lease(), holder, leaseLength,
                     request.lockDelay(), handed.sentAtNanos(), repository, time, scope, turn, meter);

@@ -1,9 +1,11 @@
 package io.locked.internal.exclusive;
 
 import io.locked.internal.base.TimeSource;
-import io.locked.spi.Lease;
+import io.locked.internal.exclusive.HandOvers.Handed;
+import io.locked.internal.exclusive.HandOvers.Wish;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,23 +15,27 @@ import java.util.concurrent.locks.LockSupport;
  * JVM-local queueing per key: threads of one lock manager that want the same key wait here, in
  * arrival order, and only the thread whose turn it is competes at the database or holds the row.
  * N local waiters then cost one database waiter instead of N. When a turn ends, the next waiter
- * goes to the database at once; an optimistic holder may even pass its live lease straight to the
- * next waiter ({@link Turn#reserveSuccessor}), one statement instead of a release and a take.
+ * goes to the database at once; a holder may even pass its live lease, or its row lock with its
+ * transaction, straight to the next waiter ({@link Turn#reserveSuccessor}), one statement instead of a
+ * release and a take.
  */
 public final class KeyTurns {
     /**
      * How long one JVM may pass a key from thread to thread before it lets other JVMs in. Another
      * JVM's optimistic waiter polls (at most every 50 ms of backoff) and never finds the row free
      * while leases are handed over, or only in the instant between a local release and the next
-     * local take; the next local head then pauses for two of its longest pauses. Pessimistic waiters of other JVMs queue inside the database ahead of the next local
-     * thread, and need no such gap. Each run's bound is drawn from its upper half: a fixed one fell in step with waiters
+     * local take; the next local head then pauses for two of its longest pauses. Pessimistic waiters of
+     * other JVMs queue inside the database, where a row lock passed from thread to thread keeps them waiting
+     * until the run's transaction ends; they get the row then, ahead of the next local thread: no gap needed. Each run's bound is drawn from its upper half: a fixed one fell in step with waiters
      * of as long a wait, which began polling anew at each gap, so that a third JVM went 10 to 80 s without the key.
      */
     static final long HAND_OVER_STREAK_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
-     * How many pessimistic turns of one key may be out at once: the holder and one waiter queued at
-     * the database, whose statement the database grants the moment the holder commits. With one, each
-     * local hand-over would wait for a whole lock statement after the commit instead.
+     * How many pessimistic turns of one key may be out at once where the store cannot pass a row lock on
+     * ({@link io.locked.spi.LockRepository#handsOverPessimisticHolds()}): the holder and one waiter queued at
+     * the database, whose statement the database grants the moment the holder commits (with one, each local
+     * hand-over would wait for a whole lock statement after the commit). Where the store passes row locks on,
+     * one: the next local thread waits here for the row, not at the database behind every hand-over of a run.
      */
     public static final int PESSIMISTIC_TURNS = 2;
     private static final int WAITING = 0;
@@ -38,6 +44,8 @@ public final class KeyTurns {
     private static final int CANCELLED = 3;
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
     private final TimeSource time;
+    /** {@link #PESSIMISTIC_TURNS}, or one where the store passes row locks on. */
+    private final int pessimisticTurns;
     /** A bug seeded for the model checking's negative controls only (KeyTurnsModelTest); null everywhere else. */
     private final SeededBug seededBug;
 
@@ -47,33 +55,19 @@ public final class KeyTurns {
      */
     enum SeededBug { OVERTAKING, FORGETFUL }
 
-    public KeyTurns(TimeSource time) {
-        this(time, null);
+    /**
+     * @param pessimisticTurns how many pessimistic turns of a key may be out at once: {@link #PESSIMISTIC_TURNS},
+     *                         or one where the store passes row locks on
+     */
+    public KeyTurns(TimeSource time, int pessimisticTurns) {
+        this(time, pessimisticTurns, null);
     }
 
     /** @param seededBug the bug a negative control seeds, or null */
-    KeyTurns(TimeSource time, SeededBug seededBug) {
+    KeyTurns(TimeSource time, int pessimisticTurns, SeededBug seededBug) {
         this.time = time;
+        this.pessimisticTurns = pessimisticTurns;
         this.seededBug = seededBug;
-    }
-
-    /**
-     * What a waiting thread would take as a lease handed to it directly.
-     *
-     * @param owner  its acquisition id
-     * @param holder its holder description
-     * @param length the lease length it asked for
-     */
-    public record LeaseWish(String owner, String holder, Duration length) {
-    }
-
-    /**
-     * A lease handed over by the previous holder.
-     *
-     * @param lease       the receiver's lease
-     * @param sentAtNanos when the hand-over was sent: the lease is counted from then
-     */
-    public record HandedLease(Lease lease, long sentAtNanos) {
     }
 
     /** One key's queue; guarded by its own monitor. Dropped from the map when nobody uses it. */
@@ -95,19 +89,21 @@ public final class KeyTurns {
 
     private static final class Waiter {
         final Thread thread = Thread.currentThread();
-        final LeaseWish wish;
+        final Wish wish;
+        final boolean optimistic;
         volatile int state = WAITING;
-        volatile HandedLease handed;
+        volatile Handed handed;
 
-        Waiter(LeaseWish wish) {
+        Waiter(Wish wish) {
             this.wish = wish;
+            this.optimistic = wish != null && wish.optimistic();
         }
     }
 
     // an optimistic turn goes alone; a pessimistic one may follow another pessimistic one to the database
     private boolean admits(Queue queue, boolean optimistic) {
         return queue.active == 0
-                || !optimistic && queue.activeOptimistic == 0 && queue.active < PESSIMISTIC_TURNS
+                || !optimistic && queue.activeOptimistic == 0 && queue.active < pessimisticTurns
                 || seededBug == SeededBug.OVERTAKING && queue.active < 2;
     }
 
@@ -124,11 +120,11 @@ public final class KeyTurns {
         private final Queue queue;
         private final boolean optimistic;
         private final boolean yieldFirst;
-        private final HandedLease handed;
+        private final Handed handed;
         private final AtomicBoolean ended = new AtomicBoolean();
         private Waiter successor;
 
-        private Turn(String key, Queue queue, boolean optimistic, boolean yieldFirst, HandedLease handed) {
+        private Turn(String key, Queue queue, boolean optimistic, boolean yieldFirst, Handed handed) {
             this.key = key;
             this.queue = queue;
             this.optimistic = optimistic;
@@ -141,22 +137,24 @@ public final class KeyTurns {
             return yieldFirst;
         }
 
-        /** @return the lease the previous holder handed over with the turn, or null */
-        public HandedLease handed() {
+        /** @return the lease or row lock the previous holder handed over with the turn, or null */
+        public Handed handed() {
             return handed;
         }
 
         /**
-         * Reserves the next waiter for a lease hand-over, if it wants a lease of this length and the
-         * key has not been passed around locally for too long.
+         * Reserves the next waiter for a hand-over, if it wants a hold like this one (a lease of this
+         * length, or a row lock) and the key has not been passed around locally for too long.
          *
+         * @param leaseLength the lease length handed over; null for a row lock
          * @return what the reserved waiter wants, or null: release the row instead
          */
-        LeaseWish reserveSuccessor(Duration leaseLength) {
+        Wish reserveSuccessor(Duration leaseLength) {
             synchronized (queue) {
                 Waiter head = queue.waiting.peek();
                 // a run of hand-overs is bounded from the last take at the database, where this JVM waited like any other
-                if (ended.get() || successor != null || head == null || head.wish == null || !head.wish.length().equals(leaseLength)
+                if (ended.get() || successor != null || head == null || head.wish == null
+                        || !Objects.equals(head.wish.length(), leaseLength)
                         || handed != null && queue.streakSince != 0
                         && time.nanoTime() - queue.streakSince >= queue.streakNanos) {
                     return null;
@@ -168,9 +166,9 @@ public final class KeyTurns {
             }
         }
 
-        /** The lease was handed over to the reserved successor; it gets it with the turn at {@link #end()}. */
-        void handedOver(HandedLease lease) {
-            successor.handed = lease;
+        /** The hold was handed over to the reserved successor; it gets it with the turn at {@link #end()}. */
+        void handedOver(Handed hold) {
+            successor.handed = hold;
         }
 
         /** Gives the turn to the reserved successor, or to as many of the longest waiters as may go, or frees it. */
@@ -187,7 +185,7 @@ public final class KeyTurns {
                 if (successor != null) {
                     grant(successor, granted);
                 }
-                for (Waiter head = queue.waiting.peek(); head != null && admits(queue, head.wish != null)
+                for (Waiter head = queue.waiting.peek(); head != null && admits(queue, head.optimistic)
                         && seededBug != SeededBug.FORGETFUL; head = queue.waiting.peek()) {
                     grant(queue.waiting.poll(), granted);
                 }
@@ -202,7 +200,7 @@ public final class KeyTurns {
         }
 
         private void grant(Waiter waiter, java.util.List<Waiter> granted) {
-            activate(queue, waiter.wish != null);
+            activate(queue, waiter.optimistic);
             waiter.state = GRANTED;
             granted.add(waiter);
         }
@@ -212,23 +210,25 @@ public final class KeyTurns {
      * Waits for the key's turn.
      *
      * @param timeoutNanos how long to wait; zero or less: only if it may go at once (nobody in this JVM
-     *                     waits for the key, and none or, for a pessimistic turn, one other pessimistic turn is out)
-     * @param wish         what this thread would take as a lease handed over, or null (pessimistic)
+     *                     waits for the key, and none or, for a pessimistic turn, fewer other pessimistic
+     *                     turns than may go together are out)
+     * @param wish         what this thread would take as a hold handed over; null: pessimistic, taking none
      * @return the turn, or null if the wait ran out
      * @throws InterruptedException if interrupted while waiting in the queue; once the turn was
      *         granted or reserved, the thread keeps it and its interrupt flag is set again
      */
-    public Turn await(String key, long timeoutNanos, LeaseWish wish) throws InterruptedException {
+    public Turn await(String key, long timeoutNanos, Wish wish) throws InterruptedException {
         Queue queue = queues.compute(key, (k, existing) -> {
             Queue used = existing != null ? existing : new Queue();
             used.users++;
             return used;
         });
+        boolean optimistic = wish != null && wish.optimistic();
         Waiter waiter;
         synchronized (queue) {
-            if (queue.waiting.isEmpty() && admits(queue, wish != null)) {
-                activate(queue, wish != null);
-                return new Turn(key, queue, wish != null, false, null);
+            if (queue.waiting.isEmpty() && admits(queue, optimistic)) {
+                activate(queue, optimistic);
+                return new Turn(key, queue, optimistic, false, null);
             }
             if (timeoutNanos <= 0) {
                 waiter = null;
@@ -275,7 +275,7 @@ public final class KeyTurns {
         synchronized (queue) {
             yieldFirst = waiter.handed == null && longStreak(queue);
         }
-        return new Turn(key, queue, waiter.wish != null, yieldFirst, waiter.handed);
+        return new Turn(key, queue, waiter.optimistic, yieldFirst, waiter.handed);
     }
 
     private boolean longStreak(Queue queue) {

@@ -247,7 +247,7 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
      *         (then the release that follows finds out and reports the loss)
      */
     private boolean handOverToSuccessor(Lease last) {
-        KeyTurns.LeaseWish next = turn.reserveSuccessor(storedLease);
+        HandOvers.Wish next = turn.reserveSuccessor(storedLease);
         if (next == null) {
             return false;
         }
@@ -262,7 +262,7 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
         if (passed == null) {
             return false;
         }
-        turn.handedOver(new KeyTurns.HandedLease(passed, sentAt));
+        turn.handedOver(new HandOvers.HandedLease(passed, sentAt));
         return true;
     }
 }

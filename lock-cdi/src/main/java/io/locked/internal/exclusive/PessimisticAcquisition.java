@@ -31,6 +31,29 @@ public final class PessimisticAcquisition extends Acquisition {
         this.hold = hold;
     }
 
+    /**
+     * Passes the row lock, in its transaction, to the next thread of this JVM that waits for the key
+     * ({@link PessimisticHold#handOver}): one statement, where a release and the next thread's lock would
+     * end the transaction and begin another. The statement ran in the transaction that held the row all
+     * along, so this hold was held until its end: released, not lost.
+     *
+     * @return true if handed over; false if nobody waits, the key was passed around for long enough, or the
+     *         store did not pass it on (then the release that follows ends the transaction, and tells
+     *         whether the hold was lost)
+     */
+    private boolean handOverToSuccessor() {
+        HandOvers.Wish next = turn.reserveSuccessor(null);
+        if (next == null) {
+            return false;
+        }
+        PessimisticHold passed = hold.handOver(next.owner(), next.holder());
+        if (passed == null) {
+            return false;
+        }
+        turn.handedOver(new HandOvers.HandedRow(passed));
+        return true;
+    }
+
     @Override
     LockMode mode() {
         return LockMode.PESSIMISTIC;
@@ -96,6 +119,10 @@ public final class PessimisticAcquisition extends Acquisition {
         stopChecks();
         boolean wasValid = valid;
         valid = false;
+        // a minimum hold keeps the key from this JVM's next thread too: no hand-over while it lasts
+        if (wasValid && !holdsPastRelease() && handOverToSuccessor()) {
+            return;
+        }
         boolean released = holdsPastRelease() ? hold.release(holdAtLeast()) : hold.release();
         if ((!wasValid || !released) && !lossAtReleaseUntold) {
             if (lostReason == null) {

@@ -32,18 +32,18 @@ class KeyTurnsModelTest {
     private static final int INVOCATIONS = 2_000;
     private static final long NO_END = Long.MAX_VALUE / 4;
     private static final String KEY = "k";
-    private static final KeyTurns.LeaseWish LEASE = new KeyTurns.LeaseWish("owner", "holder", Duration.ofSeconds(30));
+    private static final HandOvers.Wish LEASE = new HandOvers.Wish("owner", "holder", Duration.ofSeconds(30));
     private static final TimeSource FROZEN = ModelHolds.FROZEN;
 
     @Test
     void optimisticTurnsGoOneAtATimeAndEveryWaiterGetsItsTurn() {
-        Lincheck.runConcurrentTest(INVOCATIONS, () -> exclusiveTurns(new KeyTurns(FROZEN), 3));
+        Lincheck.runConcurrentTest(INVOCATIONS, () -> exclusiveTurns(new KeyTurns(FROZEN, KeyTurns.PESSIMISTIC_TURNS), 3));
     }
 
     @Test
     void pessimisticTurnsGoAtMostTwoAtATimeNeverBesideAnOptimisticOne() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            KeyTurns turns = new KeyTurns(FROZEN);
+            KeyTurns turns = new KeyTurns(FROZEN, KeyTurns.PESSIMISTIC_TURNS);
             Section section = new Section();
             List<Thread> threads = List.of(
                     thread(() -> section.run(awaitTurn(turns, null), false)),
@@ -59,7 +59,7 @@ class KeyTurnsModelTest {
     @Test
     void aReservedWaiterGetsTheHandedLeaseWithItsTurn() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            KeyTurns turns = new KeyTurns(FROZEN);
+            KeyTurns turns = new KeyTurns(FROZEN, KeyTurns.PESSIMISTIC_TURNS);
             Lease lease = new Lease(KEY, "next-owner", 2, 1);
             KeyTurns.Turn first = awaitTurn(turns, LEASE);
             List<KeyTurns.Turn> taken = new ArrayList<>();
@@ -72,14 +72,14 @@ class KeyTurnsModelTest {
             });
             Thread holder = thread(() -> {
                 if (first.reserveSuccessor(LEASE.length()) != null) {
-                    first.handedOver(new KeyTurns.HandedLease(lease, 0));
+                    first.handedOver(new HandOvers.HandedLease(lease, 0));
                 }
                 first.end();
             });
             joinAll(List.of(waiter, holder));
             KeyTurns.Turn next = taken.get(0);
             // reserved if it queued before the holder looked; either way it holds the turn
-            assertTrue(next.handed() == null || next.handed().lease() == lease, "a hand-over reached the wrong turn");
+            assertTrue(next.handed() == null || next.handed() instanceof HandOvers.HandedLease handed && handed.lease() == lease, "a hand-over reached the wrong turn");
             assertEquals(0, turns.keysInUse(), "the key's queue outlived its users");
         });
     }
@@ -87,7 +87,7 @@ class KeyTurnsModelTest {
     @Test
     void aTryWithoutWaitingEitherGoesAtOnceOrLeavesNoTrace() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            KeyTurns turns = new KeyTurns(FROZEN);
+            KeyTurns turns = new KeyTurns(FROZEN, KeyTurns.PESSIMISTIC_TURNS);
             Section section = new Section();
             AtomicInteger refused = new AtomicInteger();
             List<Thread> threads = List.of(
@@ -110,14 +110,14 @@ class KeyTurnsModelTest {
     @Test
     void theModelCheckingFindsATurnAdmittedBesideAnother() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> exclusiveTurns(new KeyTurns(FROZEN, KeyTurns.SeededBug.OVERTAKING), 2)));
+                () -> exclusiveTurns(new KeyTurns(FROZEN, KeyTurns.PESSIMISTIC_TURNS, KeyTurns.SeededBug.OVERTAKING), 2)));
         assertTrue(found.getMessage().contains("two optimistic turns at once"), found.getMessage());
     }
 
     @Test
     void theModelCheckingFindsAWaiterLeftBehind() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> exclusiveTurns(new KeyTurns(FROZEN, KeyTurns.SeededBug.FORGETFUL), 2)));
+                () -> exclusiveTurns(new KeyTurns(FROZEN, KeyTurns.PESSIMISTIC_TURNS, KeyTurns.SeededBug.FORGETFUL), 2)));
         // the waiter parks for good: Lincheck finds every thread blocked
         assertTrue(found.getMessage().contains("Concurrent test has hung"), found.getMessage());
     }
@@ -164,7 +164,7 @@ class KeyTurnsModelTest {
         }
     }
 
-    private static KeyTurns.Turn awaitTurn(KeyTurns turns, KeyTurns.LeaseWish wish) {
+    private static KeyTurns.Turn awaitTurn(KeyTurns turns, HandOvers.Wish wish) {
         try {
             KeyTurns.Turn turn = turns.await(KEY, NO_END, wish);
             assertNotNull(turn, "a wait without end ended without the turn");

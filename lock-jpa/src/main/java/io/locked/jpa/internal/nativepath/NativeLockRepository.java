@@ -122,6 +122,12 @@ public final class NativeLockRepository implements LockRepository {
         return database;
     }
 
+    /** With clock tokens; a hold that must commit all the same (a Galera node's) is released instead. */
+    @Override
+    public boolean handsOverPessimisticHolds() {
+        return pessimisticLocks.handsOver();
+    }
+
     @Override
     public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
         return pessimisticLocks.lock(key, owner, holder, dbWait);

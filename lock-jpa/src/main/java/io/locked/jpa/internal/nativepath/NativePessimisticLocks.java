@@ -68,6 +68,11 @@ final class NativePessimisticLocks {
         this.holdRow = SettingsThenUpdate.of(database.holdRowSettings(), database.holdRow);
     }
 
+    /** @return whether holds may be handed over: with clock tokens, whose releases roll back */
+    boolean handsOver() {
+        return tokenWrites.clockTokens();
+    }
+
     /** @return the hold, or null if the key stayed busy for the wait */
     PessimisticHold lock(String key, String owner, String holder, Duration dbWait) {
         CallBounds bounds = CallBounds.forWait(dbWait, connectionWait);
@@ -112,11 +117,7 @@ final class NativePessimisticLocks {
             // reads its clock before the row lock, only commits keep a later token above a used one
             TokenWrites writes = galera == null && !clockAtStatementStart ? tokenWrites
                     : tokenWrites.committingEveryRelease();
-            // every store checks, whatever its own setting: stores of both settings may share the table
-            DrawnToken drawn = drawnAtLock.clockBehind()
-                    ? drawnAtLock.raisedTo(writes.behindClock(key, drawnAtLock.token(), drawnAtLock.clock()),
-                            transaction.connection(), key, RAISE_TOKEN)
-                    : drawnAtLock;
+            DrawnToken drawn = raisedWhereBehind(drawnAtLock, writes, transaction.connection(), key);
             Runnable onEnd = () -> { };
             if (galera != null) {
                 try {
@@ -128,7 +129,7 @@ final class NativePessimisticLocks {
             }
             handedOver = true;
             return new PessimisticRowHold(transaction, key, owner, drawn.token(), holdRow, budget, onEnd,
-                    this::committed, writes, drawn.clockBehind(), keyRows);
+                    this::committed, writes, drawn.clockBehind(), keyRows, this::drawForNextHolder);
         } catch (NoFreeConnection none) {
             shortage.noConnection(key, "its pessimistic lock", bounds.borrowWait());
             throw new NoConnectionException(none.getMessage() + " within " + bounds.borrowWait());
@@ -145,6 +146,24 @@ final class NativePessimisticLocks {
                 budget.giveBack();
             }
         }
+    }
+
+    // every store checks, whatever its own setting: stores of both settings may share the table
+    private static DrawnToken raisedWhereBehind(DrawnToken drawn, TokenWrites writes, Connection connection, String key)
+            throws SQLException {
+        return drawn.clockBehind() ? drawn.raisedTo(writes.behindClock(key, drawn.token(), drawn.clock()), connection, key,
+                RAISE_TOKEN) : drawn;
+    }
+
+    /**
+     * The next holder's token, in a hold's transaction: the lock statement again, which finds the row held
+     * by this very transaction (so it waits for nothing: zero wait) and free of any lease, writes the next
+     * holder into it and draws a token above the last one, from the clock read now.
+     */
+    private DrawnToken drawForNextHolder(Connection connection, String key, String holder, TokenWrites writes)
+            throws SQLException {
+        DrawnToken drawn = drawToken(connection, key, holder, 0, false);
+        return drawn == null || !drawn.free() ? null : raisedWhereBehind(drawn, writes, connection, key);
     }
 
     /**

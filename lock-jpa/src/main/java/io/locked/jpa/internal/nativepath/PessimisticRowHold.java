@@ -6,6 +6,7 @@ import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.jpa.internal.transaction.LookBeside;
 import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.spi.PessimisticHold;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -27,6 +28,10 @@ import java.util.logging.Logger;
  * <p>With clock tokens ({@link TokenWrites}) most releases roll back instead: the token stays the
  * clock's reading, and nothing is written that must reach the disk. A rollback whose reply was lost
  * counts as lost (the safe side): nothing in the row tells it from a session ended before it.
+ *
+ * <p>With clock tokens the hold may also be passed to the next holder of its JVM ({@link #handOver}): the
+ * lock statement runs again in the same transaction, on the row it holds, and the new holder's hold takes
+ * over the transaction, its connection and its place in the budget.
  */
 public final class PessimisticRowHold implements PessimisticHold {
     private static final Logger LOG = Logger.getLogger(PessimisticRowHold.class.getName());
@@ -42,10 +47,13 @@ public final class PessimisticRowHold implements PessimisticHold {
     private final TokenWrites tokenWrites;
     private final boolean clockBehind;
     private final KeyRows keyRows;
+    private final NextHolder nextHolder;
     private boolean released;
     private boolean ended;
     /** A statement beside the row lock failed: the database may have rolled the whole transaction back. */
     private boolean transactionLost;
+    /** Another row was looked at in the transaction: its lock is this holder's alone, never handed over. */
+    private boolean rowsBeside;
 
     /**
      * @param owner         the acquisition's id, which a minimum hold's lease is in the name of
@@ -56,10 +64,11 @@ public final class PessimisticRowHold implements PessimisticHold {
      * @param tokenWrites   whether the release commits the token or rolls it back
      * @param clockBehind   whether the clock read after the token was drawn was below it
      * @param keyRows       what locks a second row in the transaction
+     * @param nextHolder    what draws the next holder's token where the hold is handed over
      */
     PessimisticRowHold(LockTransaction transaction, String key, String owner, long token, SettingsThenUpdate holdRow,
                        ConnectionBudget budget, Runnable onEnd, LandedCommits landed, TokenWrites tokenWrites,
-                       boolean clockBehind, KeyRows keyRows) {
+                       boolean clockBehind, KeyRows keyRows, NextHolder nextHolder) {
         this.transaction = transaction;
         this.key = key;
         this.owner = owner;
@@ -71,6 +80,46 @@ public final class PessimisticRowHold implements PessimisticHold {
         this.tokenWrites = tokenWrites;
         this.clockBehind = clockBehind;
         this.keyRows = keyRows;
+        this.nextHolder = nextHolder;
+    }
+
+    /** Draws the next holder's token in a hold's transaction, on the row the transaction holds. */
+    interface NextHolder {
+        /**
+         * @return what was drawn, raised where the clock was behind it; null if the row was not found
+         *         held by this transaction
+         */
+        DrawnToken draw(Connection connection, String key, String holder, TokenWrites writes) throws SQLException;
+    }
+
+    /**
+     * Only with clock tokens, whose releases roll back (a hold whose release must commit, as on a Galera
+     * node, is never passed on): every token drawn in the transaction is the clock's reading then, or
+     * the one before it plus one, so a crash in the middle of a run leaves the next holder's token, the
+     * clock's reading after the transaction ended, above all of them. A statement that fails leaves the
+     * transaction in doubt: the hold then counts as lost, as after a failed look at a second row. A hold that
+     * locked other rows (a read/write lock's) is never passed on: those locks are not the next holder's.
+     */
+    @Override
+    public synchronized PessimisticHold handOver(String nextOwner, String nextHolderText) {
+        if (released || transactionLost || rowsBeside || !tokenWrites.clockTokens()) {
+            return null;
+        }
+        DrawnToken drawn;
+        try {
+            drawn = nextHolder.draw(transaction.connection(), key, nextHolderText, tokenWrites);
+        } catch (SQLException failure) {
+            LOG.log(Level.FINE, "Handing a pessimistic lock over failed; its transaction counts as lost", failure);
+            transactionLost = true;
+            return null;
+        }
+        if (drawn == null || drawn.token() <= token) {
+            transactionLost = true;
+            return null;
+        }
+        released = true;
+        return new PessimisticRowHold(transaction, key, nextOwner, drawn.token(), holdRow, budget, onEnd, landed,
+                tokenWrites, drawn.clockBehind(), keyRows, nextHolder);
     }
 
     @Override
@@ -109,6 +158,7 @@ public final class PessimisticRowHold implements PessimisticHold {
         if (transactionLost) {
             throw LookBeside.transactionEnded(rowKey, key);
         }
+        rowsBeside = true;
         try {
             return keyRows.lockBeside(transaction.connection(), rowKey, shared);
         } catch (SQLException failure) {

@@ -29,6 +29,12 @@ public final class HoldOutsideCaller implements PessimisticHold {
     }
 
     @Override
+    public PessimisticHold handOver(String owner, String holder) {
+        PessimisticHold passed = caller.outside(() -> hold.handOver(owner, holder));
+        return passed == null ? null : new HoldOutsideCaller(caller, passed);
+    }
+
+    @Override
     public boolean release() {
         return caller.outside(() -> hold.release());
     }
