@@ -32,6 +32,8 @@ import java.time.Duration;
  */
 final class NativePessimisticLocks {
     private static final String COMMITTED_TOKEN = "SELECT token FROM " + LockRow.TABLE + " WHERE lock_key = ?";
+    /** The bound of a hand-over's lock statement, which finds the row locked by its own transaction. */
+    private static final long HAND_OVER_WAIT_MILLIS = 1000;
     /** How long a release's read-back waits for an ended session's row lock. */
     private static final int READ_BACK_LOCK_WAIT_SECONDS = 2;
     /** token, key: on the row this transaction has locked, so it waits for nothing. */
@@ -157,12 +159,13 @@ final class NativePessimisticLocks {
 
     /**
      * The next holder's token, in a hold's transaction: the lock statement again, which finds the row held
-     * by this very transaction (so it waits for nothing: zero wait) and free of any lease, writes the next
-     * holder into it and draws a token above the last one, from the clock read now.
+     * by this very transaction and free of any lease, writes the next holder into it and draws a token above
+     * the last one, from the clock read now. It waits for nothing, the row being this transaction's; its
+     * bound is a second all the same, as a zero one costs PostgreSQL a statement more (a lock with NOWAIT).
      */
     private DrawnToken drawForNextHolder(Connection connection, String key, String holder, TokenWrites writes)
             throws SQLException {
-        DrawnToken drawn = drawToken(connection, key, holder, 0, false);
+        DrawnToken drawn = drawToken(connection, key, holder, HAND_OVER_WAIT_MILLIS, false);
         return drawn == null || !drawn.free() ? null : raisedWhereBehind(drawn, writes, connection, key);
     }
 
