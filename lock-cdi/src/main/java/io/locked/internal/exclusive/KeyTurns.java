@@ -21,16 +21,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class KeyTurns {
     /**
-     * How long one JVM may pass a key from thread to thread before it lets other JVMs in. Another
-     * JVM's optimistic waiter polls (at most every 50 ms of backoff) and never finds the row free
-     * while leases are handed over, or only in the instant between a local release and the next
-     * local take; the next local head then pauses for two of its longest pauses. Pessimistic waiters of
-     * other JVMs queue inside the database, where a row lock passed from thread to thread keeps them waiting
-     * until the run's transaction ends; they get the row then, ahead of the next local thread: no gap needed. Each run's bound is drawn from its upper half: a fixed one fell in step with waiters
-     * of as long a wait, which began polling anew at each gap, so that a third JVM went 10 to 80 s without the key.
-     */
-    static final long HAND_OVER_STREAK_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /**
      * How many pessimistic turns of one key may be out at once where the store cannot pass a row lock on
      * ({@link io.locked.spi.LockRepository#handsOverPessimisticHolds()}): the holder and one waiter queued at
      * the database, whose statement the database grants the moment the holder commits (with one, each local
@@ -82,9 +72,10 @@ public final class KeyTurns {
         long streakNanos;
     }
 
-    private void beginStreak(Queue queue, long now) {
+    // how long the run may last: a lease's or a row lock's (HandOvers.runBound)
+    private void beginStreak(Queue queue, long now, boolean optimistic) {
         queue.streakSince = now;
-        queue.streakNanos = time.spread(HAND_OVER_STREAK_NANOS / 2, HAND_OVER_STREAK_NANOS + 1);
+        queue.streakNanos = HandOvers.runBound(time, optimistic);
     }
 
     private static final class Waiter {
@@ -192,7 +183,7 @@ public final class KeyTurns {
                 if (queue.active == 0) {
                     queue.streakSince = 0;
                 } else if (!granted.isEmpty() && (queue.streakSince == 0 || handed == null)) {
-                    beginStreak(queue, time.nanoTime());
+                    beginStreak(queue, time.nanoTime(), optimistic);
                 }
             }
             granted.forEach(waiter -> LockSupport.unpark(waiter.thread));
@@ -273,17 +264,17 @@ public final class KeyTurns {
         }
         boolean yieldFirst;
         synchronized (queue) {
-            yieldFirst = waiter.handed == null && longStreak(queue);
+            yieldFirst = waiter.handed == null && longStreak(queue, waiter.optimistic);
         }
         return new Turn(key, queue, waiter.optimistic, yieldFirst, waiter.handed);
     }
 
-    private boolean longStreak(Queue queue) {
+    private boolean longStreak(Queue queue, boolean optimistic) {
         long now = time.nanoTime();
         if (queue.streakSince == 0 || now - queue.streakSince < queue.streakNanos) {
             return false;
         }
-        beginStreak(queue, now);
+        beginStreak(queue, now, optimistic);
         return true;
     }
 
