@@ -15,6 +15,7 @@ import io.locked.api.LockRequest;
 import io.locked.jpa.testing.CountingDataSource;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
+import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -316,9 +317,41 @@ class StatementsPerCycleTest {
         });
     }
 
+    /**
+     * A row lock passed to the next thread of the JVM in its transaction (clock tokens, native path): one
+     * statement, where the release and the next thread's lock are a rollback, a new transaction and a lock
+     * statement; no commit or rollback. Then {@value #CYCLES} more, a run of hand-overs, one statement each.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRESQL"})
+    void aRowHandedToTheNextHolderOfItsJvmSendsOneStatement(TestDatabase database) throws Exception {
+        onCountedStore(database, LockStatements.NATIVE, LockTokens.CLOCK, (repository, counting) -> {
+            String key = "count-hand-over:" + UUID.randomUUID();
+            PessimisticHold hold = repository.lockPessimistic(key, UUID.randomUUID().toString(), "first", WARM_UP_PATIENCE);
+            assertNotNull(hold);
+            long statementsBefore = counting.statements();
+            long transactionCallsBefore = counting.transactionCalls();
+            for (int i = 0; i < CYCLES; i++) {
+                hold = hold.handOver(UUID.randomUUID().toString(), "next " + i);
+                assertNotNull(hold, "hand-over " + i);
+            }
+            double perHandOver = (counting.statements() - statementsBefore) / (double) CYCLES;
+            System.out.printf("statements per hand-over %s: %.2f statements, %d transaction calls%n", database,
+                    perHandOver, counting.transactionCalls() - transactionCallsBefore);
+            assertEquals(1, perHandOver, 0.0, "statements per hand-over");
+            assertEquals(0, counting.transactionCalls() - transactionCallsBefore, "commits, rollbacks, autocommit switches");
+            assertTrue(hold.release());
+        });
+    }
+
     /** Runs the work on a store of the path given, on a pool of 4 that counts what reaches the database. */
     private static void onCountedStore(TestDatabase database, LockStatements path, CountedStoreWork work)
             throws Exception {
+        onCountedStore(database, path, LockTokens.WRITTEN, work);
+    }
+
+    private static void onCountedStore(TestDatabase database, LockStatements path, LockTokens tokens,
+                                       CountedStoreWork work) throws Exception {
         database.requireReachable();
         CountingDataSource counting = new CountingDataSource(database);
         HikariConfig config = new HikariConfig();
@@ -328,7 +361,7 @@ class StatementsPerCycleTest {
         try (HikariDataSource pool = new HikariDataSource(config)) {
             EntityManagerFactory factory = database.entityManagerFactory(pool);
             try {
-                JpaLockRepository repository = JpaLockRepository.builder(factory).statements(path).build();
+                JpaLockRepository repository = JpaLockRepository.builder(factory).statements(path).tokens(tokens).build();
                 repository.createTableIfMissing();
                 work.run(repository, counting);
             } finally {
