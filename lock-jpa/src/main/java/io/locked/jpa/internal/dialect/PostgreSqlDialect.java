@@ -262,7 +262,7 @@ final class PostgreSqlDialect extends Dialect {
     @Override
     public boolean endHold(Connection connection, String key, long token, String holder, long session)
             throws SQLException {
-        return PostgreSqlHolderEnd.end(connection, key, session);
+        return PostgreSqlHolderEnd.end(connection, key, token, session);
     }
 
     @Override
