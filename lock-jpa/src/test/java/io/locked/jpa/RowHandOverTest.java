@@ -16,6 +16,10 @@ import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.LockRepository;
 import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -124,6 +128,45 @@ class RowHandOverTest {
             assertNotNull(next, "the row stayed locked after its session ended");
             assertTrue(next.token() > tokens.get(tokens.size() - 1), "the next JVM drew " + next.token() + " after the run's " + tokens);
             assertTrue(next.release());
+        }
+    }
+
+    /**
+     * A token drawn while the clock is behind the row's committed token (a clock stepped back: simulated by
+     * moving the committed token an hour ahead) is raised and must be committed: such a hold is not passed
+     * on, and its release commits it.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRESQL"})
+    void aHoldDrawnBehindTheClockIsReleasedNotHandedOver(TestDatabase database) throws Exception {
+        LockRepository repository = handingOver(database).repository();
+        String key = "hand-over-behind:" + UUID.randomUUID();
+        PessimisticHold warmUp = repository.lockPessimistic(key, UUID.randomUUID().toString(), "warm-up", WAIT);
+        assertTrue(warmUp.release());
+        long ahead = committedToken(database, key) + Duration.ofHours(1).toNanos() / 1000;
+        try (Connection connection = database.connect();
+             PreparedStatement write = connection.prepareStatement("UPDATE locked_lock SET token = ? WHERE lock_key = ?")) {
+            write.setLong(1, ahead);
+            write.setString(2, key);
+            assertEquals(1, write.executeUpdate());
+        }
+        PessimisticHold behind = repository.lockPessimistic(key, UUID.randomUUID().toString(), "behind", WAIT);
+        assertTrue(behind.token() > ahead, behind.token() + " after the committed " + ahead);
+
+        assertNull(behind.handOver(UUID.randomUUID().toString(), "next"), "a hold drawn behind the clock was passed on");
+
+        assertTrue(behind.release(), "the hold was not as it was after the refused hand-over");
+        assertEquals(behind.token(), committedToken(database, key), "the release of a token drawn behind the clock did not commit it");
+    }
+
+    private static long committedToken(TestDatabase database, String key) throws SQLException {
+        try (Connection connection = database.connect();
+             PreparedStatement read = connection.prepareStatement("SELECT token FROM locked_lock WHERE lock_key = ?")) {
+            read.setString(1, key);
+            try (ResultSet row = read.executeQuery()) {
+                assertTrue(row.next(), "the row of " + key);
+                return row.getLong(1);
+            }
         }
     }
 

@@ -221,6 +221,7 @@ public final class ExclusiveLocks {
                                                ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
         PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, holder, hold, scope, turn, meter, time);
         acquisition.lossAtReleaseUntold = seededBug == ExclusiveSeededBug.LOSS_AT_RELEASE_UNTOLD;
+        acquisition.storeHandsOver = repository.handsOverPessimisticHolds();
         acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
         return acquisition;
     }

@@ -24,6 +24,8 @@ public final class PessimisticAcquisition extends Acquisition {
     private volatile Duration checkTimeout = Duration.ofSeconds(5);
     /** {@link ExclusiveSeededBug#LOSS_AT_RELEASE_UNTOLD}, for the simulation's negative control only. */
     boolean lossAtReleaseUntold;
+    /** Whether the store may pass the row lock on ({@link io.locked.spi.LockRepository#handsOverPessimisticHolds()}). */
+    boolean storeHandsOver;
 
     public PessimisticAcquisition(String key, String owner, String holder, PessimisticHold hold, ThreadScope scope,
                            KeyTurns.Turn turn, LockMeter meter, TimeSource time) {
@@ -42,11 +44,18 @@ public final class PessimisticAcquisition extends Acquisition {
      *         whether the hold was lost)
      */
     private boolean handOverToSuccessor() {
-        HandOvers.Wish next = turn.reserveSuccessor(null);
+        // where the store never passes a row on, no waiter is held up as the reserved one
+        HandOvers.Wish next = storeHandsOver ? turn.reserveSuccessor(null) : null;
         if (next == null) {
             return false;
         }
-        PessimisticHold passed = hold.handOver(next.owner(), next.holder());
+        PessimisticHold passed;
+        try {
+            passed = hold.handOver(next.owner(), next.holder());
+        } catch (RuntimeException failed) {
+            // the release that follows ends the transaction, and says whether the hold was still held then
+            return false;
+        }
         if (passed == null) {
             return false;
         }

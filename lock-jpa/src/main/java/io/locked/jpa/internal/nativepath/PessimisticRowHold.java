@@ -98,11 +98,13 @@ public final class PessimisticRowHold implements PessimisticHold {
      * the one before it plus one, so a crash in the middle of a run leaves the next holder's token, the
      * clock's reading after the transaction ended, above all of them. A statement that fails leaves the
      * transaction in doubt: the hold then counts as lost, as after a failed look at a second row. A hold that
-     * locked other rows (a read/write lock's) is never passed on: those locks are not the next holder's.
+     * locked other rows (a read/write lock's) is never passed on: those locks are not the next holder's. Nor is
+     * one whose token was drawn behind the clock: its release must commit it (its successor's draw would
+     * raise it again, by a second at each hand-over, since only a commit tells the store it need not).
      */
     @Override
     public synchronized PessimisticHold handOver(String nextOwner, String nextHolderText) {
-        if (released || transactionLost || rowsBeside || !tokenWrites.clockTokens()) {
+        if (released || transactionLost || rowsBeside || clockBehind || !tokenWrites.clockTokens()) {
             return null;
         }
         DrawnToken drawn;

@@ -1,0 +1,150 @@
+package io.locked.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.locked.api.LockHandle;
+import io.locked.api.LockManager;
+import io.locked.api.LockManagerBuilder;
+import io.locked.api.LockMode;
+import io.locked.api.LockRequest;
+import io.locked.api.LockStoreUnavailableException;
+import io.locked.contract.DelegatingRepository;
+import io.locked.testing.InMemoryLockRepository;
+import io.locked.spi.PessimisticHold;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How the core uses a store that passes row locks on ({@link PessimisticHold#handOver}), on a stand-in store
+ * whose hand-over passes the same in-memory row lock on with the next token: the waiting thread gets the
+ * hold with the next token and sends no lock statement of its own, the releasing holder does not release what
+ * it passed on, and the last holder releases it once. And where the hand-over fails, the releasing holder
+ * releases its hold as without one, and the waiting thread takes the key from the store.
+ */
+class RowHandOverWiringTest {
+    private static final LockRequest REQUEST = LockRequest.of("handed").mode(LockMode.PESSIMISTIC)
+            .maxWait(Duration.ofSeconds(30));
+
+    /** The in-memory store's holds, passed on by a wrapper that counts lock statements, hand-overs and releases. */
+    private static final class PassingStore extends DelegatingRepository {
+        final AtomicInteger lockStatements = new AtomicInteger();
+        final AtomicInteger handOvers = new AtomicInteger();
+        final AtomicInteger releases = new AtomicInteger();
+        volatile boolean failHandOvers;
+
+        PassingStore() {
+            super(new InMemoryLockRepository());
+        }
+
+        @Override
+        public boolean handsOverPessimisticHolds() {
+            return true;
+        }
+
+        @Override
+        public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
+            lockStatements.incrementAndGet();
+            PessimisticHold hold = super.lockPessimistic(key, owner, holder, dbWait);
+            return hold == null ? null : new Passed(hold, hold.token());
+        }
+
+        /** The same row lock under another token: what a hand-over leaves the next holder. */
+        private final class Passed implements PessimisticHold {
+            private final PessimisticHold row;
+            private final long token;
+
+            Passed(PessimisticHold row, long token) {
+                this.row = row;
+                this.token = token;
+            }
+
+            @Override
+            public long token() {
+                return token;
+            }
+
+            @Override
+            public boolean isAlive(Duration timeout) {
+                return row.isAlive(timeout);
+            }
+
+            @Override
+            public PessimisticHold handOver(String owner, String holder) {
+                if (failHandOvers) {
+                    throw new LockStoreUnavailableException("handed", "the hand-over's statement failed", null);
+                }
+                handOvers.incrementAndGet();
+                return new Passed(row, token + 1);
+            }
+
+            @Override
+            public boolean release() {
+                releases.incrementAndGet();
+                return row.release();
+            }
+        }
+    }
+
+    @Test
+    void theWaitingThreadGetsTheRowWithTheNextTokenAndTheLastHolderReleasesItOnce() throws Exception {
+        PassingStore store = new PassingStore();
+        try (LockManager locks = LockManagerBuilder.on(store).build()) {
+            LockHandle first = locks.acquire(REQUEST);
+            CompletableFuture<Long> next = waiterOf(locks);
+
+            first.close();
+
+            assertEquals(first.token() + 1, next.get(30, TimeUnit.SECONDS), "the waiting thread's token");
+            assertEquals(1, store.lockStatements.get(), "the waiting thread sent a lock statement of its own");
+            assertEquals(1, store.handOvers.get(), "hand-overs");
+            assertEquals(1, store.releases.get(), "the row was released other than once, by its last holder");
+        }
+    }
+
+    @Test
+    void whereTheHandOverFailsTheHolderReleasesAndTheWaitingThreadTakesTheKeyFromTheStore() throws Exception {
+        PassingStore store = new PassingStore();
+        store.failHandOvers = true;
+        try (LockManager locks = LockManagerBuilder.on(store).build()) {
+            LockHandle first = locks.acquire(REQUEST);
+            CompletableFuture<Long> next = waiterOf(locks);
+
+            first.close();
+
+            assertTrue(next.get(30, TimeUnit.SECONDS) > first.token(), "the waiting thread's token");
+            assertEquals(2, store.lockStatements.get(), "lock statements");
+            assertEquals(0, store.handOvers.get(), "hand-overs");
+            assertEquals(2, store.releases.get(), "releases: the first holder's, then the second's");
+        }
+    }
+
+    /** A thread that waits for the key, once it waits in the JVM's queue; its token, once it got and released the key. */
+    private static CompletableFuture<Long> waiterOf(LockManager locks) throws InterruptedException {
+        CountDownLatch asking = new CountDownLatch(1);
+        CompletableFuture<Long> token = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            asking.countDown();
+            long got;
+            try (LockHandle held = locks.acquire(REQUEST)) {
+                got = held.token();
+            } catch (RuntimeException failed) {
+                token.completeExceptionally(failed);
+                return;
+            }
+            token.complete(got); // once released: the releases are counted by then
+        });
+        waiter.start();
+        asking.await();
+        // the waiter is in the queue once its thread parks there: the first holder's close must find it waiting
+        while (waiter.getState() != Thread.State.WAITING && waiter.getState() != Thread.State.TIMED_WAITING
+                && !token.isDone()) {
+            Thread.onSpinWait();
+        }
+        return token;
+    }
+}
