@@ -60,7 +60,7 @@ public final class ExclusiveLocks {
         this.watchdog = watchdog;
         this.sessionCheckInterval = sessionCheckInterval;
         // where row locks are passed on, the next local thread waits for its hand-over here, not at the database
-        this.turns = new KeyTurns(time, repository.handsOverPessimisticHolds() ? 1 : KeyTurns.PESSIMISTIC_TURNS);
+        this.turns = new KeyTurns(time, HandOvers.pessimisticTurns(repository::handsOverPessimisticHolds));
         this.draining = draining;
     }
 

@@ -5,6 +5,8 @@ import io.locked.spi.Lease;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 /**
  * What passes between two threads of one JVM when a holder hands its hold to the next waiter of the key
@@ -29,6 +31,27 @@ public final class HandOvers {
     static final long ROW_RUN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private HandOvers() {
+    }
+
+    /**
+     * How many pessimistic turns of a key may go at once ({@link KeyTurns#PESSIMISTIC_TURNS}, or one where the
+     * store passes row locks on), asked of the store at the first turn rather than when the manager is built:
+     * a store that a CDI producer makes on first use must not be made, or fail, at the manager's start.
+     */
+    static IntSupplier pessimisticTurns(BooleanSupplier storeHandsOver) {
+        return new IntSupplier() {
+            private volatile int turns;
+
+            @Override
+            public int getAsInt() {
+                int known = turns;
+                if (known == 0) {
+                    known = storeHandsOver.getAsBoolean() ? 1 : KeyTurns.PESSIMISTIC_TURNS;
+                    turns = known;
+                }
+                return known;
+            }
+        };
     }
 
     /**

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
 
 /**
  * JVM-local queueing per key: threads of one lock manager that want the same key wait here, in
@@ -34,8 +35,8 @@ public final class KeyTurns {
     private static final int CANCELLED = 3;
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
     private final TimeSource time;
-    /** {@link #PESSIMISTIC_TURNS}, or one where the store passes row locks on. */
-    private final int pessimisticTurns;
+    /** {@link #PESSIMISTIC_TURNS}, or one where the store passes row locks on: known at the first turn. */
+    private final IntSupplier pessimisticTurns;
     /** A bug seeded for the model checking's negative controls only (KeyTurnsModelTest); null everywhere else. */
     private final SeededBug seededBug;
 
@@ -49,12 +50,12 @@ public final class KeyTurns {
      * @param pessimisticTurns how many pessimistic turns of a key may be out at once: {@link #PESSIMISTIC_TURNS},
      *                         or one where the store passes row locks on
      */
-    public KeyTurns(TimeSource time, int pessimisticTurns) {
+    public KeyTurns(TimeSource time, IntSupplier pessimisticTurns) {
         this(time, pessimisticTurns, null);
     }
 
     /** @param seededBug the bug a negative control seeds, or null */
-    KeyTurns(TimeSource time, int pessimisticTurns, SeededBug seededBug) {
+    KeyTurns(TimeSource time, IntSupplier pessimisticTurns, SeededBug seededBug) {
         this.time = time;
         this.pessimisticTurns = pessimisticTurns;
         this.seededBug = seededBug;
@@ -94,7 +95,7 @@ public final class KeyTurns {
     // an optimistic turn goes alone; a pessimistic one may follow another pessimistic one to the database
     private boolean admits(Queue queue, boolean optimistic) {
         return queue.active == 0
-                || !optimistic && queue.activeOptimistic == 0 && queue.active < pessimisticTurns
+                || !optimistic && queue.activeOptimistic == 0 && queue.active < pessimisticTurns.getAsInt()
                 || seededBug == SeededBug.OVERTAKING && queue.active < 2;
     }
 
@@ -209,6 +210,7 @@ public final class KeyTurns {
      *         granted or reserved, the thread keeps it and its interrupt flag is set again
      */
     public Turn await(String key, long timeoutNanos, Wish wish) throws InterruptedException {
+        pessimisticTurns.getAsInt(); // asked of the store here, at the first turn, not under a queue's monitor
         Queue queue = queues.compute(key, (k, existing) -> {
             Queue used = existing != null ? existing : new Queue();
             used.users++;
