@@ -59,8 +59,7 @@ public final class ExclusiveLocks {
         this.time = time;
         this.watchdog = watchdog;
         this.sessionCheckInterval = sessionCheckInterval;
-        // where row locks are passed on, the next local thread waits for its hand-over here, not at the database
-        this.turns = new KeyTurns(time, HandOvers.pessimisticTurns(repository::handsOverPessimisticHolds));
+        this.turns = new KeyTurns(time, HandOvers.askedOnce(repository::handsOverPessimisticHolds));
         this.draining = draining;
     }
 
@@ -221,7 +220,7 @@ public final class ExclusiveLocks {
                                                ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
         PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, holder, hold, scope, turn, meter, time);
         acquisition.lossAtReleaseUntold = seededBug == ExclusiveSeededBug.LOSS_AT_RELEASE_UNTOLD;
-        acquisition.storeHandsOver = repository.handsOverPessimisticHolds();
+        acquisition.storeHandsOver = turns.rowsHandedOver();
         acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
         return acquisition;
     }

@@ -6,7 +6,6 @@ import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntSupplier;
 
 /**
  * What passes between two threads of one JVM when a holder hands its hold to the next waiter of the key
@@ -34,20 +33,20 @@ public final class HandOvers {
     }
 
     /**
-     * How many pessimistic turns of a key may go at once ({@link KeyTurns#PESSIMISTIC_TURNS}, or one where the
-     * store passes row locks on), asked of the store at the first turn rather than when the manager is built:
-     * a store that a CDI producer makes on first use must not be made, or fail, at the manager's start.
+     * Whether the store passes row locks on, asked of it once, at the first use rather than when the manager
+     * is built: a store that a CDI producer makes on first use must not be made, or fail, at the manager's
+     * start. The key's turns and each pessimistic hold read the one answer.
      */
-    static IntSupplier pessimisticTurns(BooleanSupplier storeHandsOver) {
-        return new IntSupplier() {
-            private volatile int turns;
+    static BooleanSupplier askedOnce(BooleanSupplier storeHandsOver) {
+        return new BooleanSupplier() {
+            private volatile Boolean answer;
 
             @Override
-            public int getAsInt() {
-                int known = turns;
-                if (known == 0) {
-                    known = storeHandsOver.getAsBoolean() ? 1 : KeyTurns.PESSIMISTIC_TURNS;
-                    turns = known;
+            public boolean getAsBoolean() {
+                Boolean known = answer;
+                if (known == null) {
+                    known = storeHandsOver.getAsBoolean();
+                    answer = known;
                 }
                 return known;
             }

@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.IntSupplier;
+import java.util.function.BooleanSupplier;
 
 /**
  * JVM-local queueing per key: threads of one lock manager that want the same key wait here, in
@@ -35,8 +35,8 @@ public final class KeyTurns {
     private static final int CANCELLED = 3;
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
     private final TimeSource time;
-    /** {@link #PESSIMISTIC_TURNS}, or one where the store passes row locks on: known at the first turn. */
-    private final IntSupplier pessimisticTurns;
+    /** Whether the store passes row locks on: then one pessimistic turn goes at a time, else {@link #PESSIMISTIC_TURNS}. */
+    private final BooleanSupplier rowsHandedOver;
     /** A bug seeded for the model checking's negative controls only (KeyTurnsModelTest); null everywhere else. */
     private final SeededBug seededBug;
 
@@ -46,18 +46,15 @@ public final class KeyTurns {
      */
     enum SeededBug { OVERTAKING, FORGETFUL }
 
-    /**
-     * @param pessimisticTurns how many pessimistic turns of a key may be out at once: {@link #PESSIMISTIC_TURNS},
-     *                         or one where the store passes row locks on
-     */
-    public KeyTurns(TimeSource time, IntSupplier pessimisticTurns) {
-        this(time, pessimisticTurns, null);
+    /** @param rowsHandedOver whether the store passes row locks on, asked at the first turn */
+    public KeyTurns(TimeSource time, BooleanSupplier rowsHandedOver) {
+        this(time, rowsHandedOver, null);
     }
 
     /** @param seededBug the bug a negative control seeds, or null */
-    KeyTurns(TimeSource time, IntSupplier pessimisticTurns, SeededBug seededBug) {
+    KeyTurns(TimeSource time, BooleanSupplier rowsHandedOver, SeededBug seededBug) {
         this.time = time;
-        this.pessimisticTurns = pessimisticTurns;
+        this.rowsHandedOver = rowsHandedOver;
         this.seededBug = seededBug;
     }
 
@@ -92,10 +89,15 @@ public final class KeyTurns {
         }
     }
 
+    /** @return whether the store passes row locks on: the store's answer, asked once */
+    boolean rowsHandedOver() {
+        return rowsHandedOver.getAsBoolean();
+    }
+
     // an optimistic turn goes alone; a pessimistic one may follow another pessimistic one to the database
     private boolean admits(Queue queue, boolean optimistic) {
         return queue.active == 0
-                || !optimistic && queue.activeOptimistic == 0 && queue.active < pessimisticTurns.getAsInt()
+                || !optimistic && queue.activeOptimistic == 0 && queue.active < (rowsHandedOver() ? 1 : PESSIMISTIC_TURNS)
                 || seededBug == SeededBug.OVERTAKING && queue.active < 2;
     }
 
@@ -210,7 +212,7 @@ public final class KeyTurns {
      *         granted or reserved, the thread keeps it and its interrupt flag is set again
      */
     public Turn await(String key, long timeoutNanos, Wish wish) throws InterruptedException {
-        pessimisticTurns.getAsInt(); // asked of the store here, at the first turn, not under a queue's monitor
+        rowsHandedOver.getAsBoolean(); // asked of the store here, at the first turn, not under a queue's monitor
         Queue queue = queues.compute(key, (k, existing) -> {
             Queue used = existing != null ? existing : new Queue();
             used.users++;

@@ -37,13 +37,13 @@ class KeyTurnsModelTest {
 
     @Test
     void optimisticTurnsGoOneAtATimeAndEveryWaiterGetsItsTurn() {
-        Lincheck.runConcurrentTest(INVOCATIONS, () -> exclusiveTurns(new KeyTurns(FROZEN, () -> KeyTurns.PESSIMISTIC_TURNS), 3));
+        Lincheck.runConcurrentTest(INVOCATIONS, () -> exclusiveTurns(new KeyTurns(FROZEN, () -> false), 3));
     }
 
     @Test
     void pessimisticTurnsGoAtMostTwoAtATimeNeverBesideAnOptimisticOne() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            KeyTurns turns = new KeyTurns(FROZEN, () -> KeyTurns.PESSIMISTIC_TURNS);
+            KeyTurns turns = new KeyTurns(FROZEN, () -> false);
             Section section = new Section();
             List<Thread> threads = List.of(
                     thread(() -> section.run(awaitTurn(turns, null), false)),
@@ -59,7 +59,7 @@ class KeyTurnsModelTest {
     @Test
     void aReservedWaiterGetsTheHandedLeaseWithItsTurn() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            KeyTurns turns = new KeyTurns(FROZEN, () -> KeyTurns.PESSIMISTIC_TURNS);
+            KeyTurns turns = new KeyTurns(FROZEN, () -> false);
             Lease lease = new Lease(KEY, "next-owner", 2, 1);
             KeyTurns.Turn first = awaitTurn(turns, LEASE);
             List<KeyTurns.Turn> taken = new ArrayList<>();
@@ -87,7 +87,7 @@ class KeyTurnsModelTest {
     @Test
     void aTryWithoutWaitingEitherGoesAtOnceOrLeavesNoTrace() {
         Lincheck.runConcurrentTest(INVOCATIONS, () -> {
-            KeyTurns turns = new KeyTurns(FROZEN, () -> KeyTurns.PESSIMISTIC_TURNS);
+            KeyTurns turns = new KeyTurns(FROZEN, () -> false);
             Section section = new Section();
             AtomicInteger refused = new AtomicInteger();
             List<Thread> threads = List.of(
@@ -110,14 +110,14 @@ class KeyTurnsModelTest {
     @Test
     void theModelCheckingFindsATurnAdmittedBesideAnother() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> exclusiveTurns(new KeyTurns(FROZEN, () -> KeyTurns.PESSIMISTIC_TURNS, KeyTurns.SeededBug.OVERTAKING), 2)));
+                () -> exclusiveTurns(new KeyTurns(FROZEN, () -> false, KeyTurns.SeededBug.OVERTAKING), 2)));
         assertTrue(found.getMessage().contains("two optimistic turns at once"), found.getMessage());
     }
 
     @Test
     void theModelCheckingFindsAWaiterLeftBehind() {
         Throwable found = assertThrows(Throwable.class, () -> Lincheck.runConcurrentTest(INVOCATIONS,
-                () -> exclusiveTurns(new KeyTurns(FROZEN, () -> KeyTurns.PESSIMISTIC_TURNS, KeyTurns.SeededBug.FORGETFUL), 2)));
+                () -> exclusiveTurns(new KeyTurns(FROZEN, () -> false, KeyTurns.SeededBug.FORGETFUL), 2)));
         // the waiter parks for good: Lincheck finds every thread blocked
         assertTrue(found.getMessage().contains("Concurrent test has hung"), found.getMessage());
     }

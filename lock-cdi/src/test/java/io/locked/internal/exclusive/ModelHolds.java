@@ -54,7 +54,7 @@ public final class ModelHolds {
         KeyTurns.Turn turn;
         try {
             // a queue of its own: the table, not this JVM's queue, decides who holds the row here
-            turn = new KeyTurns(FROZEN, () -> KeyTurns.PESSIMISTIC_TURNS).await(rowKey, 0, null);
+            turn = new KeyTurns(FROZEN, () -> false).await(rowKey, 0, null);
         } catch (InterruptedException unexpected) {
             throw new AssertionError(unexpected);
         }
@@ -76,7 +76,7 @@ public final class ModelHolds {
                                                   RenewalSchedule renewals) {
         KeyTurns.Turn turn;
         try {
-            turn = new KeyTurns(FROZEN, () -> KeyTurns.PESSIMISTIC_TURNS).await(lease.key(), 0, null);
+            turn = new KeyTurns(FROZEN, () -> false).await(lease.key(), 0, null);
         } catch (InterruptedException unexpected) {
             throw new AssertionError(unexpected);
         }
