@@ -29,12 +29,17 @@ public final class LockManagerBuilder {
     private LockMetrics telemetry = LockMetrics.NONE;
     private Duration drain = Duration.ZERO;
     private Duration readerSlotKeep = DEFAULT_READER_SLOT_KEEP;
+    private Duration rowHandOverRun = DEFAULT_ROW_HAND_OVER_RUN;
     private Executor asyncExecutor;
 
     /** How often a pessimistic hold's database session is checked by default: every 5 seconds. */
     public static final Duration DEFAULT_SESSION_CHECK = Duration.ofSeconds(5);
     /** How long a JVM's emptied optimistic reader slot stays held by default: 2 ms ({@link #keepReaderSlotsFor}). */
     public static final Duration DEFAULT_READER_SLOT_KEEP = Duration.ofMillis(2);
+    /** How long a run of row hand-overs between a manager's threads may last by default: 20 ms ({@link #handOverRowsFor}). */
+    public static final Duration DEFAULT_ROW_HAND_OVER_RUN = Duration.ofMillis(20);
+    /** The longest run of row hand-overs a manager may be given ({@link #handOverRowsFor}). */
+    public static final Duration MAX_ROW_HAND_OVER_RUN = Duration.ofSeconds(10);
 
     private LockManagerBuilder(LockRepository repository) {
         this.repository = repository;
@@ -193,6 +198,29 @@ public final class LockManagerBuilder {
     }
 
     /**
+     * How long this manager may pass a key's row lock from thread to thread in one transaction before it lets
+     * other JVMs in: with clock tokens on MariaDB's and PostgreSQL's native path, a {@code PESSIMISTIC} holder
+     * whose key another thread of this manager waits for hands it the row, its transaction and its connection
+     * (one statement, nothing committed). Each run lasts between half this bound and the whole of it, drawn
+     * anew, and ends with a release that ends the transaction. Other JVMs' waiters of the key queue in the
+     * database meanwhile: the bound is what a run adds to their wait. Longer runs hand over more rows per
+     * transaction; zero turns the hand-over off, each release ending its transaction. The CDI manager uses
+     * {@code locked.hand-over.row-run}. Default {@link #DEFAULT_ROW_HAND_OVER_RUN}.
+     *
+     * @param run zero up to {@link #MAX_ROW_HAND_OVER_RUN}
+     * @return this builder
+     * @throws IllegalArgumentException for null, a negative run or one above the most
+     */
+    public LockManagerBuilder handOverRowsFor(Duration run) {
+        if (run == null || run.isNegative() || run.compareTo(MAX_ROW_HAND_OVER_RUN) > 0) {
+            throw new IllegalArgumentException("The run of row hand-overs must be zero up to "
+                    + MAX_ROW_HAND_OVER_RUN.toSeconds() + " s, was " + run);
+        }
+        this.rowHandOverRun = run;
+        return this;
+    }
+
+    /**
      * Where the asynchronous acquisitions ({@link LockManager#acquireAsync} and the like, and {@code @Locked}
      * methods returning {@code Uni} or a stage on an event loop) wait. Each waiting acquisition occupies one
      * of its threads for its whole wait, so an executor that queues tasks adds its queue's wait to the
@@ -219,6 +247,7 @@ public final class LockManagerBuilder {
                 telemetry));
         manager.drainFor(drain);
         manager.keepReaderSlotsFor(readerSlotKeep);
+        manager.handOverRowsFor(rowHandOverRun);
         manager.asyncExecutor(asyncExecutor);
         return manager;
     }

@@ -266,18 +266,17 @@ public final class DefaultLockManager extends AsyncLockCalls {
     }
 
     /** How long a JVM's emptied optimistic reader slot stays held for its next reader or writer ({@link io.locked.api.LockManagerBuilder#keepReaderSlotsFor}). */
-    public void keepReaderSlotsFor(Duration keep) {
-        if (keep == null || keep.isNegative()) {
-            throw new IllegalArgumentException("The keep of a reader slot must be zero or positive, was " + keep);
-        }
+    public void keepReaderSlotsFor(Duration keep) { // checked by the builder, as the two settings below
         readWriteSlots.keepReaderSlotsFor(keep);
+    }
+
+    /** How long a run of row hand-overs between this manager's threads may last ({@link io.locked.api.LockManagerBuilder#handOverRowsFor}). */
+    public void handOverRowsFor(Duration run) {
+        exclusive.handOverRowsFor(run);
     }
 
     /** How long {@link #close()} lets the locks still held end before it stops the watchdog. */
     public void drainFor(Duration bound) {
-        if (bound == null || bound.isNegative()) {
-            throw new IllegalArgumentException("The drain must be zero or positive, was " + bound);
-        }
         this.drainBound = bound;
     }
 

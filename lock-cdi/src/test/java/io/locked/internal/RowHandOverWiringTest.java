@@ -123,6 +123,59 @@ class RowHandOverWiringTest {
         }
     }
 
+    @Test
+    void aManagerWhoseRunIsZeroPassesNoRowOn() throws Exception {
+        PassingStore store = new PassingStore();
+        try (LockManager locks = LockManagerBuilder.on(store).handOverRowsFor(Duration.ZERO).build()) {
+            LockHandle first = locks.acquire(REQUEST);
+            CompletableFuture<Long> next = waiterOf(locks);
+
+            first.close();
+
+            assertTrue(next.get(30, TimeUnit.SECONDS) > first.token(), "the waiting thread's token");
+            assertEquals(2, store.lockStatements.get(), "lock statements");
+            assertEquals(0, store.handOvers.get(), "hand-overs");
+            assertEquals(2, store.releases.get(), "releases: the first holder's, then the second's");
+        }
+    }
+
+    /**
+     * Two threads wait behind a holder. With a run of a nanosecond, the row passes once, from the holder that
+     * took it at the store; the thread it passed to has run past the bound, releases, and the last thread takes
+     * the key from the store. With a run of ten seconds, the row passes twice and is taken once.
+     */
+    @Test
+    void aRunEndsAtTheManagersBoundAndTheNextThreadTakesTheKeyFromTheStore() throws Exception {
+        assertEquals(java.util.List.of(2, 1, 2), chainOfThree(Duration.ofNanos(1)), "lock statements, hand-overs, releases");
+        assertEquals(java.util.List.of(1, 2, 1), chainOfThree(Duration.ofSeconds(10)), "lock statements, hand-overs, releases");
+    }
+
+    @Test
+    void theRunIsZeroUpToTenSeconds() {
+        LockManagerBuilder builder = LockManagerBuilder.on(new PassingStore());
+        for (Duration refused : new Duration[] {null, Duration.ofNanos(-1), Duration.ofSeconds(10).plusNanos(1)}) {
+            IllegalArgumentException thrown = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> builder.handOverRowsFor(refused));
+            assertEquals("The run of row hand-overs must be zero up to 10 s, was " + refused, thrown.getMessage());
+        }
+    }
+
+    private static java.util.List<Integer> chainOfThree(Duration run) throws Exception {
+        PassingStore store = new PassingStore();
+        try (LockManager locks = LockManagerBuilder.on(store).handOverRowsFor(run).build()) {
+            LockHandle first = locks.acquire(REQUEST);
+            CompletableFuture<Long> second = waiterOf(locks);
+            CompletableFuture<Long> third = waiterOf(locks);
+
+            first.close();
+
+            assertEquals(first.token() + 1, second.get(30, TimeUnit.SECONDS), "the second thread's token, handed over");
+            // the stand-in store draws its own next token, knowing nothing of the hand-over's (a real one reads the clock)
+            assertTrue(third.get(30, TimeUnit.SECONDS) > first.token(), "the last thread's token");
+            return java.util.List.of(store.lockStatements.get(), store.handOvers.get(), store.releases.get());
+        }
+    }
+
     /** A thread that waits for the key, once it waits in the JVM's queue; its token, once it got and released the key. */
     private static CompletableFuture<Long> waiterOf(LockManager locks) throws InterruptedException {
         CountDownLatch asking = new CountDownLatch(1);

@@ -2,6 +2,7 @@ package io.locked.internal.cdi;
 
 import io.locked.internal.definition.CleanupSettings;
 import io.locked.internal.definition.ConfigTargets;
+import io.locked.internal.definition.HandOverSettings;
 import io.locked.internal.definition.HealthSettings;
 import io.locked.internal.definition.LeadershipSettings;
 import io.locked.internal.definition.LockedKeys;
@@ -22,10 +23,10 @@ final class GlobalSettings {
     private GlobalSettings() {
     }
 
-    /** @return what is wrong with the cleanup's, readiness check's, shutdown's, leadership's and telemetry's settings, each naming its key */
+    /** @return what is wrong with the cleanup's, readiness check's, shutdown's, hand-over's, leadership's and telemetry's settings, each naming its key */
     static List<String> errors(SettingLookup config) {
         List<Consumer<SettingLookup>> checks = List.of(CleanupSettings::from, HealthSettings::from, ShutdownSettings::from,
-                LeadershipSettings::from, TelemetrySettings::from);
+                HandOverSettings::from, LeadershipSettings::from, TelemetrySettings::from);
         List<String> errors = new ArrayList<>();
         for (Consumer<SettingLookup> check : checks) {
             try {

@@ -5,6 +5,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.internal.DefaultLockManager;
 import io.locked.internal.definition.HealthSettings;
 import io.locked.internal.definition.SettingLookup;
+import io.locked.internal.definition.HandOverSettings;
 import io.locked.internal.definition.ShutdownSettings;
 import io.locked.internal.definition.TelemetrySettings;
 import io.locked.internal.metrics.MicrometerPresence;
@@ -40,7 +41,8 @@ public class LockManagerProducer {
     LockManager lockManager(LockRepository repository, Instance<Object> beans) {
         SettingLookup config = ConfiguredSettings.current();
         LockManagerBuilder builder = LockManagerBuilder.on(repository)
-                .drainOnClose(ShutdownSettings.from(config).drain());
+                .drainOnClose(ShutdownSettings.from(config).drain())
+                .handOverRowsFor(HandOverSettings.from(config).rowRun());
         if (MicrometerPresence.onClassPath()) {
             builder.meterRegistry(MeterRegistryLookup.registry(beans));
         }

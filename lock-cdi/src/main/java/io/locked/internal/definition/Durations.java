@@ -53,6 +53,25 @@ public final class Durations {
     }
 
     /**
+     * @param config   where the key is read
+     * @param key      a global key whose value is a duration
+     * @param fallback what an unset or blank key means
+     * @return the key's duration
+     * @throws IllegalArgumentException naming the key, for a value that is not a duration
+     */
+    static Duration setting(SettingLookup config, String key, Duration fallback) {
+        String text = config.get(key).filter(value -> !value.isBlank()).orElse(null);
+        if (text == null) {
+            return fallback;
+        }
+        try {
+            return parse(text);
+        } catch (ArithmeticException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("Invalid " + key + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
      * @param duration a duration, or null
      * @return it as a user writes one: {@code 0s}, {@code 500ms}, {@code 1m30s}, {@code -5s}; {@code none} for null
      */

@@ -24,16 +24,6 @@ public record ShutdownSettings(Duration drain) {
      * @throws IllegalArgumentException naming the key, for a value that is not a duration of zero or more
      */
     public static ShutdownSettings from(SettingLookup config) {
-        String text = config.get(DRAIN).filter(value -> !value.isBlank()).orElse(null);
-        if (text == null) {
-            return new ShutdownSettings(DEFAULT_DRAIN);
-        }
-        Duration drain;
-        try {
-            drain = Durations.parse(text);
-        } catch (ArithmeticException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("Invalid " + DRAIN + ": " + e.getMessage(), e);
-        }
-        return new ShutdownSettings(drain);
+        return new ShutdownSettings(Durations.setting(config, DRAIN, DEFAULT_DRAIN));
     }
 }

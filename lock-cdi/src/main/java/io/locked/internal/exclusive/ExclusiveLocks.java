@@ -45,13 +45,8 @@ public final class ExclusiveLocks {
      * @param watchdog             renews optimistic leases and checks pessimistic holds' sessions
      * @param sessionCheckInterval how often a pessimistic hold's session is checked, positive
      * @param draining             the holds the manager's close waits for
+     * @param seededBug            a bug seeded for a negative control, or null (another part's is ignored)
      */
-    public ExclusiveLocks(LockRepository repository, TimeSource time, LeaseWatchdog watchdog, Duration sessionCheckInterval,
-                          Draining draining) {
-        this(repository, time, watchdog, sessionCheckInterval, draining, null);
-    }
-
-    /** As the constructor above, with a bug seeded for a negative control (another part's is ignored). */
     public ExclusiveLocks(LockRepository repository, TimeSource time, LeaseWatchdog watchdog, Duration sessionCheckInterval,
                           Draining draining, SeededBug seededBug) {
         this.seededBug = seededBug instanceof ExclusiveSeededBug mine ? mine : null;
@@ -61,6 +56,14 @@ public final class ExclusiveLocks {
         this.sessionCheckInterval = sessionCheckInterval;
         this.turns = new KeyTurns(time, HandOvers.askedOnce(repository::handsOverPessimisticHolds));
         this.draining = draining;
+    }
+
+    /**
+     * @param run the longest run of row hand-overs between this manager's threads ({@link
+     *            io.locked.api.LockManagerBuilder#handOverRowsFor}); zero: rows are not passed on
+     */
+    public void handOverRowsFor(Duration run) {
+        turns.rowRunsFor(run.toNanos());
     }
 
     /** From now on no new hold is granted: a lease taken meanwhile is given back at once. */
@@ -106,7 +109,7 @@ public final class ExclusiveLocks {
         }
         long waitNanos = saturatedNanos(wait);
         long deadline = time.nanoTime() + waitNanos;
-        String owner = newOwner();
+        String owner = UUID.randomUUID().toString();
         String holder = Holder.describe(time.wallClock());
         boolean optimistic = request.mode() == LockMode.OPTIMISTIC;
         KeyTurns.Turn turn;
@@ -282,17 +285,13 @@ public final class ExclusiveLocks {
         throw new LockManagerClosedException("This LockManager was closed while '" + acquisition.key + "' was being acquired");
     }
 
-    // a wait of centuries means "as long as it takes", not an overflow
     /** @return how many keys have a local queue: those held, queued for or asked for right now */
     public int keysInUse() {
         return turns.keysInUse();
     }
 
+    // a wait of centuries means "as long as it takes", not an overflow
     public static long saturatedNanos(Duration wait) {
         return wait.compareTo(Duration.ofDays(36_500)) > 0 ? Duration.ofDays(36_500).toNanos() : wait.toNanos();
-    }
-
-    private static String newOwner() {
-        return UUID.randomUUID().toString();
     }
 }

@@ -21,13 +21,14 @@ public final class HandOvers {
     static final long LEASE_RUN_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
      * How long one JVM may pass a key's row lock from thread to thread, in one transaction, before a holder
-     * ends the transaction. Other JVMs' pessimistic waiters queue in the database for the whole run, and get
-     * the row when it ends, ahead of this JVM's next thread: no gap is needed, but the run is their wait.
-     * Measured with runs of 0.5-1 s: another JVM asking every 20 ms waited 0.8 s at the median and 1.7 s
-     * at most, where it waited 7 ms at the 99th percentile without runs; a run of 10-20 ms still passes the
-     * row a hundred times at the rates measured (HandOverFairness).
+     * ends the transaction, unless the manager was given another bound
+     * ({@link io.locked.api.LockManagerBuilder#handOverRowsFor}). Other JVMs' pessimistic waiters queue in
+     * the database for the whole run, and get the row when it ends, ahead of this JVM's next thread: no gap
+     * is needed, but the run is their wait. Measured with runs of 0.5-1 s: another JVM asking every 20 ms
+     * waited 0.8 s at the median and 1.7 s at most, where it waited 7 ms at the 99th percentile without
+     * runs; a run of 10-20 ms still passes the row a hundred times at the rates measured (HandOverFairness).
      */
-    static final long ROW_RUN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    static final long ROW_RUN_NANOS = io.locked.api.LockManagerBuilder.DEFAULT_ROW_HAND_OVER_RUN.toNanos();
 
     private HandOvers() {
     }
@@ -58,10 +59,9 @@ public final class HandOvers {
      * waiters of as long a wait, which began polling anew at each gap, so that a third JVM went 10 to 80 s
      * without the key.
      *
-     * @param optimistic whether leases are passed on, rather than row locks
+     * @param most the longest run, positive: {@link #LEASE_RUN_NANOS} for leases, the manager's bound for rows
      */
-    static long runBound(TimeSource time, boolean optimistic) {
-        long most = optimistic ? LEASE_RUN_NANOS : ROW_RUN_NANOS;
+    static long runBound(TimeSource time, long most) {
         return time.spread(most / 2, most + 1);
     }
 

@@ -29,14 +29,13 @@ public final class KeyTurns {
      * one: the next local thread waits here for the row, not at the database behind every hand-over of a run.
      */
     public static final int PESSIMISTIC_TURNS = 2;
-    private static final int WAITING = 0;
-    private static final int RESERVED = 1;
-    private static final int GRANTED = 2;
-    private static final int CANCELLED = 3;
+    private enum State { WAITING, RESERVED, GRANTED, CANCELLED }
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
     private final TimeSource time;
     /** Whether the store passes row locks on: then one pessimistic turn goes at a time, else {@link #PESSIMISTIC_TURNS}. */
     private final BooleanSupplier rowsHandedOver;
+    /** The longest run of row hand-overs; zero: rows are not passed on. */
+    private volatile long rowRunNanos = HandOvers.ROW_RUN_NANOS;
     /** A bug seeded for the model checking's negative controls only (KeyTurnsModelTest); null everywhere else. */
     private final SeededBug seededBug;
 
@@ -73,14 +72,14 @@ public final class KeyTurns {
     // how long the run may last: a lease's or a row lock's (HandOvers.runBound)
     private void beginStreak(Queue queue, long now, boolean optimistic) {
         queue.streakSince = now;
-        queue.streakNanos = HandOvers.runBound(time, optimistic);
+        queue.streakNanos = HandOvers.runBound(time, optimistic ? HandOvers.LEASE_RUN_NANOS : rowRunNanos);
     }
 
     private static final class Waiter {
         final Thread thread = Thread.currentThread();
         final Wish wish;
         final boolean optimistic;
-        volatile int state = WAITING;
+        volatile State state = State.WAITING;
         volatile Handed handed;
 
         Waiter(Wish wish) {
@@ -89,9 +88,14 @@ public final class KeyTurns {
         }
     }
 
-    /** @return whether the store passes row locks on: the store's answer, asked once */
+    /** @return whether rows are passed on: the manager's run bound is not zero, and the store's answer, asked once */
     boolean rowsHandedOver() {
-        return rowsHandedOver.getAsBoolean();
+        return rowRunNanos > 0 && rowsHandedOver.getAsBoolean();
+    }
+
+    /** @param nanos the longest run of row hand-overs, zero or more: set before the first turn */
+    void rowRunsFor(long nanos) {
+        rowRunNanos = nanos;
     }
 
     // an optimistic turn goes alone; a pessimistic one may follow another pessimistic one to the database
@@ -154,7 +158,7 @@ public final class KeyTurns {
                     return null;
                 }
                 queue.waiting.poll();
-                head.state = RESERVED;
+                head.state = State.RESERVED;
                 successor = head;
                 return head.wish;
             }
@@ -195,7 +199,7 @@ public final class KeyTurns {
 
         private void grant(Waiter waiter, java.util.List<Waiter> granted) {
             activate(queue, waiter.optimistic);
-            waiter.state = GRANTED;
+            waiter.state = State.GRANTED;
             granted.add(waiter);
         }
     }
@@ -212,7 +216,7 @@ public final class KeyTurns {
      *         granted or reserved, the thread keeps it and its interrupt flag is set again
      */
     public Turn await(String key, long timeoutNanos, Wish wish) throws InterruptedException {
-        rowsHandedOver.getAsBoolean(); // asked of the store here, at the first turn, not under a queue's monitor
+        rowsHandedOver(); // asked of the store here, at the first turn, not under a queue's monitor
         Queue queue = queues.compute(key, (k, existing) -> {
             Queue used = existing != null ? existing : new Queue();
             used.users++;
@@ -241,16 +245,16 @@ public final class KeyTurns {
 
     private Turn waitForTurn(String key, Queue queue, Waiter waiter, long deadline) throws InterruptedException {
         boolean interrupted = false;
-        while (waiter.state != GRANTED) {
+        while (waiter.state != State.GRANTED) {
             long remaining = deadline - time.nanoTime();
-            if (waiter.state == WAITING && (remaining <= 0 || interrupted)) {
+            if (waiter.state == State.WAITING && (remaining <= 0 || interrupted)) {
                 synchronized (queue) {
-                    if (waiter.state == WAITING) {
+                    if (waiter.state == State.WAITING) {
                         queue.waiting.remove(waiter);
-                        waiter.state = CANCELLED;
+                        waiter.state = State.CANCELLED;
                     }
                 }
-                if (waiter.state == CANCELLED) {
+                if (waiter.state == State.CANCELLED) {
                     leave(key, queue);
                     if (interrupted) {
                         throw new InterruptedException();
@@ -260,7 +264,7 @@ public final class KeyTurns {
                 continue;
             }
             // a reserved waiter waits for the hand-over, one bounded statement, past its own deadline
-            time.parkNanos(this, waiter.state == WAITING ? remaining : TimeUnit.MILLISECONDS.toNanos(1));
+            time.parkNanos(this, waiter.state == State.WAITING ? remaining : TimeUnit.MILLISECONDS.toNanos(1));
             interrupted |= Thread.interrupted();
         }
         if (interrupted) {
