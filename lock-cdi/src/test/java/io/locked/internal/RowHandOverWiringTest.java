@@ -8,15 +8,11 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
-import io.locked.api.LockStoreUnavailableException;
-import io.locked.contract.DelegatingRepository;
-import io.locked.testing.InMemoryLockRepository;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,75 +20,16 @@ import org.junit.jupiter.api.Test;
  * whose hand-over passes the same in-memory row lock on with the next token: the waiting thread gets the
  * hold with the next token and sends no lock statement of its own, the releasing holder does not release what
  * it passed on, and the last holder releases it once. And where the hand-over fails, the releasing holder
- * releases its hold as without one, and the waiting thread takes the key from the store.
+ * releases its hold as without one, and the waiting thread takes the key from the store. The manager's run
+ * bound ends a run, and a bound of zero passes nothing on.
  */
 class RowHandOverWiringTest {
-    private static final LockRequest REQUEST = LockRequest.of("handed").mode(LockMode.PESSIMISTIC)
+    static final LockRequest REQUEST = LockRequest.of("handed").mode(LockMode.PESSIMISTIC)
             .maxWait(Duration.ofSeconds(30));
-
-    /** The in-memory store's holds, passed on by a wrapper that counts lock statements, hand-overs and releases. */
-    private static final class PassingStore extends DelegatingRepository {
-        final AtomicInteger lockStatements = new AtomicInteger();
-        final AtomicInteger handOvers = new AtomicInteger();
-        final AtomicInteger releases = new AtomicInteger();
-        volatile boolean failHandOvers;
-
-        PassingStore() {
-            super(new InMemoryLockRepository());
-        }
-
-        @Override
-        public boolean handsOverPessimisticHolds() {
-            return true;
-        }
-
-        @Override
-        public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
-            lockStatements.incrementAndGet();
-            PessimisticHold hold = super.lockPessimistic(key, owner, holder, dbWait);
-            return hold == null ? null : new Passed(hold, hold.token());
-        }
-
-        /** The same row lock under another token: what a hand-over leaves the next holder. */
-        private final class Passed implements PessimisticHold {
-            private final PessimisticHold row;
-            private final long token;
-
-            Passed(PessimisticHold row, long token) {
-                this.row = row;
-                this.token = token;
-            }
-
-            @Override
-            public long token() {
-                return token;
-            }
-
-            @Override
-            public boolean isAlive(Duration timeout) {
-                return row.isAlive(timeout);
-            }
-
-            @Override
-            public PessimisticHold handOver(String owner, String holder) {
-                if (failHandOvers) {
-                    throw new LockStoreUnavailableException("handed", "the hand-over's statement failed", null);
-                }
-                handOvers.incrementAndGet();
-                return new Passed(row, token + 1);
-            }
-
-            @Override
-            public boolean release() {
-                releases.incrementAndGet();
-                return row.release();
-            }
-        }
-    }
 
     @Test
     void theWaitingThreadGetsTheRowWithTheNextTokenAndTheLastHolderReleasesItOnce() throws Exception {
-        PassingStore store = new PassingStore();
+        RowPassingStore store = new RowPassingStore();
         try (LockManager locks = LockManagerBuilder.on(store).build()) {
             LockHandle first = locks.acquire(REQUEST);
             CompletableFuture<Long> next = waiterOf(locks);
@@ -108,7 +45,7 @@ class RowHandOverWiringTest {
 
     @Test
     void whereTheHandOverFailsTheHolderReleasesAndTheWaitingThreadTakesTheKeyFromTheStore() throws Exception {
-        PassingStore store = new PassingStore();
+        RowPassingStore store = new RowPassingStore();
         store.failHandOvers = true;
         try (LockManager locks = LockManagerBuilder.on(store).build()) {
             LockHandle first = locks.acquire(REQUEST);
@@ -125,7 +62,7 @@ class RowHandOverWiringTest {
 
     @Test
     void aManagerWhoseRunIsZeroPassesNoRowOn() throws Exception {
-        PassingStore store = new PassingStore();
+        RowPassingStore store = new RowPassingStore();
         try (LockManager locks = LockManagerBuilder.on(store).handOverRowsFor(Duration.ZERO).build()) {
             LockHandle first = locks.acquire(REQUEST);
             CompletableFuture<Long> next = waiterOf(locks);
@@ -152,7 +89,7 @@ class RowHandOverWiringTest {
 
     @Test
     void theRunIsZeroUpToTenSeconds() {
-        LockManagerBuilder builder = LockManagerBuilder.on(new PassingStore());
+        LockManagerBuilder builder = LockManagerBuilder.on(new RowPassingStore());
         for (Duration refused : new Duration[] {null, Duration.ofNanos(-1), Duration.ofSeconds(10).plusNanos(1)}) {
             IllegalArgumentException thrown = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                     () -> builder.handOverRowsFor(refused));
@@ -161,7 +98,7 @@ class RowHandOverWiringTest {
     }
 
     private static java.util.List<Integer> chainOfThree(Duration run) throws Exception {
-        PassingStore store = new PassingStore();
+        RowPassingStore store = new RowPassingStore();
         try (LockManager locks = LockManagerBuilder.on(store).handOverRowsFor(run).build()) {
             LockHandle first = locks.acquire(REQUEST);
             CompletableFuture<Long> second = waiterOf(locks);
@@ -177,7 +114,7 @@ class RowHandOverWiringTest {
     }
 
     /** A thread that waits for the key, once it waits in the JVM's queue; its token, once it got and released the key. */
-    private static CompletableFuture<Long> waiterOf(LockManager locks) throws InterruptedException {
+    static CompletableFuture<Long> waiterOf(LockManager locks) throws InterruptedException {
         CountDownLatch asking = new CountDownLatch(1);
         CompletableFuture<Long> token = new CompletableFuture<>();
         Thread waiter = new Thread(() -> {
