@@ -119,7 +119,7 @@ class DrainOnCloseTest {
     }
 
     // the manager refuses new locks from the moment close begins
-    private static void awaitRefusal(LockManager locks) throws InterruptedException {
+    static void awaitRefusal(LockManager locks) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() - deadline < 0) {
             LockHandle granted;

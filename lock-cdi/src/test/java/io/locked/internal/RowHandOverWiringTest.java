@@ -60,6 +60,37 @@ class RowHandOverWiringTest {
         }
     }
 
+    /**
+     * The manager begins to close, draining, while a thread waits behind the holder. The holder's release may pass
+     * the row on, but the drain grants nothing new: the waiting thread is refused, the row it may have been handed
+     * is released at once, and the drain ends with the holder's release, leaving the key free in the store.
+     */
+    @Test
+    void aThreadWaitingWhenTheDrainBeginsIsRefusedAndTheRowIsFreeAfterIt() throws Exception {
+        RowPassingStore store = new RowPassingStore();
+        LockManager locks = LockManagerBuilder.on(store).drainOnClose(Duration.ofSeconds(30)).build();
+        LockHandle first = locks.acquire(REQUEST);
+        CompletableFuture<Long> next = waiterOf(locks);
+        CompletableFuture<Void> closing = CompletableFuture.runAsync(locks::close);
+        DrainOnCloseTest.awaitRefusal(locks); // its probes of other keys, taken before the close began, count as releases
+        int releasesBefore = store.releases.get();
+
+        first.close();
+
+        java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class, () -> next.get(30, TimeUnit.SECONDS));
+        assertTrue(refused.getCause() instanceof io.locked.api.LockManagerClosedException, refused.getCause().toString());
+        closing.get(30, TimeUnit.SECONDS);
+        assertEquals(1, store.handOvers.get(), "hand-overs: the release passed the row to the waiting thread");
+        assertEquals(1, store.releases.get() - releasesBefore, "releases: the handed row, given back by the closed manager");
+        try (LockManager another = LockManagerBuilder.on(store).build()) {
+            assertTrue(another.tryAcquire(REQUEST).map(held -> {
+                held.close();
+                return true;
+            }).orElse(false), "the key was left held after the drain");
+        }
+    }
+
     @Test
     void aManagerWhoseRunIsZeroPassesNoRowOn() throws Exception {
         RowPassingStore store = new RowPassingStore();
