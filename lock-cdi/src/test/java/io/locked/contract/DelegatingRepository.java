@@ -9,7 +9,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-/** A repository that passes every call to a real one: test wrappers override only what they disturb. */
+/**
+ * A repository that passes every call to a real one: test wrappers override only what they disturb. The batch
+ * renewal ({@code renewLeases}) and the refusal of a mode and type keep the interface's defaults on purpose:
+ * they go through {@code renewLease} and {@code refusal(mode)}, so a wrapper that disturbs those disturbs them too.
+ */
 public abstract class DelegatingRepository implements LockRepository {
     /** The store that does the work. */
     protected final LockRepository delegate;

@@ -1,6 +1,7 @@
 package io.locked.it.process;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockHandle;
@@ -26,7 +27,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * kill -9 of a JVM whose threads pass one key's row lock from holder to holder in its transaction (clock tokens
- * on the native path: a run of hand-overs, none of its tokens committed). Each holder writes a counter fenced
+ * on the native path: a run of hand-overs, none of its tokens committed), once the worker has counted 200 of
+ * them. Each holder writes a counter fenced
  * by its token (the counter row keeps the highest token that wrote, and refuses lower ones). After the kill the
  * run's transaction is gone with its session: the next holder, in another JVM, gets the row with a token above
  * every token of the run that wrote, its fenced write goes through, and a late write of the run's last writer
@@ -36,6 +38,8 @@ class HandOverCrashTest {
     private static final int THREADS = 8;
     /** Counter writes to see before the kill: enough for runs of hand-overs to have formed many times. */
     private static final long WRITES_BEFORE_KILL = 300;
+    /** Rows the worker's holders passed on before the kill, counted by the worker (printed at each hundredth). */
+    private static final long HAND_OVERS_BEFORE_KILL = 200;
 
     @TempDir
     Path dir;
@@ -56,6 +60,9 @@ class HandOverCrashTest {
              WorkerProcess worker = WorkerProcess.start(dir.resolve("worker.log"), database.workerEnvironment(),
                      args.toArray(String[]::new))) {
             awaitWrites(database, key, worker);
+            // runs of hand-overs did form: the kill falls on a transaction that passed the row on many times
+            assertNotNull(worker.awaitLine(HandOverCount.LINE + HAND_OVERS_BEFORE_KILL, 120),
+                    "the worker ended before its holders passed " + HAND_OVERS_BEFORE_KILL + " rows on: " + worker.logTail());
 
             worker.kill();
 

@@ -14,6 +14,7 @@ import io.locked.it.weld.LockedDeployment;
 import io.locked.it.weld.TestConfig;
 import io.locked.jpa.LockFence;
 import io.locked.jpa.LockStatements;
+import io.locked.jpa.LockTokens;
 import io.locked.jpa.StandbyCommits;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
@@ -44,7 +45,8 @@ import org.jboss.weld.environment.se.WeldContainer;
  *   happens as events on standard output (the fault tests). With {@code permits=N} the threads take
  *   permits of the key and the history holds each section's slot ({@link RowLines}); with
  *   {@code write-percent=P} they read or write under the key's read/write lock and it holds each
- *   section's row and whether it wrote. {@code mode=-}
+ *   section's row and whether it wrote. With {@code tokens=CLOCK} and {@code mode=PESSIMISTIC} it prints
+ *   {@code HANDED-OVER n} at every hundredth row its holders passed on ({@link HandOverCount}). {@code mode=-}
  *   runs without any lock: the negative control that shows the checker catches what a missing lock does.</li>
  *   <li>{@code locked-bean DATABASE MODE KEY THREADS CYCLES HISTORY_FILE}: the same through a
  *   {@code @Locked} bean on Weld SE, the mode set by MicroProfile Config.</li>
@@ -101,7 +103,8 @@ public final class LockWorker {
                     return options.synchronousCommit() == null ? settings
                             : settings.postgresqlSynchronousCommit(StandbyCommits.parse(options.synchronousCommit()));
                 });
-             LockManager locks = LockManagerBuilder.on(store.repository()).build()) {
+             LockManager locks = LockManagerBuilder.on(countHandOvers(options) ? new HandOverCount(store.repository())
+                     : store.repository()).build()) {
             ready();
             runThreads(options.threads(), () -> new CycleLoop(options, store.pool().dataSource(), locks, control, history, writes,
                     rows).run());
@@ -110,6 +113,11 @@ public final class LockWorker {
             writes.writeTo(options.writes());
         }
         writeHistory(options.permits() > 0 || options.readWrite() ? rows.lines() : lines(history), options.history());
+    }
+
+    /** Where holds may pass their row lock on (clock tokens, pessimistic): the worker prints their count. */
+    private static boolean countHandOvers(CycleOptions options) {
+        return options.tokens() == LockTokens.CLOCK && options.mode() == LockMode.PESSIMISTIC;
     }
 
     private static void runLockedBean(TestDatabase database, String mode, String key, int threads, int cycles,

@@ -1,0 +1,74 @@
+package io.locked.it.process;
+
+import io.locked.contract.DelegatingRepository;
+import io.locked.spi.LockRepository;
+import io.locked.spi.PessimisticHold;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A worker's store that counts the row locks its holds pass on ({@link PessimisticHold#handOver}) and prints
+ * {@code HANDED-OVER n} at every hundredth: the crash test kills the worker only once runs of hand-overs
+ * have formed, not merely once its threads have cycled.
+ */
+final class HandOverCount extends DelegatingRepository {
+    static final String LINE = "HANDED-OVER ";
+    private final AtomicLong handedOver = new AtomicLong();
+
+    HandOverCount(LockRepository delegate) {
+        super(delegate);
+    }
+
+    @Override
+    public PessimisticHold lockPessimistic(String key, String owner, String holder, Duration dbWait) {
+        PessimisticHold hold = super.lockPessimistic(key, owner, holder, dbWait);
+        return hold == null ? null : new Counted(hold);
+    }
+
+    /** The store's hold, whose hand-overs are counted. */
+    private final class Counted implements PessimisticHold {
+        private final PessimisticHold hold;
+
+        Counted(PessimisticHold hold) {
+            this.hold = hold;
+        }
+
+        @Override
+        public long token() {
+            return hold.token();
+        }
+
+        @Override
+        public boolean isAlive(Duration timeout) {
+            return hold.isAlive(timeout);
+        }
+
+        @Override
+        public AnotherRow lockAnotherRow(String key, boolean shared) {
+            return hold.lockAnotherRow(key, shared);
+        }
+
+        @Override
+        public PessimisticHold handOver(String owner, String holder) {
+            PessimisticHold next = hold.handOver(owner, holder);
+            if (next == null) {
+                return null;
+            }
+            long count = handedOver.incrementAndGet();
+            if (count % 100 == 0) {
+                System.out.println(LINE + count);
+            }
+            return new Counted(next);
+        }
+
+        @Override
+        public boolean release() {
+            return hold.release();
+        }
+
+        @Override
+        public boolean release(Duration holdAtLeast) {
+            return hold.release(holdAtLeast);
+        }
+    }
+}
