@@ -9,6 +9,9 @@ import io.locked.api.LockRequest;
 import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockTokens;
 import jakarta.persistence.EntityManagerFactory;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,28 +28,32 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The hot key's fairness to other JVMs: one lock manager (the hammering JVM, its own pool and queue) cycles
- * 16 threads on one key, {@code PESSIMISTIC}, while a second manager (the other JVM, a pool and queue of its
- * own) asks for the same key every 20 ms from one thread and counts how long each of its acquisitions waited.
- * Twice per database: with clock tokens, where the hammering JVM passes the row from thread to thread in runs
- * of 0.5-1 s, and with written tokens, where each of its holders commits and the next locks anew.
+ * The hot key's fairness to other JVMs: this JVM (the hammering one) cycles 16 threads of one lock manager on
+ * one key, {@code PESSIMISTIC}, while another JVM, started for it with a pool and manager of its own, asks for
+ * the same key every 20 ms from one thread and reports how long each of its acquisitions waited. Per database:
+ * with clock tokens, where the hammering JVM passes the row from thread to thread in runs bounded by its
+ * manager's {@link LockManagerBuilder#handOverRowsFor} (one row per bound asked for), and with written tokens,
+ * where each of its holders commits and the next locks anew.
  *
  * <p>Run with {@code mvn -q -Pbench -DskipTests verify -pl it-tests -am
  * -Dbench.main=io.locked.bench.HandOverFairness}. System properties: {@code bench.databases} (mariadb,postgresql),
- * {@code bench.fairness.seconds} (20), {@code bench.fairness.out} (target/hand-over-fairness.md).
+ * {@code bench.fairness.seconds} (20), {@code bench.fairness.row-runs} (milliseconds, comma-separated: 20),
+ * {@code bench.fairness.out} (target/hand-over-fairness.md).
  */
 public final class HandOverFairness {
     private static final int HAMMERING_THREADS = 16;
     private static final long ASK_EVERY_MILLIS = 20;
+    private static final String ASK = "ask";
 
     private HandOverFairness() {
     }
 
     /**
-     * @param cycles    the hammering JVM's acquisitions in the window
+     * @param rowRun     the hammering manager's bound of a run of row hand-overs; null with written tokens
+     * @param cycles     the hammering JVM's acquisitions in the window
      * @param waitsNanos how long each of the other JVM's acquisitions waited
      */
-    record Run(LockTokens tokens, long cycles, long windowNanos, long[] waitsNanos) {
+    record Run(LockTokens tokens, Duration rowRun, long cycles, long windowNanos, long[] waitsNanos) {
         double cyclesPerSecond() {
             return cycles * 1e9 / windowNanos;
         }
@@ -59,21 +66,32 @@ public final class HandOverFairness {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals(ASK)) {
+            ask(BenchDatabase.valueOf(args[1]), LockTokens.valueOf(args[2]), args[3], Duration.ofMillis(Long.parseLong(args[4])));
+            return;
+        }
         List<BenchDatabase> databases = Arrays.stream(Benchmark.property("bench.databases", "mariadb,postgresql").split(","))
                 .map(name -> BenchDatabase.valueOf(name.trim().toUpperCase(Locale.ROOT))).toList();
         Duration window = Duration.ofSeconds(Long.parseLong(Benchmark.property("bench.fairness.seconds", "20")));
+        List<Duration> rowRuns = Arrays.stream(Benchmark.property("bench.fairness.row-runs", "20").split(","))
+                .map(millis -> Duration.ofMillis(Long.parseLong(millis.trim()))).toList();
         StringBuilder report = new StringBuilder("## The hot key's fairness to another JVM, " + Instant.now() + "\n\n"
-                + "Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores; one manager"
-                + " cycles " + HAMMERING_THREADS + " threads on one key (`PESSIMISTIC`, an empty critical section), another"
-                + " manager with a pool of its own asks for the key every " + ASK_EVERY_MILLIS + " ms from one thread; "
+                + "Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores; one JVM"
+                + " cycles " + HAMMERING_THREADS + " threads of one manager on one key (`PESSIMISTIC`, an empty critical"
+                + " section), another JVM asks for the key every " + ASK_EVERY_MILLIS + " ms from one thread; "
                 + window.toSeconds() + " s per row.\n\n"
-                + "| database | tokens | hammering JVM, cycles/s | other JVM's acquisitions | its wait p50 ms | p99 ms | max ms |\n"
-                + "|---|---|---:|---:|---:|---:|---:|\n");
+                + "| database | tokens | row run | hammering JVM, cycles/s | other JVM's acquisitions | its wait p50 ms | p99 ms | max ms |\n"
+                + "|---|---|---:|---:|---:|---:|---:|---:|\n");
         for (BenchDatabase database : databases) {
-            for (LockTokens tokens : List.of(LockTokens.CLOCK, LockTokens.WRITTEN)) {
-                Run run = run(database, tokens, window);
-                report.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %d | %.1f | %.1f | %.1f |%n", database,
-                        tokens == LockTokens.CLOCK ? "clock (row hand-over)" : "written", run.cyclesPerSecond(),
+            List<Run> runs = new ArrayList<>();
+            for (Duration rowRun : rowRuns) {
+                runs.add(run(database, LockTokens.CLOCK, rowRun, window));
+            }
+            runs.add(run(database, LockTokens.WRITTEN, null, window));
+            for (Run run : runs) {
+                report.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %d | %.1f | %.1f | %.1f |%n", database,
+                        run.tokens() == LockTokens.CLOCK ? "clock (row hand-over)" : "written",
+                        run.rowRun() == null ? "" : run.rowRun().toMillis() + " ms", run.cyclesPerSecond(),
                         run.waitsNanos().length, run.waitMillis(0.5), run.waitMillis(0.99), run.waitMillis(1.0)));
             }
         }
@@ -84,32 +102,34 @@ public final class HandOverFairness {
         System.out.println("Written to " + out.toAbsolutePath());
     }
 
-    private static Run run(BenchDatabase database, LockTokens tokens, Duration window) throws Exception {
+    private static Run run(BenchDatabase database, LockTokens tokens, Duration rowRun, Duration window) throws Exception {
         String key = "fairness-bench-" + tokens + "-" + System.nanoTime();
-        try (HikariDataSource hammeringPool = database.pool(HAMMERING_THREADS + 4);
-             HikariDataSource otherPool = database.pool(4)) {
-            EntityManagerFactory hammeringUnit = database.entityManagerFactory(hammeringPool);
-            EntityManagerFactory otherUnit = database.entityManagerFactory(otherPool);
+        try (HikariDataSource pool = database.pool(HAMMERING_THREADS + 4)) {
+            EntityManagerFactory unit = database.entityManagerFactory(pool);
             try {
-                JpaLockRepository hammeringStore = JpaLockRepository.builder(hammeringUnit).tokens(tokens).build();
-                hammeringStore.createTableIfMissing();
-                JpaLockRepository otherStore = JpaLockRepository.builder(otherUnit).tokens(tokens).build();
-                return measure(key, hammeringStore, otherStore, tokens, window);
+                JpaLockRepository store = JpaLockRepository.builder(unit).tokens(tokens).build();
+                store.createTableIfMissing();
+                LockManagerBuilder manager = LockManagerBuilder.on(store);
+                if (rowRun != null) {
+                    manager.handOverRowsFor(rowRun);
+                }
+                try (LockManager hammering = manager.build()) {
+                    return measure(database, key, hammering, tokens, rowRun, window);
+                }
             } finally {
-                hammeringUnit.close();
-                otherUnit.close();
+                unit.close();
             }
         }
     }
 
-    private static Run measure(String key, JpaLockRepository hammeringStore, JpaLockRepository otherStore,
-                               LockTokens tokens, Duration window) throws Exception {
+    private static Run measure(BenchDatabase database, String key, LockManager hammering, LockTokens tokens,
+                               Duration rowRun, Duration window) throws Exception {
         LockRequest request = LockRequest.of(key).mode(LockMode.PESSIMISTIC).maxWait(Duration.ofSeconds(60));
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong cycles = new AtomicLong();
         ExecutorService threads = Executors.newFixedThreadPool(HAMMERING_THREADS);
-        try (LockManager hammering = LockManagerBuilder.on(hammeringStore).build();
-             LockManager other = LockManagerBuilder.on(otherStore).build()) {
+        Process other = null;
+        try {
             List<Future<?>> hammers = new ArrayList<>();
             for (int t = 0; t < HAMMERING_THREADS; t++) {
                 hammers.add(threads.submit(() -> {
@@ -121,26 +141,64 @@ public final class HandOverFairness {
                     return null;
                 }));
             }
-            Thread.sleep(1000); // warm-up: the hammering runs at its pace before the other JVM asks
-            long counted = cycles.get();
-            long start = System.nanoTime();
+            other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                    "-Djava.util.logging.config.file=" + System.getProperty("java.util.logging.config.file", ""),
+                    "-cp", System.getProperty("java.class.path"), HandOverFairness.class.getName(), ASK, database.name(),
+                    tokens.name(), key, Long.toString(window.toMillis()))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start(); // started while the hammering warms up
             List<Long> waits = new ArrayList<>();
-            while (System.nanoTime() - start < window.toNanos()) {
-                long asked = System.nanoTime();
-                try (LockHandle held = other.acquire(request)) {
-                    waits.add(System.nanoTime() - asked);
+            long counted = 0;
+            long start = 0;
+            long end = 0;
+            try (BufferedReader lines = new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = lines.readLine(); line != null && end == 0; line = lines.readLine()) {
+                    if (line.equals("ASKING")) { // the other JVM started and asks from now on: the window begins
+                        counted = cycles.get();
+                        start = System.nanoTime();
+                    } else if (line.startsWith("WAITED ")) {
+                        waits.add(Long.parseLong(line.substring("WAITED ".length())));
+                    } else if (line.equals("DONE")) {
+                        end = System.nanoTime();
+                    }
                 }
-                Thread.sleep(ASK_EVERY_MILLIS);
             }
-            long windowNanos = System.nanoTime() - start;
+            if (start == 0 || end == 0 || other.waitFor() != 0) {
+                throw new IllegalStateException("the other JVM did not finish its window (exit " + other.waitFor() + ")");
+            }
             long hammered = cycles.get() - counted;
             stop.set(true);
             for (Future<?> hammer : hammers) {
                 hammer.get(60, TimeUnit.SECONDS);
             }
-            return new Run(tokens, hammered, windowNanos, waits.stream().mapToLong(Long::longValue).toArray());
+            return new Run(tokens, rowRun, hammered, end - start, waits.stream().mapToLong(Long::longValue).toArray());
         } finally {
+            stop.set(true);
+            if (other != null) {
+                other.destroyForcibly();
+            }
             threads.shutdownNow();
+        }
+    }
+
+    /** The other JVM: asks for the key every 20 ms for the window, printing each acquisition's wait in nanoseconds. */
+    private static void ask(BenchDatabase database, LockTokens tokens, String key, Duration window) throws Exception {
+        LockRequest request = LockRequest.of(key).mode(LockMode.PESSIMISTIC).maxWait(Duration.ofSeconds(60));
+        try (HikariDataSource pool = database.pool(4)) {
+            EntityManagerFactory unit = database.entityManagerFactory(pool);
+            try (LockManager other = LockManagerBuilder.on(JpaLockRepository.builder(unit).tokens(tokens).build()).build()) {
+                System.out.println("ASKING");
+                long start = System.nanoTime();
+                while (System.nanoTime() - start < window.toNanos()) {
+                    long asked = System.nanoTime();
+                    try (LockHandle held = other.acquire(request)) {
+                        System.out.println("WAITED " + (System.nanoTime() - asked));
+                    }
+                    Thread.sleep(ASK_EVERY_MILLIS);
+                }
+                System.out.println("DONE");
+            } finally {
+                unit.close();
+            }
         }
     }
 }
