@@ -47,17 +47,7 @@ class RowHandOverWiringTest {
     void whereTheHandOverFailsTheHolderReleasesAndTheWaitingThreadTakesTheKeyFromTheStore() throws Exception {
         RowPassingStore store = new RowPassingStore();
         store.failHandOvers = true;
-        try (LockManager locks = LockManagerBuilder.on(store).build()) {
-            LockHandle first = locks.acquire(REQUEST);
-            CompletableFuture<Long> next = waiterOf(locks);
-
-            first.close();
-
-            assertTrue(next.get(30, TimeUnit.SECONDS) > first.token(), "the waiting thread's token");
-            assertEquals(2, store.lockStatements.get(), "lock statements");
-            assertEquals(0, store.handOvers.get(), "hand-overs");
-            assertEquals(2, store.releases.get(), "releases: the first holder's, then the second's");
-        }
+        assertTheWaitingThreadTookTheKeyFromTheStore(store, LockManagerBuilder.on(store));
     }
 
     /**
@@ -94,7 +84,13 @@ class RowHandOverWiringTest {
     @Test
     void aManagerWhoseRunIsZeroPassesNoRowOn() throws Exception {
         RowPassingStore store = new RowPassingStore();
-        try (LockManager locks = LockManagerBuilder.on(store).handOverRowsFor(Duration.ZERO).build()) {
+        assertTheWaitingThreadTookTheKeyFromTheStore(store, LockManagerBuilder.on(store).handOverRowsFor(Duration.ZERO));
+    }
+
+    /** A holder releases while a thread waits; the store passes nothing on, and the thread locks the key itself. */
+    private static void assertTheWaitingThreadTookTheKeyFromTheStore(RowPassingStore store, LockManagerBuilder manager)
+            throws Exception {
+        try (LockManager locks = manager.build()) {
             LockHandle first = locks.acquire(REQUEST);
             CompletableFuture<Long> next = waiterOf(locks);
 
