@@ -50,6 +50,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Timeout(120)
 class RowHandOverTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
+    /** Threads of one manager cycling on one key, and cycles each. */
+    private static final int THREADS = 8;
+    private static final int CYCLES = 40;
     private final Map<String, Store> stores = new HashMap<>();
 
     @AfterAll
@@ -213,6 +216,20 @@ class RowHandOverTest {
     @ParameterizedTest
     @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRESQL"})
     void threadsOfOneJvmPassTheRowAroundWithoutOverlapAndWithRisingTokens(TestDatabase database) throws Exception {
+        int statements = lockStatementsOfThreadsOnOneKey(database, LockManagerBuilder.DEFAULT_ROW_HAND_OVER_RUN);
+        assertTrue(statements < THREADS * CYCLES, "every hold took the row with a statement of its own: "
+                + statements + " for " + THREADS * CYCLES + " holds");
+    }
+
+    /** The same with a manager whose run bound is zero ({@code locked.hand-over.row-run=0s}): nothing is passed on. */
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRESQL"})
+    void aManagerWhoseRunIsZeroTakesEveryHoldWithAStatement(TestDatabase database) throws Exception {
+        assertEquals(THREADS * CYCLES, lockStatementsOfThreadsOnOneKey(database, Duration.ZERO), "lock statements");
+    }
+
+    /** @return how many lock statements the holds sent, once the history checker found them exclusive */
+    private int lockStatementsOfThreadsOnOneKey(TestDatabase database, Duration rowRun) throws Exception {
         Store store = handingOver(database);
         AtomicInteger lockStatements = new AtomicInteger();
         LockRepository counting = new DelegatingRepository(store.repository()) {
@@ -222,18 +239,15 @@ class RowHandOverTest {
                 return super.lockPessimistic(key, owner, holder, dbWait);
             }
         };
-        int threads = 8;
-        int cycles = 40;
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        try (LockManager manager = LockManagerBuilder.on(counting).build()) {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        try (LockManager manager = LockManagerBuilder.on(counting).handOverRowsFor(rowRun).build()) {
             ThreadsOnOneKey.assertExclusion(manager, "hand-over-threads:" + UUID.randomUUID(), LockMode.PESSIMISTIC, pool,
-                    threads, cycles, Duration.ofSeconds(60), Duration.ofSeconds(90));
+                    THREADS, CYCLES, Duration.ofSeconds(60), Duration.ofSeconds(90));
         } finally {
             pool.shutdownNow();
         }
-        assertTrue(lockStatements.get() < threads * cycles, "every hold took the row with a statement of its own: "
-                + lockStatements.get() + " for " + threads * cycles + " holds");
         assertEquals(0, store.borrowedConnections(), "a connection was not given back");
         assertEquals(0, store.openTransactionsOnServer(), "a transaction was left open");
+        return lockStatements.get();
     }
 }
