@@ -1,5 +1,6 @@
 package io.locked.api;
 
+import io.locked.internal.definition.Durations;
 import java.time.Duration;
 
 /**
@@ -48,10 +49,11 @@ public class LockNotAcquiredException extends LockException {
 
     private static String message(String key, Duration wait, Reason reason, String detail) {
         if (reason == Reason.NO_CONNECTION) {
-            return "Lock '" + key + "' not acquired within " + wait + ": no database connection"
+            return "Lock '" + key + "' not acquired within " + Durations.text(wait) + ": no database connection"
                     + (detail == null ? "" : " (" + detail + ")");
         }
-        return "Lock '" + key + "' not acquired within " + wait;
+        // the wait as users write it in config and annotations (10s, 250ms), not as Duration prints it (PT10S)
+        return "Lock '" + key + "' not acquired within " + Durations.text(wait);
     }
 
     /** @return why the lock was not acquired */

@@ -21,4 +21,13 @@ class LockExceptionTest {
         assertEquals("order:42", exclusive.key());
         assertTrue(exclusive.getMessage().startsWith("Lock 'order:42' (token 1)"), exclusive.getMessage());
     }
+
+    @Test
+    void aWaitIsWrittenAsUsersWriteIt() {
+        assertEquals("Lock 'order:42' not acquired within 10s",
+                new LockNotAcquiredException("order:42", java.time.Duration.ofSeconds(10)).getMessage());
+        assertEquals("Lock 'order:42' not acquired within 250ms: no database connection (pool 'app')",
+                new LockNotAcquiredException("order:42", java.time.Duration.ofMillis(250),
+                        LockNotAcquiredException.Reason.NO_CONNECTION, "pool 'app'").getMessage());
+    }
 }
