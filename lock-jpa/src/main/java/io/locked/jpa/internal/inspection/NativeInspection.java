@@ -182,7 +182,7 @@ public final class NativeInspection {
                     ? rows(connection, sql, parameters, true)
                     : database.readUncommitted(connection, c -> database.readsUncommittedKeysFirst()
                             ? rowsOfKeysFound(c, filter, parameters, limit) : rows(c, sql, parameters, false));
-            Set<String> rowLocked = database.showsHolderSessions() ? Set.of() : rowLocked(connection, rows);
+            Set<String> rowLocked = sessions ? Set.of() : rowLocked(connection, rows);
             List<LockRowState> states = new ArrayList<>(rows.size());
             for (InspectedRow row : rows) {
                 states.add(row.state(rowLocked.contains(row.key())));
