@@ -47,15 +47,7 @@ public record CleanupSettings(Duration idleAfter, Duration every) {
             }
             return Optional.empty();
         }
-        return Optional.of(new CleanupSettings(
-                idleAfter.map(text -> parse(IDLE_AFTER, text)).orElse(DEFAULT_IDLE_AFTER), parse(EVERY, every.get())));
-    }
-
-    private static Duration parse(String key, String text) {
-        try {
-            return Durations.parse(text);
-        } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new IllegalArgumentException("Invalid " + key + ": " + e.getMessage());
-        }
+        return Optional.of(new CleanupSettings(Durations.setting(config, IDLE_AFTER, DEFAULT_IDLE_AFTER),
+                Durations.setting(config, EVERY, null)));
     }
 }

@@ -24,17 +24,6 @@ public record HealthSettings(Duration timeout) {
      * @throws IllegalArgumentException naming the key, for a value that is not a positive duration
      */
     public static HealthSettings from(SettingLookup config) {
-        String text = config.get(TIMEOUT).filter(value -> !value.isBlank()).orElse(null);
-        if (text == null) {
-            return new HealthSettings(DEFAULT_TIMEOUT);
-        }
-        try {
-            return new HealthSettings(Durations.parse(text));
-        } catch (ArithmeticException e) {
-            throw new IllegalArgumentException("Invalid " + TIMEOUT + ": " + e.getMessage());
-        } catch (IllegalArgumentException e) {
-            throw e.getMessage() != null && e.getMessage().startsWith("Invalid " + TIMEOUT) ? e
-                    : new IllegalArgumentException("Invalid " + TIMEOUT + ": " + e.getMessage());
-        }
+        return new HealthSettings(Durations.setting(config, TIMEOUT, DEFAULT_TIMEOUT));
     }
 }
