@@ -1,6 +1,7 @@
 package io.locked.internal.readwrite;
 
 import io.locked.api.LockException;
+import io.locked.internal.base.KeepTimer;
 import io.locked.internal.base.TimeSource;
 import io.locked.internal.base.Waiters;
 import java.time.Duration;

@@ -5,6 +5,7 @@ import io.locked.api.LockLostException;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.internal.base.Backoff;
+import io.locked.internal.base.KeepTimer;
 import io.locked.internal.base.SeededBug;
 import io.locked.internal.base.TimeSource;
 import io.locked.internal.exclusive.AcquisitionView;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.locked.api.LockHandle;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.internal.base.KeepTimer;
 import io.locked.internal.exclusive.ScenarioThreads;
 import io.locked.spi.LockRows;
 import java.time.Duration;

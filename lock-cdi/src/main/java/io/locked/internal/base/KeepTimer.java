@@ -1,8 +1,8 @@
-package io.locked.internal.readwrite;
+package io.locked.internal.base;
 
 import java.util.function.LongSupplier;
 
-/** Runs a task once, later, off the caller's thread: the end of a reader slot's keep ({@link ReaderSlotKeep}). */
+/** Runs a task once, later, off the caller's thread: the end of a keep ({@link KeepSweep}). */
 @FunctionalInterface
 public interface KeepTimer {
     /** @return false, nothing scheduled, when the timer no longer runs */
