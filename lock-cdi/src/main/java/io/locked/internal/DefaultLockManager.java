@@ -266,13 +266,14 @@ public final class DefaultLockManager extends AsyncLockCalls {
     }
 
     /** How long a JVM's emptied optimistic reader slot stays held for its next reader or writer ({@link io.locked.api.LockManagerBuilder#keepReaderSlotsFor}). */
-    public void keepReaderSlotsFor(Duration keep) { // checked by the builder, as the two settings below
+    public void keepReaderSlotsFor(Duration keep) { // checked by the builder, as the settings below
         readWriteSlots.keepReaderSlotsFor(keep);
     }
 
-    /** How long a run of row hand-overs between this manager's threads may last ({@link io.locked.api.LockManagerBuilder#handOverRowsFor}). */
-    public void handOverRowsFor(Duration run) {
-        exclusive.handOverRowsFor(run);
+    /** A run of row hand-overs' bound, and a released lease's keep (LockManagerBuilder.handOverRowsFor, keepLeasesFor). */
+    public void passKeysOn(Duration rowRun, Duration leaseKeep) {
+        exclusive.handOverRowsFor(rowRun);
+        exclusive.keepLeasesFor(leaseKeep);
     }
 
     /** How long {@link #close()} lets the locks still held end before it stops the watchdog. */

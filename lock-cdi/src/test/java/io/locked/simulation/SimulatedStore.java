@@ -47,6 +47,7 @@ final class SimulatedStore implements LockRepository {
     private final Map<String, List<Thread>> rowLockWaiters = new HashMap<>();
     private final boolean handsOver;
     private int rowHandOvers;
+    private int leaseHandOvers;
     /** Clock tokens: a counter that no rollback lowers. */
     private long lastToken;
     /** The database's clock minus the JVMs' monotonic clock; a step moves it. */
@@ -119,6 +120,11 @@ final class SimulatedStore implements LockRepository {
     /** @return how many row locks were passed from holder to holder */
     synchronized int rowHandOvers() {
         return rowHandOvers;
+    }
+
+    /** @return leases passed on in one statement: to a local waiter, or (in tries, all of them) from a lease kept after its release */
+    synchronized int leaseHandOvers() {
+        return leaseHandOvers;
     }
 
     void waitIn(World waits) {
@@ -540,6 +546,7 @@ final class SimulatedStore implements LockRepository {
             row.version++;
             row.acquiredAtNanos = dbNow();
             row.expiresAtNanos = dbNow() + duration.toNanos();
+            leaseHandOvers++;
             return new Lease(lease.key(), newOwner, row.token, row.version);
         });
     }

@@ -4,6 +4,7 @@ import io.locked.api.LockException;
 import io.locked.api.LockHandle;
 import io.locked.api.LockInfo;
 import io.locked.api.LockLostException;
+import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockManagerClosedException;
 import io.locked.api.LockMode;
 import io.locked.api.LockNotAcquiredException;
@@ -67,6 +68,8 @@ final class Simulation {
     private static final String PESSIMISTIC_READ_WRITE_KEY = "rwp";
     private static final String PERMITS_KEY = "permits";
     private static final int PERMITS = 2;
+    /** How long a JVM of a seed that keeps leases keeps one after its release (virtual time; past the builder's bound, to meet more takes). */
+    private static final Duration LEASE_KEEP = Duration.ofMillis(300);
 
     /**
      * @param jvms     lock managers
@@ -114,10 +117,11 @@ final class Simulation {
      * @param waitedIn   acquisitions that waited and got the key
      * @param terms      leadership terms granted
      * @param rowHandOvers row locks passed from holder to holder in a JVM
+     * @param leaseHandOvers leases passed on in one statement: to a local waiter, or from a lease kept after its release
      */
     record Outcome(long seed, List<String> violations, int sections, int signalled, long virtualNanos, String trace,
                    int mostReadersAtOnce, int mostPessimisticReadersAtOnce, int mostPermitsAtOnce, int waitedIn, int terms,
-                   int rowHandOvers) {
+                   int rowHandOvers, int leaseHandOvers) {
         boolean failed() {
             return !violations.isEmpty();
         }
@@ -133,6 +137,8 @@ final class Simulation {
     private final VirtualClock clock;
     private final Trace trace;
     private final SimulatedStore store;
+    /** Whether the JVMs keep a released lease for their next take of its key (LockManagerBuilder.keepLeasesFor). */
+    private final boolean keepsLeases;
     private final World world;
     private final List<Jvm> jvms = new ArrayList<>();
     private final Map<String, List<CriticalSection>> sections = new HashMap<>();
@@ -161,6 +167,8 @@ final class Simulation {
         // odd seeds pass row locks from holder to holder in a JVM, even ones release them: read off the seed, not
         // drawn, so that the runs of even seeds go as they went before hand-overs of row locks were written
         boolean handsOver = seed % 2 == 1;
+        // one seed in four of those keeps released leases: the others go as they went before leases were kept
+        this.keepsLeases = seed % 4 == 3;
         this.store = new SimulatedStore(clock, random, settings.rates(), trace, settings.storeBug(), batchSize, handsOver);
         this.world = settings.waits() ? new World(clock, this::pausedUntil) : null;
         this.leadership = settings.waits() ? new LeadershipTerms(trace, violations, term -> store.cuts().stream()
@@ -171,6 +179,7 @@ final class Simulation {
         clock.waitIn(world);
         store.waitIn(world);
         trace.add("renewals in batches of up to " + batchSize + (handsOver ? ", row locks handed over" : "")
+                + (keepsLeases ? ", leases kept " + LEASE_KEEP.toMillis() + " ms after their release" : "")
                 + (settings.waits() ? ", calls that wait" : ", tries"));
     }
 
@@ -193,6 +202,9 @@ final class Simulation {
             this.locks = new DefaultLockManager(store, time,
                     new LeaseWatchdog(scheduler, clock::nanoTime, calls, store, clock),
                     SESSION_CHECK, LockMetrics.NONE, settings.bug());
+            if (keepsLeases) {
+                locks.passKeysOn(LockManagerBuilder.DEFAULT_ROW_HAND_OVER_RUN, LEASE_KEEP);
+            }
             for (int c = 0; c < settings.clients(); c++) {
                 clients.add(new SimulatedClient(name + "/c" + c, name, world));
             }
@@ -261,7 +273,8 @@ final class Simulation {
         return new Outcome(seed, simulation.violations, entered, signalled, simulation.clock.nanoTime(),
                 simulation.trace.tail(), mostReaders.get(READ_WRITE_KEY), mostReaders.get(PESSIMISTIC_READ_WRITE_KEY),
                 permits.mostInsideAtOnce(), simulation.waitedIn,
-                simulation.leadership == null ? 0 : simulation.leadership.termsGranted(), simulation.store.rowHandOvers());
+                simulation.leadership == null ? 0 : simulation.leadership.termsGranted(), simulation.store.rowHandOvers(),
+                simulation.store.leaseHandOvers());
     }
 
     private static String stackOf(Throwable failure) {
@@ -327,7 +340,7 @@ final class Simulation {
     private void judge() {
         List<SimulatedStore.LeaseCut> cuts = store.cuts();
         sections.replaceAll((key, keySections) -> keySections.stream()
-                .map(section -> withTheStatedWindow(section, cuts)).toList());
+                .map(section -> withTheStatedWindow(section, cuts)).map(section -> keptThroughAForcedRelease(key, section)).toList());
         readWrite.values().forEach(accesses -> accesses.replaceAll(access -> new ReadWriteHistoryChecker.Access(
                 access.writer(), access.row(), withTheStatedWindow(access.section(), cuts))));
         permitSections.replaceAll(permit -> new PermitHistoryChecker.PermitSection(permit.slot(),
@@ -385,6 +398,19 @@ final class Simulation {
         boolean cut = held != null && cuts.stream().anyMatch(found -> found.row().equals(held.row())
                 && found.atNanos() - held.askedNanos() >= 0 && found.atNanos() - section.exitNanos() <= 0);
         return cut ? new CriticalSection(section.holder(), section.token(), section.enterNanos(), section.exitNanos(), true)
+                : section;
+    }
+
+    /**
+     * Where leases are kept after their release, the stated cost ({@code LockManagerBuilder.keepLeasesFor}): a holder
+     * whose lease an operator ended is not told at its release, which sends nothing. Its overlaps count as told when
+     * a forced release ended its token (or may have: a reply lost); every other loss must still be told.
+     */
+    private CriticalSection keptThroughAForcedRelease(String key, CriticalSection section) {
+        boolean forcedOut = keepsLeases && !section.lossSignalled() && forced.stream().anyMatch(release -> release.key().equals(key)
+                && (release.outcome().startsWith("unknown") || release.ended() != null
+                && release.ended().token().orElse(Long.MIN_VALUE) == section.token()));
+        return forcedOut ? new CriticalSection(section.holder(), section.token(), section.enterNanos(), section.exitNanos(), true)
                 : section;
     }
 

@@ -74,6 +74,12 @@ class SimulationTest {
                 "HAND_OVER_DURING_A_MINIMUM_HOLD");
     }
 
+    /** Negative control: a take that finds its key's lease kept after a release takes it as it is, with its old token. */
+    @Test
+    void theSimulationFindsAKeptLeaseTakenWithoutANewToken() {
+        found(Simulation.Settings.TRIES.withBug(ExclusiveSeededBug.KEPT_LEASE_REUSED), CI_SEEDS, "KEPT_LEASE_REUSED");
+    }
+
     /** Negative control: a holder's re-entry of its own key refused once its manager began to close. */
     @Test
     void theSimulationFindsAReentryRefusedDuringTheDrain() {
@@ -137,6 +143,7 @@ class SimulationTest {
         long waitedIn = 0;
         long terms = 0;
         long rowHandOvers = 0;
+        long leaseHandOvers = 0;
         double virtualSeconds = 0;
         int mostReaders = 0;
         int mostPessimisticReaders = 0;
@@ -151,6 +158,7 @@ class SimulationTest {
             waitedIn += outcome.waitedIn();
             terms += outcome.terms();
             rowHandOvers += outcome.rowHandOvers();
+            leaseHandOvers += outcome.leaseHandOvers();
             virtualSeconds += outcome.virtualNanos() / 1e9;
             mostReaders = Math.max(mostReaders, outcome.mostReadersAtOnce());
             mostPessimisticReaders = Math.max(mostPessimisticReaders, outcome.mostPessimisticReadersAtOnce());
@@ -159,9 +167,9 @@ class SimulationTest {
         double seconds = (System.nanoTime() - started) / 1e9;
         System.out.printf(java.util.Locale.ROOT, "simulation (%s): %d seeds x %d choices in %.1f s (%.0f choices/s),"
                         + " %.0f virtual seconds, %d critical sections (%d after a wait), %d overlaps told to their holder,"
-                        + " %d leadership terms, %d row locks handed over%n",
+                        + " %d leadership terms, %d row locks and %d leases handed over%n",
                 settings.waits() ? "waits" : "tries", seeds, settings.steps(), seconds, seeds * settings.steps() / seconds,
-                virtualSeconds, sections, waitedIn, signalled, terms, rowHandOvers);
+                virtualSeconds, sections, waitedIn, signalled, terms, rowHandOvers, leaseHandOvers);
         assertTrue(sections > seeds * 10, "the runs entered too few critical sections to judge: " + sections);
         if (ONE_SEED == null) {
             assertTrue(mostReaders > 1, "no two readers ever shared the OPTIMISTIC read/write lock: its check proved nothing");
@@ -170,6 +178,9 @@ class SimulationTest {
             assertTrue(mostPermits >= 2, "the two permits were never both held: their check proved nothing");
             // a try never waits in its JVM's queue for a hold to be passed to it: only calls that wait are handed one
             assertTrue(!settings.waits() || rowHandOvers > 0, "no row lock was ever handed over: the runs proved nothing of it");
+            // so every lease passed on in a try was one kept after its release
+            assertTrue(settings.waits() || leaseHandOvers > 0, "no lease kept after its release was ever passed on: the runs"
+                    + " proved nothing of it");
             assertTrue(!settings.waits() || waitedIn > seeds, "too few waits ended in a hold: " + waitedIn);
             assertTrue(!settings.waits() || terms > seeds, "too few leadership terms to judge: " + terms);
         }

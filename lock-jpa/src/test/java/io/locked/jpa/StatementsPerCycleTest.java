@@ -12,11 +12,15 @@ import io.locked.api.LockManager;
 import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
+import io.locked.internal.DefaultLockManager;
+import io.locked.internal.base.LockMetrics;
+import io.locked.internal.base.TimeSource;
 import io.locked.jpa.testing.CountingDataSource;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -341,6 +345,55 @@ class StatementsPerCycleTest {
             assertEquals(1, perHandOver, 0.0, "statements per hand-over");
             assertEquals(0, counting.transactionCalls() - transactionCallsBefore, "commits, rollbacks, autocommit switches");
             assertTrue(hold.release());
+        });
+    }
+
+    /**
+     * A take that finds its key's lease kept after the last release here ({@code LockManagerBuilder.keepLeasesFor})
+     * passes it on in the hand-over's statement, and the release is kept again: one statement a cycle, where a take
+     * and a release are two. The manager's time stands still, so that no run of keeps ends during the count (a run
+     * ends after half a second to a second, and its next take pauses and takes the key anew).
+     */
+    static Stream<Arguments> keptLeaseCycles() {
+        return Stream.of(Arguments.of(TestDatabase.MARIADB, 1), Arguments.of(TestDatabase.MYSQL8, 1),
+                Arguments.of(TestDatabase.POSTGRESQL, 1), Arguments.of(TestDatabase.H2, 1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("keptLeaseCycles")
+    void aCycleOnALeaseKeptAfterItsReleaseSendsOneStatement(TestDatabase database, int statements) throws Exception {
+        TimeSource still = new TimeSource() {
+            @Override
+            public long nanoTime() {
+                return 0;
+            }
+
+            @Override
+            public Clock wallClock() {
+                return Clock.systemUTC();
+            }
+
+            @Override
+            public void sleepNanos(long nanos) throws InterruptedException {
+                Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+            }
+        };
+        onCountedStore(database, LockStatements.NATIVE, (repository, counting) -> {
+            LockRequest request = LockRequest.of("cycle:kept-lease:" + UUID.randomUUID()).mode(LockMode.OPTIMISTIC);
+            try (DefaultLockManager locks = new DefaultLockManager(repository, still, 1, Duration.ofSeconds(5), LockMetrics.NONE)) {
+                locks.passKeysOn(LockManagerBuilder.DEFAULT_ROW_HAND_OVER_RUN, Duration.ofMinutes(1));
+                cycle(locks, request); // the take, and its release kept
+                long statementsBefore = counting.statements();
+                long transactionCallsBefore = counting.transactionCalls();
+                for (int i = 0; i < CYCLES; i++) {
+                    cycle(locks, request);
+                }
+                double perCycle = (counting.statements() - statementsBefore) / (double) CYCLES;
+                System.out.printf("statements per cycle %s NATIVE OPTIMISTIC, lease kept: %.2f statements, %d transaction"
+                        + " calls%n", database, perCycle, counting.transactionCalls() - transactionCallsBefore);
+                assertEquals(statements, perCycle, 0.0, "statements per cycle");
+                assertEquals(0, counting.transactionCalls() - transactionCallsBefore, "commits, rollbacks, autocommit switches");
+            }
         });
     }
 

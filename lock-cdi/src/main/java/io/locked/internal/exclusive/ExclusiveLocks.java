@@ -10,6 +10,7 @@ import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.internal.base.Backoff;
 import io.locked.internal.base.Holder;
+import io.locked.internal.base.KeepTimer;
 import io.locked.internal.base.LockLog;
 import io.locked.internal.base.LockMeter;
 import io.locked.internal.base.SeededBug;
@@ -35,6 +36,8 @@ public final class ExclusiveLocks {
     private final Duration sessionCheckInterval;
     private final KeyTurns turns;
     private final Draining draining;
+    private final KeptLeases keptLeases;
+    private final LeaseTakes leases;
     private volatile boolean closed;
     /** A bug seeded for the negative controls only (DrainModelTest, SimulationTest); null everywhere else. */
     private final ExclusiveSeededBug seededBug;
@@ -55,6 +58,8 @@ public final class ExclusiveLocks {
         this.watchdog = watchdog;
         this.sessionCheckInterval = sessionCheckInterval;
         this.turns = new KeyTurns(time, HandOvers.askedOnce(repository::handsOverPessimisticHolds));
+        this.keptLeases = new KeptLeases(KeepTimer.of(watchdog::once, watchdog::schedulerNanos), repository, time);
+        this.leases = new LeaseTakes(repository, time, watchdog, keptLeases, this::closing, this.seededBug);
         this.draining = draining;
     }
 
@@ -66,9 +71,18 @@ public final class ExclusiveLocks {
         turns.rowRunsFor(run.toNanos());
     }
 
-    /** From now on no new hold is granted: a lease taken meanwhile is given back at once. */
+    /**
+     * @param keep how long a lease released while nobody here waits for its key stays kept for the next take
+     *             ({@link io.locked.api.LockManagerBuilder#keepLeasesFor}); zero: not at all
+     */
+    public void keepLeasesFor(Duration keep) {
+        keptLeases.keepFor(keep);
+    }
+
+    /** From now on no new hold is granted: a lease taken meanwhile is given back at once, and none is kept. */
     public void close() {
         closed = true;
+        keptLeases.close();
     }
 
     /**
@@ -133,7 +147,7 @@ public final class ExclusiveLocks {
                 throw new LockManagerClosedException("This LockManager was closed while '" + key + "' was being waited for");
             }
             acquisition = optimistic
-                    ? acquireOptimistic(key, owner, holder, request, deadline, scope, turn, meter)
+                    ? leases.acquire(key, owner, holder, request, deadline, scope, turn, meter)
                     : acquirePessimistic(key, owner, holder, deadline, scope, turn, meter);
         } catch (NoConnectionException none) {
             // not an answer about the key: asking again at once would only spin on the same shortage
@@ -236,53 +250,6 @@ public final class ExclusiveLocks {
             // the transaction ends with its connection, whatever the release said
         }
         return new LockManagerClosedException("This LockManager was closed while '" + key + "' was being acquired");
-    }
-
-    private Acquisition acquireOptimistic(String key, String owner, String holder, LockRequest request, long deadline,
-                                          ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
-        Duration leaseLength = request.lease();
-        if (turn.handed() instanceof HandOvers.HandedLease handed) {
-            // the previous local holder passed its live lease on: no statement of our own
-            OptimisticAcquisition acquisition = new OptimisticAcquisition(handed.lease(), holder, leaseLength,
-                    request.lockDelay(), handed.sentAtNanos(), repository, time, scope, turn, meter);
-            acquisition.handsOverDuringAHold = seededBug == ExclusiveSeededBug.HAND_OVER_DURING_A_MINIMUM_HOLD;
-            watch(acquisition);
-            return acquisition;
-        }
-        Backoff backoff = Backoff.standard();
-        // twice the longest pause: a waiter elsewhere polls every pause plus a round trip
-        if (turn.yieldFirst() && !Backoff.sleep(time, key, deadline, 2 * Backoff.LONGEST_PAUSE_NANOS)) {
-            return null;
-        }
-        while (true) {
-            long sentAt = time.nanoTime();
-            Lease lease = repository.takeLease(key, owner, holder, leaseLength.plus(request.lockDelay()),
-                    Duration.ofNanos(Math.max(0, deadline - sentAt)));
-            if (lease != null) {
-                OptimisticAcquisition acquisition =
-                        new OptimisticAcquisition(lease, holder, leaseLength, request.lockDelay(), sentAt, repository, time,
-                                scope, turn, meter);
-                acquisition.handsOverDuringAHold = seededBug == ExclusiveSeededBug.HAND_OVER_DURING_A_MINIMUM_HOLD;
-                watch(acquisition);
-                return acquisition;
-            }
-            if (!backoff.pause(time, key, deadline)) {
-                return null;
-            }
-        }
-    }
-
-    // A manager closed while the lease was being taken cannot renew it: give the lease back at once.
-    private void watch(OptimisticAcquisition acquisition) {
-        if (!closed && watchdog.watch(acquisition)) {
-            return;
-        }
-        try {
-            repository.releaseLease(acquisition.lease());
-        } catch (LockException releaseFailure) {
-            // the lease expires on its own
-        }
-        throw new LockManagerClosedException("This LockManager was closed while '" + acquisition.key + "' was being acquired");
     }
 
     /** @return how many keys have a local queue: those held, queued for or asked for right now */

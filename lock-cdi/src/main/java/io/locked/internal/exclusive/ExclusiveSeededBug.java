@@ -11,5 +11,7 @@ public enum ExclusiveSeededBug implements SeededBug {
     /** A pessimistic release that finds its transaction gone is not told to the holder. */
     LOSS_AT_RELEASE_UNTOLD,
     /** An optimistic release hands its lease to a waiting thread of its JVM while its minimum hold lasts. */
-    HAND_OVER_DURING_A_MINIMUM_HOLD
+    HAND_OVER_DURING_A_MINIMUM_HOLD,
+    /** A take that finds its key's lease kept after a release takes it as it is: no statement, so no new token. */
+    KEPT_LEASE_REUSED
 }

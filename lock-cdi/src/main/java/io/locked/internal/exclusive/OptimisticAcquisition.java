@@ -47,6 +47,10 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
     private volatile boolean renewsAlone;
     /** {@link ExclusiveSeededBug#HAND_OVER_DURING_A_MINIMUM_HOLD}, for the simulation's negative control only. */
     boolean handsOverDuringAHold;
+    /** Where a release with nobody here waiting keeps the lease for the key's next take; null: it is released. */
+    private KeptLeases keptLeases;
+    private long runSince;
+    private long runNanos;
 
     public OptimisticAcquisition(Lease lease, String holder, Duration leaseLength, Duration lockDelay, long sentAtNanos,
                           LockRepository repository, TimeSource time, ThreadScope scope, KeyTurns.Turn turn, LockMeter meter) {
@@ -57,6 +61,16 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
         this.validUntilNanos = sentAtNanos + leaseLength.toNanos();
         this.repository = repository;
         this.time = time;
+    }
+
+    /**
+     * @param runSince when the run of kept leases this hold belongs to began
+     * @param runNanos how long that run may last
+     */
+    void keptBy(KeptLeases keptLeases, long runSince, long runNanos) {
+        this.keptLeases = keptLeases;
+        this.runSince = runSince;
+        this.runNanos = runNanos;
     }
 
     @Override
@@ -205,6 +219,13 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
         }
         if (reason != null) {
             throw lostAtRelease(last, reason, keepTaken);
+        }
+        // kept for the next take here, which passes it on in one statement; a minimum hold is released as such
+        if (!keepTaken && keptLeases != null && keptLeases.keep(last, runSince, runNanos)) {
+            synchronized (this) {
+                validUntilNanos = time.nanoTime();
+            }
+            return;
         }
         if (!(keepTaken ? repository.releaseLease(last, holdAtLeast()) : repository.releaseLease(last))) {
             synchronized (this) {
