@@ -40,9 +40,11 @@ public class LockManagerProducer {
     @ApplicationScoped
     LockManager lockManager(LockRepository repository, Instance<Object> beans) {
         SettingLookup config = ConfiguredSettings.current();
+        HandOverSettings handOvers = HandOverSettings.from(config);
         LockManagerBuilder builder = LockManagerBuilder.on(repository)
                 .drainOnClose(ShutdownSettings.from(config).drain())
-                .handOverRowsFor(HandOverSettings.from(config).rowRun());
+                .handOverRowsFor(handOvers.rowRun())
+                .keepLeasesFor(handOvers.leaseKeep());
         if (MicrometerPresence.onClassPath()) {
             builder.meterRegistry(MeterRegistryLookup.registry(beans));
         }

@@ -21,7 +21,7 @@ public final class LockedKeys {
     public static final Set<String> GLOBAL = Set.of(
             "locked.persistence-unit", "locked.create-table", "locked.statements", "locked.tokens", "locked.connection-wait",
             "locked.galera.single-writer", "locked.postgresql.synchronous-commit", "locked.interceptor-priority",
-            HealthSettings.TIMEOUT, HandOverSettings.ROW_RUN,
+            HealthSettings.TIMEOUT, HandOverSettings.ROW_RUN, HandOverSettings.LEASE_KEEP,
             CleanupSettings.EVERY, CleanupSettings.IDLE_AFTER, ShutdownSettings.DRAIN, LeadershipSettings.ROLES,
             LeadershipSettings.LEASE, TelemetrySettings.ENABLED, TelemetrySettings.KEY_ATTRIBUTE);
 

@@ -9,11 +9,15 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** {@code locked.hand-over.row-run}: its default, the values it takes, and the errors that name it. */
+/** {@code locked.hand-over.row-run} and {@code locked.hand-over.lease-keep}: defaults, values, and the errors that name them. */
 class HandOverSettingsTest {
 
     private static HandOverSettings read(String value) {
-        Map<String, String> config = value == null ? Map.of() : Map.of(HandOverSettings.ROW_RUN, value);
+        return read(HandOverSettings.ROW_RUN, value);
+    }
+
+    private static HandOverSettings read(String key, String value) {
+        Map<String, String> config = value == null ? Map.of() : Map.of(key, value);
         return HandOverSettings.from(name -> Optional.ofNullable(config.get(name)));
     }
 
@@ -38,7 +42,19 @@ class HandOverSettingsTest {
     }
 
     @Test
-    void theKeyIsOneLockedReads() {
-        assertEquals(List.of(), LockedKeys.unknown(List.of(HandOverSettings.ROW_RUN)));
+    void unsetOrBlankKeepsNoLeaseAndAKeepIsAtMostAHundredMilliseconds() {
+        assertEquals(Duration.ZERO, read(HandOverSettings.LEASE_KEEP, null).leaseKeep());
+        assertEquals(Duration.ZERO, read(HandOverSettings.LEASE_KEEP, " ").leaseKeep());
+        assertEquals(Duration.ofMillis(2), read(HandOverSettings.LEASE_KEEP, "2ms").leaseKeep());
+        assertEquals(Duration.ofMillis(100), read(HandOverSettings.LEASE_KEEP, "PT0.1S").leaseKeep());
+        assertEquals("Invalid locked.hand-over.lease-keep: must be zero up to 100ms, was 101ms",
+                assertThrows(IllegalArgumentException.class, () -> read(HandOverSettings.LEASE_KEEP, "101ms")).getMessage());
+        assertEquals("Invalid locked.hand-over.lease-keep: '-2ms' is negative",
+                assertThrows(IllegalArgumentException.class, () -> read(HandOverSettings.LEASE_KEEP, "-2ms")).getMessage());
+    }
+
+    @Test
+    void theKeysAreOnesLockedReads() {
+        assertEquals(List.of(), LockedKeys.unknown(List.of(HandOverSettings.ROW_RUN, HandOverSettings.LEASE_KEEP)));
     }
 }
