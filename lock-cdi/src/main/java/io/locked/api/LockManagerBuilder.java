@@ -231,7 +231,8 @@ public final class LockManagerBuilder {
      * the key, and sees the last holder in the row meanwhile; a holder whose lease an operator ended is not told
      * at its release (which sends nothing), the loss is logged when the keep ends or the next take finds it. A
      * run of such takes lasts at most a second, then the release is sent and the key's next take here first
-     * pauses 100 ms, so that another JVM's waiter finds the row free. A minimum hold's release is never kept.
+     * pauses 100 ms, so that another JVM's waiter finds the row free. A minimum hold's release is never kept,
+     * nor a lease that might run out within twice the keep.
      * At most 1,024 leases are kept at once, and closing the manager releases them at once. The CDI manager
      * uses {@code locked.hand-over.lease-keep}. Default zero: every release is sent.
      *

@@ -23,10 +23,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What bounds a lease kept after its release ({@link LockManagerBuilder#keepLeasesFor}), on a time that moves only
- * where the test moves it or a sleep passes in it (at once): a run of kept leases ends with a release past its bound, and the key's next
- * take first pauses twice the longest backoff, so that another JVM's waiter finds the row free; a minimum hold is
- * released as such, never kept; a manager that keeps nothing sends every release; and the builder refuses a keep
- * out of bounds. What the store does with a kept lease is the contract's ({@code LeaseKeepContract}).
+ * where the test moves it or a sleep passes in it (at once): a run of kept leases ends with a release past its
+ * bound, and the key's next take first pauses twice the longest backoff, so that another JVM's waiter finds the
+ * row free; a minimum hold is released as such, never kept, and so is a lease that might run out within its keep;
+ * a manager that keeps nothing sends every release; and the builder refuses a keep out of bounds. What the store
+ * does with a kept lease is the contract's ({@code LeaseKeepContract}).
  */
 class LeaseKeepTest {
     private final MovedTime time = new MovedTime();
@@ -64,6 +65,13 @@ class LeaseKeepTest {
         locks.passKeysOn(LockManagerBuilder.DEFAULT_ROW_HAND_OVER_RUN, Duration.ofMinutes(1));
         locks.acquire(request.holdAtLeast(Duration.ofMinutes(1))).close();
         assertEquals(List.of("take", "release, holding on"), store.made());
+    }
+
+    @Test
+    void aLeaseThatMightRunOutWithinItsKeepIsReleased() {
+        locks.passKeysOn(LockManagerBuilder.DEFAULT_ROW_HAND_OVER_RUN, Duration.ofMinutes(1));
+        locks.acquire(request.lease(Duration.ofSeconds(30))).close();
+        assertEquals(List.of("take", "release"), store.made(), "a lease of 30 s is not kept a minute");
     }
 
     @Test

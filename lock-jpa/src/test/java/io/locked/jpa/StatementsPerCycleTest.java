@@ -379,7 +379,8 @@ class StatementsPerCycleTest {
             }
         };
         onCountedStore(database, LockStatements.NATIVE, (repository, counting) -> {
-            LockRequest request = LockRequest.of("cycle:kept-lease:" + UUID.randomUUID()).mode(LockMode.OPTIMISTIC);
+            LockRequest request = LockRequest.of("cycle:kept-lease:" + UUID.randomUUID()).mode(LockMode.OPTIMISTIC)
+                    .lease(Duration.ofMinutes(5)); // outlives the keep: a lease that might run out within it is released
             try (DefaultLockManager locks = new DefaultLockManager(repository, still, 1, Duration.ofSeconds(5), LockMetrics.NONE)) {
                 locks.passKeysOn(LockManagerBuilder.DEFAULT_ROW_HAND_OVER_RUN, Duration.ofMinutes(1));
                 cycle(locks, request); // the take, and its release kept

@@ -166,6 +166,11 @@ public abstract class Acquisition {
         turn.end();
     }
 
+    /** A loss found after the release, with nobody left to tell (a lease kept after it, {@link KeptLeases}): counted and logged. */
+    void lostAfterItsRelease(String reason) {
+        logLossOnce(reason);
+    }
+
     private void logLossOnce(String reason) {
         synchronized (this) {
             if (lossLogged) {

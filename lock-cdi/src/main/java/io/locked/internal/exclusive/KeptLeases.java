@@ -1,7 +1,6 @@
 package io.locked.internal.exclusive;
 
 import io.locked.api.LockException;
-import io.locked.api.LockMode;
 import io.locked.internal.base.Backoff;
 import io.locked.internal.base.KeepSweep;
 import io.locked.internal.base.KeepTimer;
@@ -32,8 +31,9 @@ final class KeptLeases {
      *
      * @param runSince when the run began, on the manager's clock
      * @param runNanos how long the run may last
+     * @param released its last holder, told (counted and logged) of a loss found while it is kept
      */
-    record Kept(Lease lease, long runSince, long runNanos, long untilNanos) {
+    record Kept(Lease lease, long runSince, long runNanos, long untilNanos, Acquisition released) {
     }
 
     private final ConcurrentHashMap<String, Kept> kept = new ConcurrentHashMap<>();
@@ -61,15 +61,19 @@ final class KeptLeases {
     /**
      * Keeps a lease its holder releases, instead of the release.
      *
-     * @param lease    the lease as last confirmed, live on this JVM's count
-     * @param runSince when its run began
-     * @param runNanos how long its run may last
+     * @param lease     the lease as last confirmed, live on this JVM's count
+     * @param runSince  when its run began
+     * @param runNanos  how long its run may last
+     * @param liveNanos how much longer it is live on this JVM's count: a lease that might run out within twice the
+     *                  keep (the sweep that ends a keep may run late) is released: the next take or the keep's end
+     *                  would find it gone, a loss that is none
+     * @param released  its holder, releasing it: a loss found later is counted and logged as its
      * @return true if kept (or already released by the manager's close): the holder sends nothing; false: the
      *         holder releases it
      */
-    boolean keep(Lease lease, long runSince, long runNanos) {
+    boolean keep(Lease lease, long runSince, long runNanos, long liveNanos, Acquisition released) {
         long keep = keepNanos;
-        if (keep == 0 || sweep.closed()) {
+        if (keep == 0 || sweep.closed() || liveNanos <= 2 * keep) {
             return false;
         }
         String key = lease.key();
@@ -79,7 +83,7 @@ final class KeptLeases {
             owePause(key, now);
             return false;
         }
-        Kept mine = new Kept(lease, runSince, runNanos, 0);
+        Kept mine = new Kept(lease, runSince, runNanos, 0, released);
         Kept before = kept.putIfAbsent(key, mine);
         // a pause owed from an earlier run no longer matters: this run's holder got the key without it
         if (before != null && (before.lease() != null || !kept.replace(key, before, mine))) {
@@ -98,7 +102,7 @@ final class KeptLeases {
             kept.values().removeIf(stale -> stale.lease() == null && now - stale.untilNanos() >= 0);
         }
         if (kept.size() < KeepSweep.MOST_KEPT) {
-            kept.putIfAbsent(key, new Kept(null, 0, 0, now + 2 * Backoff.LONGEST_PAUSE_NANOS));
+            kept.putIfAbsent(key, new Kept(null, 0, 0, now + 2 * Backoff.LONGEST_PAUSE_NANOS, null));
         }
     }
 
@@ -125,7 +129,7 @@ final class KeptLeases {
         try {
             Lease passed = repository.handOverLease(taken.lease(), owner, holder, storedLease);
             if (passed == null) {
-                lostWhileKept(taken.lease());
+                lostWhileKept(taken);
             }
             return passed;
         } catch (LockException failed) {
@@ -141,10 +145,10 @@ final class KeptLeases {
         }
         try {
             if (!repository.releaseLease(taken.lease())) {
-                lostWhileKept(taken.lease());
+                lostWhileKept(taken);
             }
         } catch (LockException failure) {
-            LockLog.storeFailed(taken.lease().key(), taken.lease().owner(), "releasing the lease kept after its release",
+            LockLog.storeFailed(taken.lease().key(), taken.released().holder, "releasing the lease kept after its release",
                     failure);
         }
     }
@@ -167,13 +171,12 @@ final class KeptLeases {
 
     private void ended(Kept mine) {
         if (kept.remove(mine.lease().key(), mine) && !repository.releaseLease(mine.lease())) {
-            lostWhileKept(mine.lease());
+            lostWhileKept(mine);
         }
     }
 
-    // an operator's forced release, or the lease ran out: no holder is left to tell
-    private static void lostWhileKept(Lease lease) {
-        LockLog.lost(lease.key(), LockMode.OPTIMISTIC, lease.token(), lease.owner(),
-                "the lease kept after its release was found taken over or expired");
+    // an operator's forced release, or a step of the database's clock: no holder is left to tell
+    private static void lostWhileKept(Kept lost) {
+        lost.released().lostAfterItsRelease("the lease kept after its release was found taken over or expired");
     }
 }

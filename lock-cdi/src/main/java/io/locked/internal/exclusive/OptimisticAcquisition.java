@@ -221,7 +221,7 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
             throw lostAtRelease(last, reason, keepTaken);
         }
         // kept for the next take here, which passes it on in one statement; a minimum hold is released as such
-        if (!keepTaken && keptLeases != null && keptLeases.keep(last, runSince, runNanos)) {
+        if (!keepTaken && keptLeases != null && keptLeases.keep(last, runSince, runNanos, leftNanos(), this)) {
             synchronized (this) {
                 validUntilNanos = time.nanoTime();
             }
@@ -236,6 +236,10 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
         synchronized (this) {
             validUntilNanos = time.nanoTime();
         }
+    }
+
+    private synchronized long leftNanos() {
+        return validUntilNanos - time.nanoTime();
     }
 
     /**
