@@ -59,6 +59,8 @@ public final class Benchmark {
     static final int PERMITS = 4;
     /** The share of reads in the read-mostly cases, in percent. */
     static final int READ_PERCENT = 90;
+    /** How long the lease-keep case keeps a released lease: far past a cycle's gap between a release and the next take. */
+    static final Duration LEASE_KEEP = Duration.ofMillis(2);
     private static final int SMALL_TABLE = 1_000;
     private static final int LARGE_TABLE = 1_000_000;
 
@@ -147,6 +149,7 @@ public final class Benchmark {
             JpaLockRepository clockTokens = JpaLockRepository.builder(factory).tokens(LockTokens.CLOCK).build();
             try (LockManager locks = LockManagerBuilder.on(repository).build();
                  LockManager clockLocks = LockManagerBuilder.on(clockTokens).build();
+                 LockManager keepLocks = LockManagerBuilder.on(repository).keepLeasesFor(LEASE_KEEP).build();
                  LockManager jpaLocks = LockManagerBuilder.on(jpaPath).build();
                  ManagerPerThread perThread = new ManagerPerThread(repository);
                  WeldContainer container = lockedBeans(factory);
@@ -154,7 +157,7 @@ public final class Benchmark {
                  ReferenceLocks references = new ReferenceLocks(pool, database, redisAddress())) {
                 RawCycles raw = new RawCycles(pool, database);
                 List<Case> cases = cases(raw, locks, perThread, container.select(LockedCycles.class).get(), jpaLocks,
-                        clockLocks, peers, references)
+                        clockLocks, keepLocks, peers, references)
                         .stream().filter(benchCase -> caseNames.isEmpty() || caseNames.contains(benchCase.name()))
                         .filter(benchCase -> admitted(repository, references, benchCase)).toList();
                 createRows(pool, cases);
@@ -235,7 +238,7 @@ public final class Benchmark {
     }
 
     private static List<Case> cases(RawCycles raw, LockManager locks, ManagerPerThread perThread, LockedCycles locked,
-                                    LockManager jpaLocks, LockManager clockLocks, PeerCycles peers,
+                                    LockManager jpaLocks, LockManager clockLocks, LockManager keepLocks, PeerCycles peers,
                                     ReferenceLocks references) {
         return List.of(
                 new Case("SELECT 1", Case.FLOOR, Case.FLOOR, raw::selectOne),
@@ -259,6 +262,7 @@ public final class Benchmark {
                         readCycle(locks, LockMode.OPTIMISTIC), writeCycle(locks, LockMode.OPTIMISTIC), 100 - READ_PERCENT),
                 new Case("API pessimistic, clock tokens", "pessimistic", Case.API_CLOCK_TOKENS,
                         apiCycle(clockLocks, LockMode.PESSIMISTIC)),
+                new Case("API optimistic, lease keep", "optimistic", Case.API_LEASE_KEEP, apiCycle(keepLocks, LockMode.OPTIMISTIC)),
                 new Case("API pessimistic, a manager per thread", "pessimistic", Case.API_MANAGER_PER_THREAD,
                         perThread.cycle(LockMode.PESSIMISTIC)),
                 new Case("API optimistic, a manager per thread", "optimistic", Case.API_MANAGER_PER_THREAD,

@@ -30,6 +30,8 @@ record Case(String name, String mode, String layer, Cycle cycle, Cycle write, in
     static final String API_JPA_PATH = "API, JPA path";
     /** The API with clock tokens ({@code locked.tokens=clock}): most pessimistic releases roll back. */
     static final String API_CLOCK_TOKENS = "API, clock tokens";
+    /** The API keeping a released lease {@link Benchmark#LEASE_KEEP} for the next take ({@code locked.hand-over.lease-keep}). */
+    static final String API_LEASE_KEEP = "API, lease keep";
     /** The API asking for one of {@value Benchmark#PERMITS} permits of the key, beside its exclusive lock. */
     static final String API_PERMITS = "API, permits";
     /** The API reading under the key's read/write lock: readers share, so the section admits them all. */

@@ -24,7 +24,7 @@ final class Report {
         for (Result r : results) {
             Case c = r.benchCase();
             String vsRaw = c.layer().equals(Case.API) || c.layer().equals(Case.API_JPA_PATH)
-                    || c.layer().equals(Case.API_CLOCK_TOKENS) || c.peer()
+                    || c.layer().equals(Case.API_CLOCK_TOKENS) || c.layer().equals(Case.API_LEASE_KEEP) || c.peer()
                     ? ratio(r, results, Case.RAW) + " (" + ratio(r, results, Case.RAW_WITH_TOKEN) + " with token)" : "";
             String vsApi = c.layer().equals(Case.LOCKED) || c.layer().equals(Case.API_JPA_PATH)
                     ? ratio(r, results, Case.API) : "";
@@ -74,12 +74,16 @@ final class Report {
         ratioTarget(results, "optimistic @Locked ≥ 0.95 × API", "optimistic", Case.LOCKED, Case.API, 0.95);
         handOffTarget(results, "pessimistic", 1000);
         handOffTarget(results, "optimistic", 5000);
-        peerTarget(results, "optimistic API ≥ 1.8 × ShedLock, a key per thread", Case.SHEDLOCK, false, 1.8);
-        peerTarget(results, "optimistic API ≥ 2.5 × ShedLock, one key", Case.SHEDLOCK, true, 2.5);
-        peerTarget(results, "(reference) optimistic API ÷ Spring JdbcLockRegistry, a key per thread", Case.SPRING_JDBC,
-                false, Double.NaN);
-        peerTarget(results, "(reference) optimistic API ÷ Spring JdbcLockRegistry, one key", Case.SPRING_JDBC, true,
-                Double.NaN);
+        peerTarget(results, "optimistic API ≥ 1.8 × ShedLock, a key per thread", Case.API, Case.SHEDLOCK, false, 1.8);
+        peerTarget(results, "optimistic API ≥ 2.5 × ShedLock, one key", Case.API, Case.SHEDLOCK, true, 2.5);
+        peerTarget(results, "optimistic API with a lease keep ≥ 1.8 × ShedLock, a key per thread", Case.API_LEASE_KEEP,
+                Case.SHEDLOCK, false, 1.8);
+        peerTarget(results, "optimistic API with a lease keep ≥ 2.5 × ShedLock, one key", Case.API_LEASE_KEEP, Case.SHEDLOCK,
+                true, 2.5);
+        peerTarget(results, "(reference) optimistic API ÷ Spring JdbcLockRegistry, a key per thread", Case.API,
+                Case.SPRING_JDBC, false, Double.NaN);
+        peerTarget(results, "(reference) optimistic API ÷ Spring JdbcLockRegistry, one key", Case.API, Case.SPRING_JDBC,
+                true, Double.NaN);
     }
 
     /**
@@ -137,11 +141,12 @@ final class Report {
      * The optimistic API's throughput over a peer's, the worst of the cells on a key per thread or
      * on one key; a NaN bound makes it a reference without a verdict.
      */
-    private void peerTarget(List<Result> results, String label, String peerLayer, boolean contended, double bound) {
+    private void peerTarget(List<Result> results, String label, String apiLayer, String peerLayer, boolean contended,
+                            double bound) {
         double worst = Double.MAX_VALUE;
         for (Result peer : results) {
             if (peer.benchCase().layer().equals(peerLayer) && peer.contended() == contended) {
-                Optional<Result> api = find(results, peer, Case.API);
+                Optional<Result> api = find(results, peer, apiLayer);
                 if (api.isPresent()) {
                     worst = Math.min(worst, api.get().cyclesPerSecond() / peer.cyclesPerSecond());
                 }
