@@ -33,11 +33,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * the same key every 20 ms from one thread and reports how long each of its acquisitions waited. Per database:
  * with clock tokens, where the hammering JVM passes the row from thread to thread in runs bounded by its
  * manager's {@link LockManagerBuilder#handOverRowsFor} (one row per bound asked for), and with written tokens,
- * where each of its holders commits and the next locks anew.
+ * where each of its holders commits and the next locks anew. And, where lease keeps are asked for, one thread
+ * cycling {@code OPTIMISTIC} on a manager that keeps released leases that long
+ * ({@link LockManagerBuilder#keepLeasesFor}; 0: none), the other JVM asking {@code OPTIMISTIC} too.
  *
  * <p>Run with {@code mvn -q -Pbench -DskipTests verify -pl it-tests -am
  * -Dbench.main=io.locked.bench.HandOverFairness}. System properties: {@code bench.databases} (mariadb,postgresql),
- * {@code bench.fairness.seconds} (20), {@code bench.fairness.row-runs} (milliseconds, comma-separated: 20),
+ * {@code bench.fairness.seconds} (20), {@code bench.fairness.row-runs} (milliseconds, comma-separated: 20; empty:
+ * no pessimistic rows), {@code bench.fairness.lease-keeps} (milliseconds, comma-separated; empty, the default: none),
  * {@code bench.fairness.out} (target/hand-over-fairness.md).
  */
 public final class HandOverFairness {
@@ -49,11 +52,23 @@ public final class HandOverFairness {
     }
 
     /**
-     * @param rowRun     the hammering manager's bound of a run of row hand-overs; null with written tokens
+     * What the hammering JVM does: {@code threads} of one manager on the key in {@code mode}, the manager given a
+     * run bound of row hand-overs (null: written tokens, or optimistic) and a lease keep (null: pessimistic).
+     */
+    record Hammering(LockMode mode, int threads, LockTokens tokens, Duration rowRun, Duration leaseKeep) {
+        String label() {
+            return mode == LockMode.OPTIMISTIC ? "optimistic, " + threads + (threads == 1 ? " thread" : " threads")
+                    + " | lease keep " + leaseKeep.toMillis() + " ms"
+                    : (tokens == LockTokens.CLOCK ? "clock (row hand-over)" : "written") + " | "
+                    + (rowRun == null ? "" : rowRun.toMillis() + " ms");
+        }
+    }
+
+    /**
      * @param cycles     the hammering JVM's acquisitions in the window
      * @param waitsNanos how long each of the other JVM's acquisitions waited
      */
-    record Run(LockTokens tokens, Duration rowRun, long cycles, long windowNanos, long[] waitsNanos) {
+    record Run(Hammering hammering, long cycles, long windowNanos, long[] waitsNanos) {
         double cyclesPerSecond() {
             return cycles * 1e9 / windowNanos;
         }
@@ -67,32 +82,39 @@ public final class HandOverFairness {
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals(ASK)) {
-            ask(BenchDatabase.valueOf(args[1]), LockTokens.valueOf(args[2]), args[3], Duration.ofMillis(Long.parseLong(args[4])));
+            ask(BenchDatabase.valueOf(args[1]), LockTokens.valueOf(args[2]), LockMode.valueOf(args[3]), args[4],
+                    Duration.ofMillis(Long.parseLong(args[5])));
             return;
         }
         List<BenchDatabase> databases = Arrays.stream(Benchmark.property("bench.databases", "mariadb,postgresql").split(","))
                 .map(name -> BenchDatabase.valueOf(name.trim().toUpperCase(Locale.ROOT))).toList();
         Duration window = Duration.ofSeconds(Long.parseLong(Benchmark.property("bench.fairness.seconds", "20")));
-        List<Duration> rowRuns = Arrays.stream(Benchmark.property("bench.fairness.row-runs", "20").split(","))
-                .map(millis -> Duration.ofMillis(Long.parseLong(millis.trim()))).toList();
+        List<Duration> rowRuns = millis(Benchmark.property("bench.fairness.row-runs", "20"));
+        List<Duration> leaseKeeps = millis(Benchmark.property("bench.fairness.lease-keeps", ""));
         StringBuilder report = new StringBuilder("## The hot key's fairness to another JVM, " + Instant.now() + "\n\n"
                 + "Java " + Runtime.version() + ", " + Runtime.getRuntime().availableProcessors() + " cores; one JVM"
                 + " cycles " + HAMMERING_THREADS + " threads of one manager on one key (`PESSIMISTIC`, an empty critical"
                 + " section), another JVM asks for the key every " + ASK_EVERY_MILLIS + " ms from one thread; "
                 + window.toSeconds() + " s per row.\n\n"
-                + "| database | tokens | row run | hammering JVM, cycles/s | other JVM's acquisitions | its wait p50 ms | p99 ms | max ms |\n"
+                + "| database | hammering JVM | row run or lease keep | hammering JVM, cycles/s | other JVM's acquisitions | its wait p50 ms | p99 ms | max ms |\n"
                 + "|---|---|---:|---:|---:|---:|---:|---:|\n");
         for (BenchDatabase database : databases) {
-            List<Run> runs = new ArrayList<>();
+            List<Hammering> hammerings = new ArrayList<>();
             for (Duration rowRun : rowRuns) {
-                runs.add(run(database, LockTokens.CLOCK, rowRun, window));
+                hammerings.add(new Hammering(LockMode.PESSIMISTIC, HAMMERING_THREADS, LockTokens.CLOCK, rowRun, null));
             }
-            runs.add(run(database, LockTokens.WRITTEN, null, window));
-            for (Run run : runs) {
-                report.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f | %d | %.1f | %.1f | %.1f |%n", database,
-                        run.tokens() == LockTokens.CLOCK ? "clock (row hand-over)" : "written",
-                        run.rowRun() == null ? "" : run.rowRun().toMillis() + " ms", run.cyclesPerSecond(),
-                        run.waitsNanos().length, run.waitMillis(0.5), run.waitMillis(0.99), run.waitMillis(1.0)));
+            if (!rowRuns.isEmpty()) {
+                hammerings.add(new Hammering(LockMode.PESSIMISTIC, HAMMERING_THREADS, LockTokens.WRITTEN, null, null));
+            }
+            // the keep serves a thread that takes its key again and again: one thread, nobody of its JVM waiting
+            for (Duration keep : leaseKeeps) {
+                hammerings.add(new Hammering(LockMode.OPTIMISTIC, 1, LockTokens.WRITTEN, null, keep));
+            }
+            for (Hammering hammering : hammerings) {
+                Run run = run(database, hammering, window);
+                report.append(String.format(Locale.ROOT, "| %s | %s | %.0f | %d | %.1f | %.1f | %.1f |%n", database,
+                        hammering.label(), run.cyclesPerSecond(), run.waitsNanos().length, run.waitMillis(0.5),
+                        run.waitMillis(0.99), run.waitMillis(1.0)));
             }
         }
         Path out = Path.of(Benchmark.property("bench.fairness.out", "target/hand-over-fairness.md"));
@@ -102,19 +124,27 @@ public final class HandOverFairness {
         System.out.println("Written to " + out.toAbsolutePath());
     }
 
-    private static Run run(BenchDatabase database, LockTokens tokens, Duration rowRun, Duration window) throws Exception {
-        String key = "fairness-bench-" + tokens + "-" + System.nanoTime();
+    private static List<Duration> millis(String list) {
+        return Arrays.stream(list.split(",")).map(String::trim).filter(millis -> !millis.isEmpty())
+                .map(millis -> Duration.ofMillis(Long.parseLong(millis))).toList();
+    }
+
+    private static Run run(BenchDatabase database, Hammering hammering, Duration window) throws Exception {
+        String key = "fairness-bench-" + hammering.mode() + "-" + hammering.tokens() + "-" + System.nanoTime();
         try (HikariDataSource pool = database.pool(HAMMERING_THREADS + 4)) {
             EntityManagerFactory unit = database.entityManagerFactory(pool);
             try {
-                JpaLockRepository store = JpaLockRepository.builder(unit).tokens(tokens).build();
+                JpaLockRepository store = JpaLockRepository.builder(unit).tokens(hammering.tokens()).build();
                 store.createTableIfMissing();
                 LockManagerBuilder manager = LockManagerBuilder.on(store);
-                if (rowRun != null) {
-                    manager.handOverRowsFor(rowRun);
+                if (hammering.rowRun() != null) {
+                    manager.handOverRowsFor(hammering.rowRun());
                 }
-                try (LockManager hammering = manager.build()) {
-                    return measure(database, key, hammering, tokens, rowRun, window);
+                if (hammering.leaseKeep() != null) {
+                    manager.keepLeasesFor(hammering.leaseKeep());
+                }
+                try (LockManager locks = manager.build()) {
+                    return measure(database, key, locks, hammering, window);
                 }
             } finally {
                 unit.close();
@@ -122,19 +152,19 @@ public final class HandOverFairness {
         }
     }
 
-    private static Run measure(BenchDatabase database, String key, LockManager hammering, LockTokens tokens,
-                               Duration rowRun, Duration window) throws Exception {
-        LockRequest request = LockRequest.of(key).mode(LockMode.PESSIMISTIC).maxWait(Duration.ofSeconds(60));
+    private static Run measure(BenchDatabase database, String key, LockManager locks, Hammering hammering,
+                               Duration window) throws Exception {
+        LockRequest request = LockRequest.of(key).mode(hammering.mode()).maxWait(Duration.ofSeconds(60));
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong cycles = new AtomicLong();
-        ExecutorService threads = Executors.newFixedThreadPool(HAMMERING_THREADS);
+        ExecutorService threads = Executors.newFixedThreadPool(hammering.threads());
         Process other = null;
         try {
             List<Future<?>> hammers = new ArrayList<>();
-            for (int t = 0; t < HAMMERING_THREADS; t++) {
+            for (int t = 0; t < hammering.threads(); t++) {
                 hammers.add(threads.submit(() -> {
                     while (!stop.get()) {
-                        try (LockHandle held = hammering.acquire(request)) {
+                        try (LockHandle held = locks.acquire(request)) {
                             cycles.incrementAndGet();
                         }
                     }
@@ -144,7 +174,7 @@ public final class HandOverFairness {
             other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
                     "-Djava.util.logging.config.file=" + System.getProperty("java.util.logging.config.file", ""),
                     "-cp", System.getProperty("java.class.path"), HandOverFairness.class.getName(), ASK, database.name(),
-                    tokens.name(), key, Long.toString(window.toMillis()))
+                    hammering.tokens().name(), hammering.mode().name(), key, Long.toString(window.toMillis()))
                     .redirectError(ProcessBuilder.Redirect.INHERIT).start(); // started while the hammering warms up
             List<Long> waits = new ArrayList<>();
             long counted = 0;
@@ -170,7 +200,7 @@ public final class HandOverFairness {
             for (Future<?> hammer : hammers) {
                 hammer.get(60, TimeUnit.SECONDS);
             }
-            return new Run(tokens, rowRun, hammered, end - start, waits.stream().mapToLong(Long::longValue).toArray());
+            return new Run(hammering, hammered, end - start, waits.stream().mapToLong(Long::longValue).toArray());
         } finally {
             stop.set(true);
             if (other != null) {
@@ -181,8 +211,9 @@ public final class HandOverFairness {
     }
 
     /** The other JVM: asks for the key every 20 ms for the window, printing each acquisition's wait in nanoseconds. */
-    private static void ask(BenchDatabase database, LockTokens tokens, String key, Duration window) throws Exception {
-        LockRequest request = LockRequest.of(key).mode(LockMode.PESSIMISTIC).maxWait(Duration.ofSeconds(60));
+    private static void ask(BenchDatabase database, LockTokens tokens, LockMode mode, String key, Duration window)
+            throws Exception {
+        LockRequest request = LockRequest.of(key).mode(mode).maxWait(Duration.ofSeconds(60));
         try (HikariDataSource pool = database.pool(4)) {
             EntityManagerFactory unit = database.entityManagerFactory(pool);
             try (LockManager other = LockManagerBuilder.on(JpaLockRepository.builder(unit).tokens(tokens).build()).build()) {

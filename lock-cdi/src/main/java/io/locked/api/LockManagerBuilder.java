@@ -227,14 +227,16 @@ public final class LockManagerBuilder {
      * How long an {@code OPTIMISTIC} lease stays kept after its release when no other thread of this manager waits
      * for its key, for the manager's next take of the key: that take passes the kept lease on in one statement (a
      * new token, the new holder, a new lease), where a release and a take were two, so a thread that locks one key
-     * again and again commits once a cycle instead of twice. The costs: another JVM waits up to that long more for
-     * the key, and sees the last holder in the row meanwhile; a holder whose lease an operator ended is not told
-     * at its release (which sends nothing), the loss is logged when the keep ends or the next take finds it. A
-     * run of such takes lasts at most a second, then the release is sent and the key's next take here first
-     * pauses 100 ms, so that another JVM's waiter finds the row free. A minimum hold's release is never kept,
-     * nor a lease that might run out within twice the keep.
-     * At most 1,024 leases are kept at once, and closing the manager releases them at once. The CDI manager
-     * uses {@code locked.hand-over.lease-keep}. Default zero: every release is sent.
+     * again and again commits once a cycle instead of twice. A run of such takes lasts at most a second; then the
+     * release is sent and the key's next take here first pauses 100 ms, so that another JVM's waiter finds the row
+     * free. Never kept: a minimum hold's release, a read/write lock's rows, a lease that might run out within twice
+     * the keep. At most 1,024 leases are kept at once; closing the manager releases them at once.
+     *
+     * <p>The costs: a key released and not taken again stays taken that long, showing its last holder; a key this
+     * manager takes again and again stays with it for a run, which another JVM's waiter waits for; a holder whose
+     * lease an operator ended is not told at its release (which sends nothing): the loss is logged when the keep
+     * ends or the next take finds it. The CDI manager uses {@code locked.hand-over.lease-keep}. Default zero:
+     * every release is sent.
      *
      * @param keep zero up to {@link #MAX_LEASE_KEEP}
      * @return this builder

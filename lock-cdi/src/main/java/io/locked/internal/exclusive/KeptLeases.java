@@ -16,14 +16,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * the key ({@link io.locked.api.LockManagerBuilder#keepLeasesFor}; off unless set). That take passes the kept
  * lease to its new holder with the local hand-over's one statement (a new token, the new holder, a new lease)
  * where a release and a take were two: a thread that locks one key again and again pays one commit a cycle
- * instead of two. The moment ends on the manager's keep sweep, which then releases the lease: another JVM
- * waits that moment more at most, and sees the last holder in the row meanwhile.
+ * instead of two. The moment ends on the manager's keep sweep, which then releases the lease; the row shows the
+ * last holder meanwhile.
  *
  * <p>A run of such takes lasts as a run of local hand-overs does ({@link HandOvers#LEASE_RUN_NANOS}, drawn
  * anew from the run's take at the database). When it ends, the release is sent, and the key's next take here
  * first pauses as a local waiter does after a long run ({@link KeyTurns.Turn#yieldFirst}): without that gap a
  * thread that takes the key again at once would leave another JVM's waiter, polling with backoff, no instant
- * to find the row free.
+ * to find the row free. So another JVM waits for a run's end: measured (HandOverFairness), one thread cycling
+ * with keeps made another JVM asking every 20 ms wait 0.95-1.3 s at most, 3 ms at the median.
  */
 final class KeptLeases {
     /**
@@ -162,11 +163,6 @@ final class KeptLeases {
                 release(taken);
             }
         }
-    }
-
-    /** @return how many keys have a lease kept or a pause owed now */
-    int size() {
-        return kept.size();
     }
 
     private void ended(Kept mine) {
