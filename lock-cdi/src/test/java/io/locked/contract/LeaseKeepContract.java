@@ -19,8 +19,6 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -122,39 +120,13 @@ public interface LeaseKeepContract {
      */
     @Test
     default void threadsOfTwoManagersKeepingLeasesExcludeEachOther() throws Exception {
-        String key = "keep:threads:" + UUID.randomUUID();
-        int threadsEach = 2;
-        int cycles = 20;
-        HistoryRecorder history = new HistoryRecorder();
-        int[] counter = {0};
         List<LockManager> managers = List.of(
                 LockManagerBuilder.on(inspectedStore()).keepLeasesFor(Duration.ofMillis(5)).build(),
                 LockManagerBuilder.on(inspectedStore()).keepLeasesFor(Duration.ofMillis(5)).build());
-        ExecutorService threads = Executors.newFixedThreadPool(2 * threadsEach);
+        ExecutorService threads = Executors.newFixedThreadPool(4);
         try {
-            List<Future<?>> workers = new ArrayList<>();
-            for (LockManager locks : managers) {
-                for (int t = 0; t < threadsEach; t++) {
-                    workers.add(threads.submit(() -> {
-                        for (int i = 0; i < cycles; i++) {
-                            try (LockHandle lock = locks.acquire(optimistic(key).maxWait(Duration.ofSeconds(60)))) {
-                                long enter = System.nanoTime();
-                                int read = counter[0];
-                                Thread.yield();
-                                counter[0] = read + 1;
-                                history.record(new CriticalSection(Thread.currentThread().getName(), lock.token(), enter,
-                                        System.nanoTime()));
-                            }
-                        }
-                        return null;
-                    }));
-                }
-            }
-            for (Future<?> worker : workers) {
-                worker.get(5, TimeUnit.MINUTES);
-            }
-            assertEquals(List.of(), HistoryChecker.violations(history.sections()));
-            assertEquals(2 * threadsEach * cycles, counter[0], "the unguarded counter lost updates");
+            ThreadsOnOneKey.assertExclusion(managers, "keep:threads:" + UUID.randomUUID(), LockMode.OPTIMISTIC, threads, 2,
+                    20, Duration.ofSeconds(60), Duration.ofMinutes(5));
         } finally {
             threads.shutdownNow();
             managers.forEach(LockManager::close);

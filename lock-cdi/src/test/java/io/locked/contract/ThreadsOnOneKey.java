@@ -28,10 +28,21 @@ public final class ThreadsOnOneKey {
      */
     public static void assertExclusion(LockManager locks, String key, LockMode mode, ExecutorService threads,
                                        int threadCount, int cycles, Duration wait, Duration patience) throws Exception {
+        assertExclusion(List.of(locks), key, mode, threads, threadCount, cycles, wait, patience);
+    }
+
+    /**
+     * As above, with {@code threadCount} threads on each of several managers (each standing for a JVM).
+     *
+     * @param threads where the threads run (at least {@code threadCount} for each manager)
+     */
+    public static void assertExclusion(List<LockManager> managers, String key, LockMode mode, ExecutorService threads,
+                                       int threadCount, int cycles, Duration wait, Duration patience) throws Exception {
         HistoryRecorder history = new HistoryRecorder();
         int[] counter = {0};
         List<Future<?>> workers = new ArrayList<>();
-        for (int t = 0; t < threadCount; t++) {
+        for (int t = 0; t < threadCount * managers.size(); t++) {
+            LockManager locks = managers.get(t % managers.size());
             workers.add(threads.submit(() -> {
                 for (int i = 0; i < cycles; i++) {
                     try (LockHandle lock = locks.acquire(LockRequest.of(key).mode(mode).maxWait(wait))) {
@@ -50,7 +61,7 @@ public final class ThreadsOnOneKey {
             worker.get(patience.toSeconds(), TimeUnit.SECONDS);
         }
         assertEquals(List.of(), HistoryChecker.violations(history.sections()), mode.toString());
-        assertEquals(threadCount * cycles, history.sections().size(), mode.toString());
-        assertEquals(threadCount * cycles, counter[0], mode + ": the unguarded counter lost updates");
+        assertEquals(threadCount * managers.size() * cycles, history.sections().size(), mode.toString());
+        assertEquals(threadCount * managers.size() * cycles, counter[0], mode + ": the unguarded counter lost updates");
     }
 }

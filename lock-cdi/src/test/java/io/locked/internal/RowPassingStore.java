@@ -2,16 +2,23 @@ package io.locked.internal;
 
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.contract.DelegatingRepository;
+import io.locked.spi.Lease;
 import io.locked.spi.PessimisticHold;
 import io.locked.testing.InMemoryLockRepository;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The in-memory store's holds, passed on by a wrapper that counts lock statements, hand-overs and releases. */
+/**
+ * The in-memory store's holds, passed on by a wrapper that counts lock statements, hand-overs and releases; and the
+ * threads that released its leases.
+ */
 final class RowPassingStore extends DelegatingRepository {
     final AtomicInteger lockStatements = new AtomicInteger();
     final AtomicInteger handOvers = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
+    final List<Thread> leasesReleasedBy = new CopyOnWriteArrayList<>();
     volatile boolean failHandOvers;
 
     RowPassingStore() {
@@ -21,6 +28,12 @@ final class RowPassingStore extends DelegatingRepository {
     @Override
     public boolean handsOverPessimisticHolds() {
         return true;
+    }
+
+    @Override
+    public boolean releaseLease(Lease lease) {
+        leasesReleasedBy.add(Thread.currentThread());
+        return super.releaseLease(lease);
     }
 
     @Override
