@@ -14,13 +14,12 @@ import io.locked.api.LockMode;
 import io.locked.api.LockRequest;
 import io.locked.internal.DefaultLockManager;
 import io.locked.internal.base.LockMetrics;
-import io.locked.internal.base.TimeSource;
+import io.locked.internal.exclusive.ModelHolds;
 import io.locked.jpa.testing.CountingDataSource;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -362,26 +361,11 @@ class StatementsPerCycleTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("keptLeaseCycles")
     void aCycleOnALeaseKeptAfterItsReleaseSendsOneStatement(TestDatabase database, int statements) throws Exception {
-        TimeSource still = new TimeSource() {
-            @Override
-            public long nanoTime() {
-                return 0;
-            }
-
-            @Override
-            public Clock wallClock() {
-                return Clock.systemUTC();
-            }
-
-            @Override
-            public void sleepNanos(long nanos) throws InterruptedException {
-                Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
-            }
-        };
         onCountedStore(database, LockStatements.NATIVE, (repository, counting) -> {
             LockRequest request = LockRequest.of("cycle:kept-lease:" + UUID.randomUUID()).mode(LockMode.OPTIMISTIC)
                     .lease(Duration.ofMinutes(5)); // outlives the keep: a lease that might run out within it is released
-            try (DefaultLockManager locks = new DefaultLockManager(repository, still, 1, Duration.ofSeconds(5), LockMetrics.NONE)) {
+            try (DefaultLockManager locks = new DefaultLockManager(repository, ModelHolds.FROZEN, 1, Duration.ofSeconds(5),
+                    LockMetrics.NONE)) {
                 locks.passKeysOn(LockManagerBuilder.DEFAULT_ROW_HAND_OVER_RUN, Duration.ofMinutes(1));
                 cycle(locks, request); // the take, and its release kept
                 long statementsBefore = counting.statements();
