@@ -16,7 +16,6 @@ import io.locked.internal.base.LockMeter;
 import io.locked.internal.base.SeededBug;
 import io.locked.internal.base.TimeSource;
 import io.locked.internal.lease.LeaseWatchdog;
-import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
