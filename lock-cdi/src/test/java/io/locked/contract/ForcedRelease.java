@@ -19,7 +19,7 @@ public record ForcedRelease(String key, long startNanos, long endNanos, LockInfo
     }
 
     /** @return whether it ended the hold of this token of this key */
-    boolean ended(String endedKey, long token) {
+    public boolean ended(String endedKey, long token) {
         return endedToken() && key.equals(endedKey) && ended.token().getAsLong() == token;
     }
 
@@ -29,7 +29,7 @@ public record ForcedRelease(String key, long startNanos, long endNanos, LockInfo
     }
 
     /** @return whether it failed without saying whether it ran: it may have ended whatever held its key */
-    boolean outcomeUnknown() {
+    public boolean outcomeUnknown() {
         return outcome.startsWith("unknown");
     }
 

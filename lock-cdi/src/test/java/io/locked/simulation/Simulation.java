@@ -407,9 +407,8 @@ final class Simulation {
      * a forced release ended its token (or may have: a reply lost); every other loss must still be told.
      */
     private CriticalSection keptThroughAForcedRelease(String key, CriticalSection section) {
-        boolean forcedOut = keepsLeases && !section.lossSignalled() && forced.stream().anyMatch(release -> release.key().equals(key)
-                && (release.outcome().startsWith("unknown") || release.ended() != null
-                && release.ended().token().orElse(Long.MIN_VALUE) == section.token()));
+        boolean forcedOut = keepsLeases && !section.lossSignalled() && forced.stream().anyMatch(release ->
+                release.key().equals(key) && release.outcomeUnknown() || release.ended(key, section.token()));
         return forcedOut ? new CriticalSection(section.holder(), section.token(), section.enterNanos(), section.exitNanos(), true)
                 : section;
     }
