@@ -53,6 +53,15 @@ public interface PermitContract {
         return true;
     }
 
+    /**
+     * What the store shows of its sessions and row locks right now, for a failure's message: read while
+     * the test's holders still hold, which a report after the test (its cleanup done) cannot show. Empty
+     * where the store has nothing to tell.
+     */
+    default String storeStateNow() {
+        return "";
+    }
+
     private LockManager permitManager() {
         return LockManagerBuilder.on(permitStore()).build();
     }
@@ -70,7 +79,13 @@ public interface PermitContract {
         List<LockHandle> held = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                held.add(jvms.get(i).acquire(permits(key, mode, 3)));
+                try {
+                    held.add(jvms.get(i).acquire(permits(key, mode, 3)));
+                } catch (LockNotAcquiredException noSlot) {
+                    // a slot nobody holds stayed busy: name what held it while the other holders still hold
+                    throw new AssertionError("holder " + (i + 1) + " of three permits got none, with " + i + " held: "
+                            + held.stream().map(Places::of).toList() + "; the store meanwhile: " + storeStateNow(), noSlot);
+                }
             }
             Set<String> slots = held.stream().map(Places::of).collect(Collectors.toSet());
             assertEquals(Set.of(LockRows.permitSlot(key, 1), LockRows.permitSlot(key, 2),

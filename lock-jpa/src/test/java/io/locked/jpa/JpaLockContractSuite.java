@@ -121,6 +121,11 @@ abstract class JpaLockContractSuite extends LockContractTest {
     }
 
     @Override
+    public String storeStateNow() {
+        return InnoDbStateOnFailure.now(database());
+    }
+
+    @Override
     protected LockRepository repository() {
         return store.repository();
     }

@@ -1,10 +1,12 @@
 package io.locked.jpa.testing;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HexFormat;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
@@ -32,21 +34,33 @@ public final class InnoDbStateOnFailure implements TestWatcher {
 
     @Override
     public void testFailed(ExtensionContext context, Throwable cause) {
-        TestDatabase failedOn = database.get();
-        if (failedOn != TestDatabase.MARIADB && failedOn != TestDatabase.MYSQL8) {
-            return;
+        String state = now(database.get());
+        if (!state.isEmpty()) {
+            System.out.print("InnoDB after the failure of " + context.getDisplayName() + " on " + state);
         }
-        StringBuilder report = new StringBuilder("InnoDB after the failure of " + context.getDisplayName()
-                + " on " + failedOn + ":\n");
-        try (Connection connection = failedOn.connect(); Statement statement = connection.createStatement()) {
+    }
+
+    /**
+     * The server's open transactions and (MySQL 8) their locks on the lock table, read now: for a test
+     * that fails while what it holds is still held, before its cleanup ends the transactions that the
+     * report above, printed after the test, no longer finds.
+     *
+     * @return the database's name and the report, or empty for a database other than MariaDB and MySQL 8
+     */
+    public static String now(TestDatabase on) {
+        if (on != TestDatabase.MARIADB && on != TestDatabase.MYSQL8) {
+            return "";
+        }
+        StringBuilder report = new StringBuilder(on + ":\n");
+        try (Connection connection = on.connect(); Statement statement = connection.createStatement()) {
             table(statement, TRANSACTIONS, "open transactions", report);
-            if (failedOn == TestDatabase.MYSQL8) {
+            if (on == TestDatabase.MYSQL8) {
                 table(statement, LOCKS, "locks on locked_lock", report);
             }
         } catch (SQLException unreadable) {
             report.append("  not readable: ").append(unreadable).append('\n');
         }
-        System.out.print(report);
+        return report.toString();
     }
 
     private static void table(Statement statement, String sql, String title, StringBuilder report) throws SQLException {
@@ -58,7 +72,7 @@ public final class InnoDbStateOnFailure implements TestWatcher {
                 count++;
                 report.append("   ");
                 for (int column = 1; column <= columns.getColumnCount(); column++) {
-                    report.append(' ').append(columns.getColumnLabel(column)).append('=').append(rows.getString(column));
+                    report.append(' ').append(columns.getColumnLabel(column)).append('=').append(readable(rows.getString(column)));
                 }
                 report.append('\n');
             }
@@ -66,5 +80,13 @@ public final class InnoDbStateOnFailure implements TestWatcher {
                 report.append("    none\n");
             }
         }
+    }
+
+    /** MySQL 8 shows a binary key in a lock's data as hex ({@code 0x7065...}): the key's text instead. */
+    private static String readable(String value) {
+        if (value == null || !value.matches("0x([0-9A-Fa-f]{2})+")) {
+            return value;
+        }
+        return "'" + new String(HexFormat.of().parseHex(value.substring(2)), StandardCharsets.UTF_8) + "'";
     }
 }
