@@ -110,11 +110,10 @@ abstract class JpaLockContractSuite extends LockContractTest {
             Thread.onSpinWait();
         }
         assertEquals(0, store.borrowedConnections(), "connections still borrowed from the pool");
-        // a transaction whose connection just came back may still show for a moment (InnoDB's view of
-        // its transactions is a cache refreshed at most every 100 ms); a leaked one stays
+        // a transaction whose connection just came back may still show for a moment; a leaked one stays
         int open = store.openTransactionsOnServer();
         while (open > 0 && System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(5)) {
-            Thread.sleep(150);
+            Thread.sleep(20);
             open = store.openTransactionsOnServer();
         }
         assertEquals(0, open, "transactions left open on the server");

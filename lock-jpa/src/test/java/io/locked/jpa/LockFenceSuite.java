@@ -109,7 +109,7 @@ abstract class LockFenceSuite {
         try {
             if (business != null) {
                 assertEquals(0, business.getHikariPoolMXBean().getActiveConnections(), "business connections still borrowed");
-                assertEquals(0, ServerView.openTransactions(database(), store), "transactions left open on the server");
+                assertEquals(0, store.openTransactionsOnServer(), "transactions left open on the server");
             }
         } finally {
             if (businessUnit != null) {

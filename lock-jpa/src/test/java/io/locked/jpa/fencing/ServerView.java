@@ -1,32 +1,27 @@
 package io.locked.jpa.fencing;
 
+import io.locked.jpa.testing.InnoDbTransactions;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The server's own view of the test user's sessions: whether a statement on the fence table waits
- * for a row lock (the condition the ordering tests wait for, instead of sleeping), and how many
- * transactions are open.
+ * for a row lock (the condition the ordering tests wait for, instead of sleeping).
  *
- * <p>On MariaDB both are read from {@code SHOW ENGINE INNODB STATUS}, not from
- * {@code information_schema.innodb_trx}: that table is a cache that InnoDB refreshes only after
- * 100 ms without a read, so another poller on the same server (a parallel build) can keep it stale
- * for as long as it polls.
+ * <p>On MariaDB the waits are read from {@code SHOW ENGINE INNODB STATUS} ({@link InnoDbTransactions}),
+ * not from {@code information_schema.innodb_trx}: that table is a cache that InnoDB refreshes only
+ * after 100 ms without a read, so another poller on the same server (a parallel build) can keep it
+ * stale for as long as it polls.
  */
 public final class ServerView {
     private static long lastInnodbTablesRead = System.nanoTime() - TimeUnit.SECONDS.toNanos(1);
-    // "MariaDB thread id 1320, OS thread handle 1312..., query id 1338 127.0.0.1 locked_c Update"
-    private static final Pattern THREAD_LINE = Pattern.compile("thread id \\d+, OS thread handle \\d+, query id \\d+ \\S+ (\\S+)");
 
     private ServerView() {
     }
@@ -57,34 +52,13 @@ public final class ServerView {
         }
     }
 
-    /**
-     * @return transactions of the test user open on the server, seen from outside every pool
-     */
-    public static int openTransactions(TestDatabase database, Store store) throws SQLException, InterruptedException {
-        if (database != TestDatabase.MARIADB) {
-            if (database == TestDatabase.MYSQL8) {
-                awaitFreshInnodbTables();
-            }
-            return store.openTransactionsOnServer();
-        }
-        try (Connection observer = database.connect()) {
-            int open = 0;
-            for (String transaction : innodbTransactions(observer)) {
-                if (transaction.contains(", ACTIVE") && database.user().equals(userOf(transaction))) {
-                    open++;
-                }
-            }
-            return open;
-        }
-    }
-
     private static boolean fenceWaits(TestDatabase database, Connection observer)
             throws SQLException, InterruptedException {
         if (database == TestDatabase.MARIADB) {
             String fenceTable = "of table `" + observer.getCatalog() + "`.`locked_fence`";
-            for (String transaction : innodbTransactions(observer)) {
+            for (String transaction : InnoDbTransactions.of(observer)) {
                 if (transaction.contains("TRX HAS BEEN WAITING") && transaction.contains(fenceTable)
-                        && database.user().equals(userOf(transaction))) {
+                        && database.user().equals(InnoDbTransactions.userOf(transaction))) {
                     return true;
                 }
             }
@@ -128,25 +102,5 @@ public final class ServerView {
             TimeUnit.NANOSECONDS.sleep(stale - sinceLastRead);
         }
         lastInnodbTablesRead = System.nanoTime();
-    }
-
-    /** The sections of the status's transaction list, one per session's transaction. */
-    private static String[] innodbTransactions(Connection observer) throws SQLException {
-        try (Statement statement = observer.createStatement();
-             ResultSet status = statement.executeQuery("SHOW ENGINE INNODB STATUS")) {
-            status.next();
-            String text = status.getString("Status");
-            int list = text.indexOf("LIST OF TRANSACTIONS FOR EACH SESSION:");
-            int end = text.indexOf("\n--------\nFILE I/O", list);
-            if (list < 0) {
-                throw new IllegalStateException("SHOW ENGINE INNODB STATUS has no transaction list:\n" + text);
-            }
-            return text.substring(list, end < 0 ? text.length() : end).split("\n---TRANSACTION ");
-        }
-    }
-
-    private static String userOf(String transaction) {
-        Matcher thread = THREAD_LINE.matcher(transaction);
-        return thread.find() ? thread.group(1) : null;
     }
 }

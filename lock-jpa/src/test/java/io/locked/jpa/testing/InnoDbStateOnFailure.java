@@ -18,10 +18,6 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * show it. Prints nothing for the other databases, and nothing when the test passed.
  */
 public final class InnoDbStateOnFailure implements TestWatcher {
-    private static final String TRANSACTIONS = "SELECT t.trx_id, t.trx_mysql_thread_id, t.trx_state, t.trx_started,"
-            + " t.trx_rows_locked, t.trx_isolation_level, LEFT(COALESCE(t.trx_query, p.info, ''), 300) AS query"
-            + " FROM information_schema.innodb_trx t LEFT JOIN information_schema.processlist p"
-            + " ON p.id = t.trx_mysql_thread_id ORDER BY t.trx_started";
     private static final String LOCKS = "SELECT ENGINE_TRANSACTION_ID, THREAD_ID, LOCK_TYPE, LOCK_MODE, LOCK_STATUS,"
             + " LEFT(COALESCE(LOCK_DATA, ''), 200) AS lock_data FROM performance_schema.data_locks"
             + " WHERE OBJECT_NAME = 'locked_lock' LIMIT 200";
@@ -53,7 +49,7 @@ public final class InnoDbStateOnFailure implements TestWatcher {
         }
         StringBuilder report = new StringBuilder(on + ":\n");
         try (Connection connection = on.connect(); Statement statement = connection.createStatement()) {
-            table(statement, TRANSACTIONS, "open transactions", report);
+            transactions(connection, report);
             if (on == TestDatabase.MYSQL8) {
                 table(statement, LOCKS, "locks on locked_lock", report);
             }
@@ -61,6 +57,21 @@ public final class InnoDbStateOnFailure implements TestWatcher {
             report.append("  not readable: ").append(unreadable).append('\n');
         }
         return report.toString();
+    }
+
+    /** From InnoDB's own list: its {@code innodb_trx} copy may be older than the failure (InnoDbTransactions). */
+    private static void transactions(Connection connection, StringBuilder report) throws SQLException {
+        report.append("  open transactions:\n");
+        int count = 0;
+        for (String transaction : InnoDbTransactions.of(connection)) {
+            if (InnoDbTransactions.active(transaction)) {
+                count++;
+                report.append("    ---TRANSACTION ").append(transaction.strip().replace("\n", "\n      ")).append('\n');
+            }
+        }
+        if (count == 0) {
+            report.append("    none\n");
+        }
     }
 
     private static void table(Statement statement, String sql, String title, StringBuilder report) throws SQLException {

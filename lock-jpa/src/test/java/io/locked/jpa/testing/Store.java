@@ -6,6 +6,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A repository on a pooled test database, with the checks every suite makes at the end.
@@ -30,9 +32,13 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
      * @return open transactions
      */
     public int openTransactionsOnServer() throws SQLException {
+        if (database == TestDatabase.MARIADB || database == TestDatabase.MYSQL8) {
+            try (Connection connection = database.connect()) {
+                return InnoDbTransactions.activeSessions(connection, database.user()).size();
+            }
+        }
         String sql = switch (database) {
-            case MARIADB, MYSQL8 -> "SELECT COUNT(*) FROM information_schema.innodb_trx t"
-                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ? AND p.db = DATABASE()";
+            case MARIADB, MYSQL8 -> throw new AssertionError("read from InnoDB's own list (InnoDbTransactions) above");
             case POSTGRESQL -> "SELECT COUNT(*) FROM pg_stat_activity WHERE usename = ? AND datname = current_database() AND pid <> pg_backend_pid()"
                     + " AND state LIKE 'idle in transaction%'";
             case H2 -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
@@ -55,27 +61,22 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
     /**
      * Ends, from outside the pool, every session of the test user in the test database with a
      * transaction open, once the server shows at least one: a holder's transaction shows in the
-     * server's views only once its statement is done, and InnoDB's {@code innodb_trx} is a snapshot
-     * it refreshes only when nobody read it for 100 ms (test JVMs side by side read it on the same
-     * server), so a single look may miss a transaction that is open. The caller's timeout bounds the
-     * wait for one that never opens.
+     * server's views only once its statement is done. The caller's timeout bounds the wait for one
+     * that never opens.
      *
      * @return how many sessions were ended, at least one
      */
     public int endSessionsInTransaction() throws SQLException, InterruptedException {
-        // a tighter poll on InnoDB would keep reading a snapshot taken before the holder's transaction began
-        long pollMillis = database == TestDatabase.MARIADB || database == TestDatabase.MYSQL8 ? 150 : 20;
         int ended;
         while ((ended = endSessionsInTransactionSeenNow()) == 0) {
-            Thread.sleep(pollMillis);
+            Thread.sleep(20);
         }
         return ended;
     }
 
     private int endSessionsInTransactionSeenNow() throws SQLException {
         String sql = switch (database) {
-            case MARIADB, MYSQL8 -> "SELECT p.id FROM information_schema.innodb_trx t"
-                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id WHERE p.user = ? AND p.db = DATABASE()";
+            case MARIADB, MYSQL8 -> null; // InnoDB's own list (InnoDbTransactions), not its innodb_trx copy
             case POSTGRESQL -> "SELECT pid FROM pg_stat_activity WHERE usename = ? AND datname = current_database() AND pid <> pg_backend_pid()"
                     + " AND state LIKE 'idle in transaction%'";
             case H2 -> "SELECT SESSION_ID FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
@@ -84,13 +85,17 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
             case HSQLDB -> "SELECT SESSION_ID FROM INFORMATION_SCHEMA.SYSTEM_SESSIONS WHERE USER_NAME = ?"
                     + " AND SESSION_ID <> SESSION_ID() AND TRANSACTION";
         };
-        java.util.List<Long> sessions = new java.util.ArrayList<>();
+        List<Long> sessions = new ArrayList<>();
         try (Connection connection = database.connect()) {
-            try (PreparedStatement find = connection.prepareStatement(sql)) {
-                find.setString(1, database.user());
-                try (ResultSet rows = find.executeQuery()) {
-                    while (rows.next()) {
-                        sessions.add(rows.getLong(1));
+            if (sql == null) {
+                sessions.addAll(InnoDbTransactions.activeSessions(connection, database.user()));
+            } else {
+                try (PreparedStatement find = connection.prepareStatement(sql)) {
+                    find.setString(1, database.user());
+                    try (ResultSet rows = find.executeQuery()) {
+                        while (rows.next()) {
+                            sessions.add(rows.getLong(1));
+                        }
                     }
                 }
             }
