@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.locked.api.LockMode;
+import io.locked.jpa.testing.InnoDbTransactions;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.TestPool;
@@ -196,18 +197,14 @@ class DaylightSavingOverlapTest {
     }
 
     private static int endSessionsInTransaction(Server server) throws SQLException {
-        List<Long> sessions = new ArrayList<>();
         try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
-            try (ResultSet rows = statement.executeQuery("SELECT trx_mysql_thread_id FROM information_schema.innodb_trx")) {
-                while (rows.next()) {
-                    sessions.add(rows.getLong(1));
-                }
-            }
+            // the engine's own list: information_schema.innodb_trx is a copy that may predate the hold
+            List<Long> sessions = InnoDbTransactions.activeSessions(connection, server.user());
             for (long session : sessions) {
                 statement.execute("KILL " + session);
             }
+            return sessions.size();
         }
-        return sessions.size();
     }
 
     /**

@@ -25,6 +25,7 @@ import io.locked.it.server.GaleraCluster;
 import io.locked.it.server.MariaDbEndpoint;
 import io.locked.jpa.JpaLockRepository;
 import io.locked.jpa.LockStatements;
+import io.locked.jpa.testing.InnoDbTransactions;
 import io.locked.jpa.testing.PlainDataSource;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
@@ -351,17 +352,19 @@ class GaleraClusterTest {
         }
     }
 
-    // ends, as root on each node, the test user's sessions with an open transaction; names the node
+    // ends, on each node, the test user's sessions with an open transaction; names the node. The engine's own
+    // list, not information_schema.innodb_trx, a copy that may predate the hold (InnoDbTransactions)
     private static String endSessionsInTransaction() throws Exception {
         for (int i = 0; i < NODES; i++) {
-            String sessions = cluster.node(i).query("SELECT GROUP_CONCAT(p.id) FROM information_schema.innodb_trx t"
-                    + " JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id"
-                    + " WHERE p.user = '" + cluster.endpoint(i).user() + "'");
-            if (!sessions.isEmpty() && !sessions.equals("NULL")) {
-                for (String id : sessions.split(",")) {
-                    cluster.node(i).query("KILL " + id);
+            MariaDbEndpoint endpoint = cluster.endpoint(i);
+            try (Connection observer = endpoint.connect(); Statement statement = observer.createStatement()) {
+                List<Long> sessions = InnoDbTransactions.activeSessions(observer, endpoint.user());
+                for (long session : sessions) {
+                    statement.execute("KILL " + session);
                 }
-                return "node " + (i + 1);
+                if (!sessions.isEmpty()) {
+                    return "node " + (i + 1);
+                }
             }
         }
         throw new AssertionError("no session of the test user holds a transaction on any node");
