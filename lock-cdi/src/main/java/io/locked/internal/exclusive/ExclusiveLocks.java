@@ -33,6 +33,7 @@ public final class ExclusiveLocks {
     private final TimeSource time;
     private final LeaseWatchdog watchdog;
     private final Duration sessionCheckInterval;
+    private final Duration sessionCheckTimeout;
     private final KeyTurns turns;
     private final Draining draining;
     private final KeptLeases keptLeases;
@@ -56,6 +57,7 @@ public final class ExclusiveLocks {
         this.time = time;
         this.watchdog = watchdog;
         this.sessionCheckInterval = sessionCheckInterval;
+        this.sessionCheckTimeout = PessimisticAcquisition.checkTimeout(sessionCheckInterval);
         this.turns = new KeyTurns(time, HandOvers.askedOnce(repository::handsOverPessimisticHolds));
         this.keptLeases = new KeptLeases(KeepTimer.of(watchdog::once, watchdog::schedulerNanos), repository, time);
         this.leases = new LeaseTakes(repository, time, watchdog, keptLeases, this::closing, this.seededBug);
@@ -237,7 +239,7 @@ public final class ExclusiveLocks {
         PessimisticAcquisition acquisition = new PessimisticAcquisition(key, owner, holder, hold, scope, turn, meter, time);
         acquisition.lossAtReleaseUntold = seededBug == ExclusiveSeededBug.LOSS_AT_RELEASE_UNTOLD;
         acquisition.storeHandsOver = turns.rowsHandedOver();
-        acquisition.checkSessionsWith(watchdog, sessionCheckInterval);
+        acquisition.checkSessionsWith(watchdog, sessionCheckInterval, sessionCheckTimeout);
         return acquisition;
     }
 

@@ -73,10 +73,20 @@ public final class PessimisticAcquisition extends Acquisition {
         return valid;
     }
 
-    public void checkSessionsWith(LeaseWatchdog watchdog, Duration every) {
-        Duration timeout = every.dividedBy(2).compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : every.dividedBy(2);
+    /**
+     * @param every   how often the hold's session is checked
+     * @param timeout each check's bound, {@link #checkTimeout(Duration)} of {@code every}: computed once per
+     *                manager, not per hold ({@code Duration.dividedBy} goes through {@code BigDecimal})
+     */
+    public void checkSessionsWith(LeaseWatchdog watchdog, Duration every, Duration timeout) {
         checkTimeout = timeout;
         sessionChecks = watchdog.every(every, () -> checkSession(timeout));
+    }
+
+    /** @return a session check's bound: half its interval, at most 5 s */
+    public static Duration checkTimeout(Duration every) {
+        Duration half = every.dividedBy(2);
+        return half.compareTo(Duration.ofSeconds(5)) > 0 ? Duration.ofSeconds(5) : half;
     }
 
     /**
