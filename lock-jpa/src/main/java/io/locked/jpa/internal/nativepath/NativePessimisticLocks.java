@@ -11,7 +11,6 @@ import io.locked.jpa.internal.connection.NoFreeConnection;
 import io.locked.jpa.internal.connection.PoolShortage;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
-import io.locked.jpa.internal.dialect.RowStatements;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.jpa.internal.transaction.TokenWrites;
@@ -49,12 +48,8 @@ final class NativePessimisticLocks {
     private final KnownTokenClock tokenClock;
     /** The statement that leaves a minimum hold at release, after the settings the database sends with it. */
     private final SettingsThenUpdate holdRow;
-    /**
-     * Where the lock statement's rows carry the token clock, found by its name in the first and kept:
-     * every lock statement of a dialect returns the same columns, and a look-up by name builds the
-     * driver's map of a result's column names anew for each result (about 3 % of a hot key's CPU on MariaDB).
-     */
-    private volatile int tokenClockColumn;
+    /** Reads what a lock statement drew from its row. */
+    private final LockStatementRows lockRows;
 
     /**
      * @param connectionWait how long an acquisition may wait for a connection, whatever its own wait
@@ -74,6 +69,7 @@ final class NativePessimisticLocks {
         this.tokenWrites = tokenWrites;
         this.tokenClock = tokenClock;
         this.holdRow = SettingsThenUpdate.of(database.holdRowSettings(), database.holdRow);
+        this.lockRows = new LockStatementRows(database);
     }
 
     /** @return whether holds may be handed over: with clock tokens, whose releases roll back */
@@ -284,31 +280,14 @@ final class NativePessimisticLocks {
                 // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
                 lock.execute(sql);
                 try (ResultSet row = lock.getResultSet()) {
-                    return drawnToken(row, galera);
+                    return lockRows.drawn(row, galera);
                 }
             }
         }
         try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
              PreparedStatement lock = database.lockRow(connection, holder, key, waitMillis);
              ResultSet row = ReturnedRows.ofLock(lock, database, waitMillis)) {
-            return drawnToken(row, galera);
+            return lockRows.drawn(row, galera);
         }
-    }
-
-    private DrawnToken drawnToken(ResultSet row, boolean galera) throws SQLException {
-        if (!row.next()) {
-            return null;
-        }
-        return new DrawnToken(row.getLong(1), row.getInt(2) == 1, galera ? row.getString(4) : null,
-                database.createsRowUnseen() && row.getBoolean(3), row.getLong(tokenClockColumn(row)));
-    }
-
-    private int tokenClockColumn(ResultSet row) throws SQLException {
-        int column = tokenClockColumn;
-        if (column == 0) {
-            column = row.findColumn(RowStatements.TOKEN_CLOCK);
-            tokenClockColumn = column;
-        }
-        return column;
     }
 }
