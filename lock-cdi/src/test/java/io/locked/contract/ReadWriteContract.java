@@ -19,9 +19,11 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -377,23 +379,36 @@ public interface ReadWriteContract {
                         int reads = 0;
                         for (int round = 0; round < rounds; round++) {
                             together.await(READ_WRITE_PATIENCE.toSeconds(), TimeUnit.SECONDS);
-                            Optional<LockHandle> read;
                             try {
-                                read = jvm.tryAcquire(access(key, mode, LockType.READ));
+                                Optional<LockHandle> read = jvm.tryAcquire(access(key, mode, LockType.READ));
+                                if (read.isPresent()) {
+                                    reads++;
+                                    read.get().close();
+                                }
                             } catch (LockNotAcquiredException noConnection) {
-                                read = Optional.empty();
-                            }
-                            if (read.isPresent()) {
-                                reads++;
-                                read.get().close();
+                                // no connection within the wait: not acquired
+                            } catch (RuntimeException | Error failure) {
+                                together.reset(); // the others stop waiting for this reader at once
+                                throw failure;
                             }
                         }
                         return reads;
                     }));
                 }
                 int reads = 0;
+                ExecutionException failed = null;
                 for (Future<Integer> reader : readers) {
-                    reads += reader.get(120, TimeUnit.SECONDS);
+                    try {
+                        reads += reader.get(120, TimeUnit.SECONDS);
+                    } catch (ExecutionException readerFailed) {
+                        // a reader that failed broke the barrier for the others: its own failure is the one to tell
+                        if (failed == null || failed.getCause() instanceof BrokenBarrierException) {
+                            failed = readerFailed;
+                        }
+                    }
+                }
+                if (failed != null) {
+                    throw failed;
                 }
                 assertTrue(reads > 0, "no reader ever read");
                 awaitNoHolder(other, key, "every slot this JVM's readers took was released once they left");

@@ -13,6 +13,15 @@ import java.sql.SQLException;
  * same row apart from a failure of the store.
  */
 final class EntityConflicts {
+    /**
+     * PostgreSQL's answer to a statement its query timeout cancelled. This path bounds its lock waits, and a
+     * row creation's wait for another transaction's uncommitted insert of the key, by query timeouts:
+     * Hibernate 6 reports the cancel as a {@code QueryTimeoutException}, Hibernate 7 under JTA as a plain
+     * {@code PersistenceException} (seen: a reader slot's creation in {@code tryAcquire} told as the store
+     * unavailable, where it is busy).
+     */
+    private static final String QUERY_CANCELED = "57014";
+
     private EntityConflicts() {
     }
 
@@ -23,7 +32,8 @@ final class EntityConflicts {
         }
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof LockTimeoutException || t instanceof PessimisticLockException
-                    || t instanceof QueryTimeoutException || t instanceof OptimisticLockException) {
+                    || t instanceof QueryTimeoutException || t instanceof OptimisticLockException
+                    || t instanceof SQLException sql && QUERY_CANCELED.equals(sql.getSQLState())) {
                 return true;
             }
         }

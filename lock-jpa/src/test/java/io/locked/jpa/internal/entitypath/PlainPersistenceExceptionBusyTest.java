@@ -23,6 +23,7 @@ class PlainPersistenceExceptionBusyTest {
         assertTrue(EntityConflicts.isBusy(plain("55P03", 0)), "PostgreSQL lock_not_available");
         assertTrue(EntityConflicts.isBusy(plain("HY000", 1205)), "MariaDB and MySQL lock wait timeout");
         assertTrue(EntityConflicts.isBusy(plain("HYT00", 50200)), "H2 lock timeout");
+        assertTrue(EntityConflicts.isBusy(plain("57014", 0)), "PostgreSQL statement cancelled by its query timeout");
     }
 
     @Test
