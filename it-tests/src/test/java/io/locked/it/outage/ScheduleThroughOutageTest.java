@@ -118,7 +118,7 @@ class ScheduleThroughOutageTest {
                 }
             }
         }
-        checkHistory(history());
+        checkHistory(history(), request.lease());
     }
 
     /** The recipe's task, its job and its catch recording into the history, each tick numbered. */
@@ -135,7 +135,15 @@ class ScheduleThroughOutageTest {
         };
     }
 
-    private static void checkHistory(List<Event> history) {
+    /**
+     * @param lease the request's lease: a release the cut failed may have left its lease live (a lost release
+     *              delays the key, never gives it to two), so the ticks within that lease after it find the key
+     *              taken and skip without a failure
+     */
+    private static void checkHistory(List<Event> history, Duration lease) {
+        int releaseLost = history.stream().filter(event -> event.kind() == Kind.TICK_LOST && event.detail() != null
+                && event.detail().contains("releasing the lease failed")).mapToInt(Event::tick).min().orElse(-1);
+        long leaseTicks = (lease.toMillis() + PERIOD.toMillis() - 1) / PERIOD.toMillis() + 1;
         Event open = null;
         long lastToken = 0;
         Map<Integer, Integer> runsPerTick = new HashMap<>();
@@ -159,7 +167,8 @@ class ScheduleThroughOutageTest {
         runsPerTick.forEach((tick, runs) -> assertEquals(1, runs, "tick " + tick + " ran the job " + runs + " times: "
                 + history));
         ticksEnded.forEach((tick, instances) -> {
-            if (instances == 2 && !ticksLost.containsKey(tick) && !runsPerTick.containsKey(tick)) {
+            boolean underALeaseLeftLive = releaseLost >= 0 && tick > releaseLost && tick <= releaseLost + leaseTicks;
+            if (instances == 2 && !ticksLost.containsKey(tick) && !runsPerTick.containsKey(tick) && !underALeaseLeftLive) {
                 fail("tick " + tick + " ended on both instances, neither failed, and nobody ran the job: " + history);
             }
         });
