@@ -197,13 +197,9 @@ class DaylightSavingOverlapTest {
     }
 
     private static int endSessionsInTransaction(Server server) throws SQLException {
-        try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
+        try (Connection connection = server.connect()) {
             // the engine's own list: information_schema.innodb_trx is a copy that may predate the hold
-            List<Long> sessions = InnoDbTransactions.activeSessions(connection, server.user());
-            for (long session : sessions) {
-                statement.execute("KILL " + session);
-            }
-            return sessions.size();
+            return InnoDbTransactions.endActiveSessions(connection, server.user()).size();
         }
     }
 

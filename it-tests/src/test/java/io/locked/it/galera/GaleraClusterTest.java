@@ -357,12 +357,8 @@ class GaleraClusterTest {
     private static String endSessionsInTransaction() throws Exception {
         for (int i = 0; i < NODES; i++) {
             MariaDbEndpoint endpoint = cluster.endpoint(i);
-            try (Connection observer = endpoint.connect(); Statement statement = observer.createStatement()) {
-                List<Long> sessions = InnoDbTransactions.activeSessions(observer, endpoint.user());
-                for (long session : sessions) {
-                    statement.execute("KILL " + session);
-                }
-                if (!sessions.isEmpty()) {
+            try (Connection observer = endpoint.connect()) {
+                if (!InnoDbTransactions.endActiveSessions(observer, endpoint.user()).isEmpty()) {
                     return "node " + (i + 1);
                 }
             }

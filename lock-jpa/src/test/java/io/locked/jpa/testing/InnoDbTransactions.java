@@ -85,4 +85,19 @@ public final class InnoDbTransactions {
         }
         return sessions;
     }
+
+    /**
+     * Ends, as an operator's {@code KILL} would, the sessions {@link #activeSessions} finds.
+     *
+     * @return the sessions ended
+     */
+    public static List<Long> endActiveSessions(Connection observer, String user) throws SQLException {
+        List<Long> sessions = activeSessions(observer, user);
+        try (Statement kill = observer.createStatement()) {
+            for (long session : sessions) {
+                kill.execute("KILL " + session);
+            }
+        }
+        return sessions;
+    }
 }

@@ -75,8 +75,17 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
     }
 
     private int endSessionsInTransactionSeenNow() throws SQLException {
+        if (database == TestDatabase.MARIADB || database == TestDatabase.MYSQL8) {
+            // InnoDB's own list (InnoDbTransactions), not its innodb_trx copy
+            int ended;
+            try (Connection connection = database.connect()) {
+                ended = InnoDbTransactions.endActiveSessions(connection, database.user()).size();
+            }
+            pool.evictIdle();
+            return ended;
+        }
         String sql = switch (database) {
-            case MARIADB, MYSQL8 -> null; // InnoDB's own list (InnoDbTransactions), not its innodb_trx copy
+            case MARIADB, MYSQL8 -> throw new AssertionError("ended above");
             case POSTGRESQL -> "SELECT pid FROM pg_stat_activity WHERE usename = ? AND datname = current_database() AND pid <> pg_backend_pid()"
                     + " AND state LIKE 'idle in transaction%'";
             case H2 -> "SELECT SESSION_ID FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = UPPER(?)"
@@ -87,15 +96,11 @@ public record Store(TestDatabase database, TestPool pool, EntityManagerFactory f
         };
         List<Long> sessions = new ArrayList<>();
         try (Connection connection = database.connect()) {
-            if (sql == null) {
-                sessions.addAll(InnoDbTransactions.activeSessions(connection, database.user()));
-            } else {
-                try (PreparedStatement find = connection.prepareStatement(sql)) {
-                    find.setString(1, database.user());
-                    try (ResultSet rows = find.executeQuery()) {
-                        while (rows.next()) {
-                            sessions.add(rows.getLong(1));
-                        }
+            try (PreparedStatement find = connection.prepareStatement(sql)) {
+                find.setString(1, database.user());
+                try (ResultSet rows = find.executeQuery()) {
+                    while (rows.next()) {
+                        sessions.add(rows.getLong(1));
                     }
                 }
             }
