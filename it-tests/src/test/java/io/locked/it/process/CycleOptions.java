@@ -33,11 +33,13 @@ import java.util.Map;
  *                           (the default) for the key's exclusive lock
  * @param writePercent       with the key's read/write lock ({@code write-percent=}), how many cycles in a
  *                           hundred write (at random), the others read; -1 (the default) for no read/write lock
+ * @param leaseKeep          the manager's keep of a released lease ({@code lease-keep-millis=}), zero (the default)
+ *                           for none
  */
 record CycleOptions(TestDatabase database, LockMode mode, String key, int threads, int cycles, Duration maxWait,
                     Duration lease, CounterFence fence, Path history, Path writes, boolean galeraSingleWriter,
                     LockStatements statements, LockTokens tokens, boolean goOnAfterFailures, String synchronousCommit,
-                    int permits, int writePercent) {
+                    int permits, int writePercent, Duration leaseKeep) {
 
     /** Until stopped; every failure is recorded and the thread goes on. */
     boolean untilStopped() {
@@ -80,6 +82,7 @@ record CycleOptions(TestDatabase database, LockMode mode, String key, int thread
                 Boolean.parseBoolean(values.getOrDefault("go-on-after-failures", "false")),
                 values.get("synchronous-commit"),
                 Integer.parseInt(values.getOrDefault("permits", "0")),
-                Integer.parseInt(values.getOrDefault("write-percent", "-1")));
+                Integer.parseInt(values.getOrDefault("write-percent", "-1")),
+                Duration.ofMillis(Long.parseLong(values.getOrDefault("lease-keep-millis", "0"))));
     }
 }

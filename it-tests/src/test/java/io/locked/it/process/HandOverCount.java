@@ -1,15 +1,17 @@
 package io.locked.it.process;
 
 import io.locked.contract.DelegatingRepository;
+import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A worker's store that counts the row locks its holds pass on ({@link PessimisticHold#handOver}) and prints
- * {@code HANDED-OVER n} at every hundredth: the crash test kills the worker only once runs of hand-overs
- * have formed, not merely once its threads have cycled.
+ * A worker's store that counts the row locks its holds pass on ({@link PessimisticHold#handOver}) and the leases
+ * its manager passes on ({@link LockRepository#handOverLease}: to a waiting thread, or from a kept lease to the
+ * next take), and prints {@code HANDED-OVER n} at every hundredth: the crash tests kill the worker only once runs
+ * of hand-overs have formed, not merely once its threads have cycled.
  */
 final class HandOverCount extends DelegatingRepository {
     static final String LINE = "HANDED-OVER ";
@@ -17,6 +19,22 @@ final class HandOverCount extends DelegatingRepository {
 
     HandOverCount(LockRepository delegate) {
         super(delegate);
+    }
+
+    @Override
+    public Lease handOverLease(Lease lease, String newOwner, String holder, Duration duration) {
+        Lease passed = super.handOverLease(lease, newOwner, holder, duration);
+        if (passed != null) {
+            counted();
+        }
+        return passed;
+    }
+
+    private void counted() {
+        long count = handedOver.incrementAndGet();
+        if (count % 100 == 0) {
+            System.out.println(LINE + count);
+        }
     }
 
     @Override
@@ -54,10 +72,7 @@ final class HandOverCount extends DelegatingRepository {
             if (next == null) {
                 return null;
             }
-            long count = handedOver.incrementAndGet();
-            if (count % 100 == 0) {
-                System.out.println(LINE + count);
-            }
+            counted();
             return new Counted(next);
         }
 

@@ -45,8 +45,9 @@ import org.jboss.weld.environment.se.WeldContainer;
  *   happens as events on standard output (the fault tests). With {@code permits=N} the threads take
  *   permits of the key and the history holds each section's slot ({@link RowLines}); with
  *   {@code write-percent=P} they read or write under the key's read/write lock and it holds each
- *   section's row and whether it wrote. With {@code tokens=CLOCK} and {@code mode=PESSIMISTIC} it prints
- *   {@code HANDED-OVER n} at every hundredth row its holders passed on ({@link HandOverCount}). {@code mode=-}
+ *   section's row and whether it wrote. With {@code tokens=CLOCK} and {@code mode=PESSIMISTIC}, or with
+ *   {@code lease-keep-millis=} above zero and {@code mode=OPTIMISTIC}, it prints {@code HANDED-OVER n} at every
+ *   hundredth row or lease its holders passed on ({@link HandOverCount}). {@code mode=-}
  *   runs without any lock: the negative control that shows the checker catches what a missing lock does.</li>
  *   <li>{@code locked-bean DATABASE MODE KEY THREADS CYCLES HISTORY_FILE}: the same through a
  *   {@code @Locked} bean on Weld SE, the mode set by MicroProfile Config.</li>
@@ -104,7 +105,7 @@ public final class LockWorker {
                             : settings.postgresqlSynchronousCommit(StandbyCommits.parse(options.synchronousCommit()));
                 });
              LockManager locks = LockManagerBuilder.on(countHandOvers(options) ? new HandOverCount(store.repository())
-                     : store.repository()).build()) {
+                     : store.repository()).keepLeasesFor(options.leaseKeep()).build()) {
             ready();
             runThreads(options.threads(), () -> new CycleLoop(options, store.pool().dataSource(), locks, control, history, writes,
                     rows).run());
@@ -115,9 +116,13 @@ public final class LockWorker {
         writeHistory(options.permits() > 0 || options.readWrite() ? rows.lines() : lines(history), options.history());
     }
 
-    /** Where holds may pass their row lock on (clock tokens, pessimistic): the worker prints their count. */
+    /**
+     * Where holds may pass their row lock on (clock tokens, pessimistic), and where the manager keeps released
+     * leases (optimistic): the worker prints how many it passed on.
+     */
     private static boolean countHandOvers(CycleOptions options) {
-        return options.tokens() == LockTokens.CLOCK && options.mode() == LockMode.PESSIMISTIC;
+        return options.mode() == LockMode.OPTIMISTIC && !options.leaseKeep().isZero()
+                || options.tokens() == LockTokens.CLOCK && options.mode() == LockMode.PESSIMISTIC;
     }
 
     private static void runLockedBean(TestDatabase database, String mode, String key, int threads, int cycles,
