@@ -20,7 +20,10 @@ public final class LockConflicts {
     private static final List<String> FAILURE_STATE_CLASSES =
             List.of("08", "0A", "22", "28", "3D", "3F", "42", "57P");
 
-    private static final int H2_CLOSED = 90121;
+    // H2's session closed (ABORT_SESSION, a forced release's end): 90121 for a statement begun after the close,
+    // 90098 for one the close met while it ran (the session lets go of its database, and the statement's next
+    // use of it finds none), whose autocommit work the close rolled back
+    private static final Set<Integer> H2_CLOSED = Set.of(90121, 90098);
     // MariaDB's ER_CHECKREAD: under innodb_snapshot_isolation (on by default from 11.8) a write to a row
     // changed since the transaction's snapshot fails with it, in SQL state HY000, and rolls back
     private static final int SNAPSHOT_CONFLICT = 1020;
@@ -59,7 +62,7 @@ public final class LockConflicts {
      * The connection's session is gone: its server ended it (a forced release that raced the hold's
      * own release, a restart), or its network went. A pooled connection shows it only at its next
      * statement: 08 connection exception (Connector/J after a KILL, and any broken connection),
-     * PostgreSQL's 57P01 (terminated by an administrator), H2's 90121 (the session is closed).
+     * PostgreSQL's 57P01 (terminated by an administrator), H2's 90121 and 90098 (the session is closed).
      * A connection exception may also be a reply lost after the statement ran.
      */
     public static boolean isSessionGone(Throwable failure) {
@@ -91,13 +94,13 @@ public final class LockConflicts {
     }
 
     /**
-     * The server ended the connection's session, and says so: PostgreSQL's 57P01, H2's 90121. A
+     * The server ended the connection's session, and says so: PostgreSQL's 57P01, H2's 90121 and 90098. A
      * statement that meets it did not run, or ran in a transaction the end rolled back. (MariaDB and
      * MySQL close a killed session's socket without a word: a connection exception, as a reply lost
      * after the statement ran would be.)
      */
     public static boolean isSessionEnded(Throwable failure) {
-        return anySqlException(failure, sql -> "57P01".equals(sql.getSQLState()) || sql.getErrorCode() == H2_CLOSED);
+        return anySqlException(failure, sql -> "57P01".equals(sql.getSQLState()) || H2_CLOSED.contains(sql.getErrorCode()));
     }
 
     /** @return whether an SQLException in the failure's chain of causes answers the question */
