@@ -91,7 +91,9 @@ public interface LockHandle extends AutoCloseable {
      * @throws LockLostException if the lock was lost while held (the lease ran out or was taken
      *                           over); the row of another holder is never touched
      * @throws LockStoreUnavailableException if the database could not be reached to release; a
-     *                           pessimistic lock is then freed by the database, an optimistic lease
+     *                           pessimistic lock is then freed by the database; an optimistic lease
+     *                           is released by its manager once the database answers again (sent
+     *                           every second while the lease lasts and the manager is open), or
      *                           expires
      */
     @Override

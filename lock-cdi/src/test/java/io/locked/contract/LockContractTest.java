@@ -46,7 +46,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * database runs it by extending this class and providing {@link #repository()}.
  */
 public abstract class LockContractTest implements InspectionContract, MinimumHoldContract, LockDelayContract,
-        BatchedRenewalContract, PermitContract, ReadWriteContract, LeaseKeepContract {
+        BatchedRenewalContract, PermitContract, ReadWriteContract, LeaseKeepContract, ReleaseRetryContract {
     private static final Duration LONG_WAIT = Duration.ofSeconds(30);
     private final List<LockManager> managers = new ArrayList<>();
     // A new thread per task: a reused pool thread would still hold the keys it acquired (reentrancy).

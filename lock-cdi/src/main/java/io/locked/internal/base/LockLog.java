@@ -7,7 +7,8 @@ import java.util.logging.Logger;
 /**
  * What the lock logs, through {@code java.util.logging} (which WildFly, Payara and Quarkus route to
  * their own logging), on the logger {@code io.locked}: a lost lock and a store failure at WARNING,
- * naming the key and the holder; acquisitions and releases at FINE; nothing per call at INFO.
+ * naming the key and the holder; acquisitions and releases at FINE; nothing per call at INFO (a release sent
+ * again after an outage met it is an outage's, not a call's).
  */
 public final class LockLog {
     static final Logger LOG = Logger.getLogger("io.locked");
@@ -29,6 +30,18 @@ public final class LockLog {
         if (fine()) {
             LOG.fine("Released '" + key + "' " + mode + " with token " + token);
         }
+    }
+
+    /**
+     * At INFO, once per outage that met a release: the key is free again (or was already another's).
+     *
+     * @param sent     how many times the release was sent
+     * @param released whether the lease was still there to free
+     */
+    public static void releasedAfterFailure(String key, long token, String holder, int sent, boolean released) {
+        LOG.info("The release of '" + key + "' with token " + token + ", held by " + holder + ", failed with the store;"
+                + " sent again, " + sent + " sends in all, it " + (released ? "freed the key"
+                        : "found the lease already run out or taken over"));
     }
 
     public static void stillHeldAtClose(int locks, java.time.Duration waited) {

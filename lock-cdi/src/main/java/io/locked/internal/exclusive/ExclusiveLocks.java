@@ -37,6 +37,7 @@ public final class ExclusiveLocks {
     private final KeyTurns turns;
     private final Draining draining;
     private final KeptLeases keptLeases;
+    private final ReleaseRetries releaseRetries;
     private final LeaseTakes leases;
     private volatile boolean closed;
     /** A bug seeded for the negative controls only (DrainModelTest, SimulationTest); null everywhere else. */
@@ -59,8 +60,10 @@ public final class ExclusiveLocks {
         this.sessionCheckInterval = sessionCheckInterval;
         this.sessionCheckTimeout = PessimisticAcquisition.checkTimeout(sessionCheckInterval);
         this.turns = new KeyTurns(time, HandOvers.askedOnce(repository::handsOverPessimisticHolds));
-        this.keptLeases = new KeptLeases(KeepTimer.of(watchdog::once, watchdog::schedulerNanos), repository, time);
-        this.leases = new LeaseTakes(repository, time, watchdog, keptLeases, this::closing, this.seededBug);
+        KeepTimer timer = KeepTimer.of(watchdog::once, watchdog::schedulerNanos);
+        this.keptLeases = new KeptLeases(timer, repository, time);
+        this.releaseRetries = new ReleaseRetries(timer);
+        this.leases = new LeaseTakes(repository, time, watchdog, keptLeases, releaseRetries, this::closing, this.seededBug);
         this.draining = draining;
     }
 
@@ -80,10 +83,14 @@ public final class ExclusiveLocks {
         keptLeases.keepFor(keep);
     }
 
-    /** From now on no new hold is granted: a lease taken meanwhile is given back at once, and none is kept. */
+    /**
+     * From now on no new hold is granted: a lease taken meanwhile is given back at once, none is kept, and no
+     * failed release is sent again.
+     */
     public void close() {
         closed = true;
         keptLeases.close();
+        releaseRetries.close();
     }
 
     /**

@@ -24,16 +24,18 @@ final class LeaseTakes {
     private final TimeSource time;
     private final LeaseWatchdog watchdog;
     private final KeptLeases keptLeases;
+    private final ReleaseRetries releases;
     private final BooleanSupplier closing;
     /** A bug seeded for the simulation's negative controls only, or null. */
     private final ExclusiveSeededBug seededBug;
 
     LeaseTakes(LockRepository repository, TimeSource time, LeaseWatchdog watchdog, KeptLeases keptLeases,
-               BooleanSupplier closing, ExclusiveSeededBug seededBug) {
+               ReleaseRetries releases, BooleanSupplier closing, ExclusiveSeededBug seededBug) {
         this.repository = repository;
         this.time = time;
         this.watchdog = watchdog;
         this.keptLeases = keptLeases;
+        this.releases = releases;
         this.closing = closing;
         this.seededBug = seededBug;
     }
@@ -82,6 +84,7 @@ final class LeaseTakes {
         OptimisticAcquisition acquisition = new OptimisticAcquisition(lease, holder, request.lease(), request.lockDelay(),
                 sentAt, repository, time, scope, turn, meter);
         acquisition.handsOverDuringAHold = seededBug == ExclusiveSeededBug.HAND_OVER_DURING_A_MINIMUM_HOLD;
+        acquisition.releases = releases;
         // an exclusive lock's or a permit's; a read/write lock's rows are never kept (its reader slots have a keep of their own)
         if (keptLeases.keeping() && request.type() == LockType.EXCLUSIVE) {
             acquisition.keptBy(keptLeases, run != null ? run.runSince() : sentAt,

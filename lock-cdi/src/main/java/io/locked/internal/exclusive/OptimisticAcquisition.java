@@ -47,6 +47,8 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
     private volatile boolean renewsAlone;
     /** {@link ExclusiveSeededBug#HAND_OVER_DURING_A_MINIMUM_HOLD}, for the simulation's negative control only. */
     boolean handsOverDuringAHold;
+    /** Sends a release the store could not be reached for again (set by the manager's {@link LeaseTakes}). */
+    ReleaseRetries releases = ReleaseRetries.NONE;
     /** Where a release with nobody here waiting keeps the lease for the key's next take; null: it is released. */
     private KeptLeases keptLeases;
     private long runSince;
@@ -227,7 +229,7 @@ public final class OptimisticAcquisition extends Acquisition implements Renewabl
             }
             return;
         }
-        if (!(keepTaken ? repository.releaseLease(last, holdAtLeast()) : repository.releaseLease(last))) {
+        if (!releases.release(repository, last, keepTaken ? holdAtLeast() : null, leftNanos(), holder)) {
             synchronized (this) {
                 lost = true;
             }
