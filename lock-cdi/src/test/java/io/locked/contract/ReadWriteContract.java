@@ -155,10 +155,14 @@ public interface ReadWriteContract {
     @EnumSource(LockMode.class)
     default void readersAndWritersOfThreeJvmsCyclingNeverMeetNorStall(LockMode mode) throws Exception {
         assumeTrue(runs(mode), whyNot(mode));
-        ReadWriteHistoryChecker.Verdict verdict = cycle("rw:jvms:" + UUID.randomUUID(), mode, LockType.READ, 3, 3, 1, 8);
-        assertEquals(List.of(), verdict.silent(), mode.toString());
-        assertEquals(List.of(), verdict.signalled(), mode.toString());
-        assertTrue(verdict.mostReadersAtOnce() >= 2, "readers never shared the key: " + verdict.mostReadersAtOnce());
+        String key = "rw:jvms:" + UUID.randomUUID();
+        try (LockLogCapture log = LockLogCapture.of(key)) {
+            ReadWriteHistoryChecker.Verdict verdict = cycle(key, mode, LockType.READ, 3, 3, 1, 8);
+            // seen once in CI (H2, OPTIMISTIC, 2026-12-02) and not since: the rows' holds in order, should it come again
+            assertEquals(List.of(), verdict.silent(), () -> mode + "; the lock's log of the key:\n" + log.lines());
+            assertEquals(List.of(), verdict.signalled(), () -> mode + "; the lock's log of the key:\n" + log.lines());
+            assertTrue(verdict.mostReadersAtOnce() >= 2, "readers never shared the key: " + verdict.mostReadersAtOnce());
+        }
     }
 
     /**
