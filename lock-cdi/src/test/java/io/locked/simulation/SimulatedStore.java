@@ -407,6 +407,9 @@ final class SimulatedStore implements LockRepository {
                     if (session.ended || row.rowLock != session) {
                         return null;
                     }
+                    // the real stores run the lock statement again, which writes the grant: the next holder's
+                    // minimum hold counts from its hand-over, not from the first holder's grant
+                    row.acquiredAtNanos = dbNow();
                     row.token = ++lastToken;
                     tokensDrawnAt.put(row.token, clock.nanoTime());
                     rowHandOvers++;
