@@ -49,12 +49,14 @@ final class ReleaseRetries {
      * @throws LockStoreUnavailableException as the store's release does; the release is then sent again
      */
     boolean release(LockRepository repository, Lease lease, Duration holdAtLeast, long liveNanos, String holder) {
+        // counted from before the send, as liveNanos is: a send that failed after a long wait must not stretch it
+        long liveUntilNanos = timer == null ? 0 : timer.nanoTime() + liveNanos;
         try {
             return send(repository, lease, holdAtLeast);
         } catch (LockStoreUnavailableException failed) {
             if (timer != null) {
                 waiting.incrementAndGet();
-                sendAgain(new Retry(repository, lease, holdAtLeast, timer.nanoTime() + liveNanos, holder), 1);
+                sendAgain(new Retry(repository, lease, holdAtLeast, liveUntilNanos, holder), 1);
             }
             throw failed;
         }
