@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -52,6 +53,7 @@ final class MySqlDialect extends MySqlFamilyDialect {
     private final InlinedStatement take;
     private final InlinedStatement lockRow;
     private final String handOver;
+    private final FreeRowsRenewal freeRowsRenewal;
 
     MySqlDialect() {
         // the statement's UTC start: no statement waits for the row lock. SYSDATE would be read after
@@ -79,6 +81,14 @@ final class MySqlDialect extends MySqlFamilyDialect {
                 + " WHERE lock_key = ? AND " + ROW_LOCKED_AT_ONCE);
         // the giver's row: a pessimistic acquirer that finds the lease live holds it for a moment only
         this.handOver = handOverUpdate().formatted("LAST_INSERT_ID(" + nextToken() + ")");
+        String table = LockRow.TABLE;
+        this.freeRowsRenewal = new FreeRowsRenewal("UPDATE /*+ NO_MERGE(free) */ (SELECT l.lock_key AS k FROM " + FREE_ROWS
+                + ") AS free STRAIGHT_JOIN " + table + " FORCE INDEX (PRIMARY) ON " + table + ".lock_key = free.k"
+                + " SET " + table + ".version = " + table + ".version + 1, " + table + ".expires_at = GREATEST("
+                + table + ".expires_at, " + nowPlus("?") + ") WHERE (" + table + ".lock_key, " + table + ".owner, "
+                + table + ".token) IN (" + String.join(", ", Collections.nCopies(RenewalBatch.SIZE, "(?, ?, ?)"))
+                + ") AND " + table + ".expires_at > " + GRANTED_AT,
+                "SELECT batch.k, l.owner FROM " + FREE_ROWS);
     }
 
     /**
@@ -195,6 +205,28 @@ final class MySqlDialect extends MySqlFamilyDialect {
     @Override
     public Duration renewalBoundLateness() {
         return LOCK_WAIT_LATENESS;
+    }
+
+    /**
+     * The rows of the batch's keys that no other session holds, each locked: the keys joined to their rows
+     * one by one through the primary key (a list of keys, {@code IN}, on a small table is read by a scan of
+     * the whole index, which would lock every row of the table).
+     */
+    private static final String FREE_ROWS = "(SELECT ? AS k"
+            + String.join("", Collections.nCopies(RenewalBatch.SIZE - 1, " UNION ALL SELECT ?")) + ") AS batch"
+            + " STRAIGHT_JOIN " + LockRow.TABLE + " AS l ON l.lock_key = batch.k FOR UPDATE OF l SKIP LOCKED";
+
+    /**
+     * A renewal waits under the session's lock wait, at least a second, and ends up to two after it
+     * ({@link #renewalBoundLateness}): one row of the batch that another session holds (a lease released
+     * while its renewal was on its way, which a pessimistic holder then took) would keep the batch past
+     * a short lease, and lose every lease in it. The renewal reads the free rows first, as a derived table
+     * kept apart ({@code NO_MERGE}: merged into the {@code UPDATE}, its {@code SKIP LOCKED} would be lost
+     * and the statement would wait), then joins each to its row, which it already holds.
+     */
+    @Override
+    public FreeRowsRenewal freeRowsRenewal() {
+        return freeRowsRenewal;
     }
 
     @Override

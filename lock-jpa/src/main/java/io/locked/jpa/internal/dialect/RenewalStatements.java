@@ -32,6 +32,21 @@ public interface RenewalStatements {
     }
 
     /**
+     * Where a batch would wait for a row another session holds in whole seconds, and then up to two more
+     * (MySQL 8: {@link #renewalBoundLateness}), long enough to outlive a short lease of every lease in the
+     * batch: the batch's renewal that skips such rows. Where it renews fewer leases than the batch has, a
+     * transaction locks the rows no other session holds and renews the leases found there under their
+     * owners (one whose row is there under another owner was lost); each other lease is judged by its
+     * row as last committed, and renewed alone where that shows it live under its owner and token (its
+     * row was held only for a moment).
+     *
+     * @return the statements, or null where a batch waits within its bound
+     */
+    default FreeRowsRenewal freeRowsRenewal() {
+        return null;
+    }
+
+    /**
      * @param statement    a renewal, alone or of a batch
      * @param serverMillis how long it may run on the server, its lock waits included
      * @return the statement with that bound written in, where the database bounds a statement in its text

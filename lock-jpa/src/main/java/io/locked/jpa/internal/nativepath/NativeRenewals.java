@@ -2,6 +2,7 @@ package io.locked.jpa.internal.nativepath;
 
 import io.locked.jpa.internal.connection.CallBounds;
 import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.FreeRowsRenewal;
 import io.locked.jpa.internal.dialect.InlinedStatement;
 import io.locked.jpa.internal.dialect.RenewalBatch;
 import io.locked.jpa.internal.dialect.SessionLockTimeout;
@@ -30,7 +31,8 @@ import java.util.Set;
  * acquisition: the leases renewed are those whose owners the statement returns; on MariaDB and MySQL,
  * whose statement returns no rows, every lease of the batch where it counts a row per lease (the
  * common case, one statement a batch), else those that a read after it shows live under their owner
- * and token ({@link #distinctLeases}).
+ * and token ({@link #distinctLeases}). On MySQL 8 a batch never waits for a row held elsewhere
+ * ({@link FreeRowsFirstRenewals}).
  *
  * <p>A call is bounded by a third of the lease ({@link CallBounds#forRenewal}), and its statements on
  * the server by half of that ({@link CallBounds#serverMillis}): a statement that kept waiting for a
@@ -46,6 +48,8 @@ final class NativeRenewals {
      * one or a few lengths, so this is split again rarely; null until the first batch.
      */
     private volatile InlinedBatch inlined;
+    /** Where a batch must not wait for a row held elsewhere ({@link Dialect#freeRowsRenewal}), else null. */
+    private final FreeRowsFirstRenewals freeRowsFirst;
 
     /** The renewal under its bound and the read after it, split at their placeholders. */
     private record InlinedBatch(long serverMillis, InlinedStatement renew, InlinedStatement read) {
@@ -54,6 +58,8 @@ final class NativeRenewals {
     NativeRenewals(Dialect database, StoreCalls store) {
         this.database = database;
         this.store = store;
+        FreeRowsRenewal freeRows = database.freeRowsRenewal();
+        this.freeRowsFirst = freeRows == null ? null : new FreeRowsFirstRenewals(freeRows, store, this::renewLease);
     }
 
     Lease renewLease(Lease lease, Duration duration) {
@@ -106,6 +112,9 @@ final class NativeRenewals {
         String what = "renewing the leases of " + sorted.size() + " keys";
         if (statements.readRenewed() != null) {
             InlinedBatch texts = inlined(statements, serverMillis);
+            if (freeRowsFirst != null) {
+                return freeRowsFirst.renew(sorted, duration, texts.renew(), texts.read(), bounds, what);
+            }
             Object[] values = values(micros(duration), sorted);
             String renewText = texts.renew().with(values);
             int leases = distinctLeases(sorted);
@@ -149,7 +158,7 @@ final class NativeRenewals {
      *
      * @return how many distinct (key, owner, token) the batch holds
      */
-    private static int distinctLeases(List<Lease> batch) {
+    static int distinctLeases(List<Lease> batch) {
         Set<List<Object>> leases = new HashSet<>();
         for (Lease lease : batch) {
             leases.add(List.of(lease.key(), lease.owner(), lease.token()));
@@ -158,7 +167,7 @@ final class NativeRenewals {
     }
 
     /** @return the new version of each lease of the batch, all renewed */
-    private static Map<String, Long> everyLeaseRenewed(List<Lease> batch) {
+    static Map<String, Long> everyLeaseRenewed(List<Lease> batch) {
         Map<String, Long> renewed = new HashMap<>();
         batch.forEach(lease -> renewed.put(lease.owner(), lease.version() + 1));
         return renewed;
@@ -193,7 +202,7 @@ final class NativeRenewals {
      * The lease micros where given, then the lists of fixed length, the last lease filling the places
      * left: the batch's values in the order of their placeholders.
      */
-    private static Object[] values(Long leaseMicros, List<Lease> batch) {
+    static Object[] values(Long leaseMicros, List<Lease> batch) {
         int first = leaseMicros == null ? 0 : 1;
         Object[] values = new Object[first + 4 * RenewalBatch.SIZE];
         if (leaseMicros != null) {
@@ -235,7 +244,7 @@ final class NativeRenewals {
         }
     }
 
-    private static long micros(Duration duration) {
+    static long micros(Duration duration) {
         return duration.toNanos() / 1000;
     }
 }
