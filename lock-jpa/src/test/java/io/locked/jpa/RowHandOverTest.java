@@ -11,6 +11,7 @@ import io.locked.api.LockManagerBuilder;
 import io.locked.api.LockMode;
 import io.locked.contract.DelegatingRepository;
 import io.locked.contract.ThreadsOnOneKey;
+import io.locked.jpa.testing.LockWaitsAndClock;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.LockRepository;
@@ -21,6 +22,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -98,6 +100,33 @@ class RowHandOverTest {
         assertNotNull(after, "the row stayed locked after the run's last release");
         assertTrue(after.token() > next.token(), after.token() + " after " + next.token());
         assertTrue(after.release());
+    }
+
+    /**
+     * A minimum hold counts from its holder's grant: after a hand-over, from the hand-over, which writes its grant
+     * into the row as a lock statement does, not from the first grant of the run. The hand-over comes after a hold
+     * counted from the first grant would have ended, so such a hold would leave the key free at the release.
+     */
+    @ParameterizedTest
+    @EnumSource(value = TestDatabase.class, names = {"MARIADB", "POSTGRESQL"})
+    void aMinimumHoldOfAHoldPassedOnCountsFromTheHandOver(TestDatabase database) throws Exception {
+        Duration hold = Duration.ofSeconds(2);
+        LockRepository repository = handingOver(database).repository();
+        String key = "hand-over-minimum-hold:" + UUID.randomUUID();
+        PessimisticHold first = repository.lockPessimistic(key, UUID.randomUUID().toString(), "first holder", WAIT);
+        assertNotNull(first);
+        Instant firstGrant = repository.inspect(key).orElseThrow().since();
+        LockWaitsAndClock.awaitClockPast(database, firstGrant.plus(hold));
+        PessimisticHold next = first.handOver(UUID.randomUUID().toString(), "next holder");
+        assertNotNull(next, "the hold was not passed on");
+
+        assertTrue(next.release(hold), "the release of the next holder");
+
+        LockRowState kept = repository.inspect(key).orElseThrow();
+        assertTrue(kept.held() && kept.until().isAfter(firstGrant.plus(hold)), "the minimum hold counted from the run's"
+                + " first grant at " + firstGrant + ", not from the hand-over: " + kept);
+        assertNull(repository.lockPessimistic(key, UUID.randomUUID().toString(), "another", Duration.ZERO),
+                "the key was free inside the minimum hold of the holder it was passed to");
     }
 
     /**
