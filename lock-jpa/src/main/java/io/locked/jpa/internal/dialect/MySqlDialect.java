@@ -28,8 +28,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Its takes report no row version (0): the version is a diagnostic. Renewals, hand-overs and
  * releases write the holder's own row, which other statements lock only for a moment: hand-overs and
  * releases wait under the session's {@code innodb_lock_wait_timeout}, within their network timeout;
- * renewals lower it for their statements ({@link #boundRenewal}), so that none runs on after its
- * client gave up. Creating a missing row (once per key) is bounded through the session's setting
+ * a lone renewal lowers it for its statements ({@link #boundRenewal}), so that none runs on after
+ * its client gave up, and a batch of renewals never waits ({@link #freeRowsRenewal}). Creating a missing row (once per key) is bounded through the session's setting
  * ({@link SessionLockTimeout}).
  */
 final class MySqlDialect extends MySqlFamilyDialect {
@@ -197,8 +197,8 @@ final class MySqlDialect extends MySqlFamilyDialect {
     /**
      * No {@code SET_VAR} hint can set {@code innodb_lock_wait_timeout} (8.0.15 ignores it) and
      * {@code max_execution_time} bounds reads only, so the renewal's lock wait is the session's, for
-     * the renewal's statements, in whole seconds (at least one), put back after them. It bounds each
-     * row-lock wait, not the statement: a batch that meets several rows locked elsewhere waits for each.
+     * the renewal's statements, in whole seconds (at least one), put back after them: the renewal of a
+     * lease alone, not a batch ({@link #freeRowsRenewal}).
      * InnoDB looks for waits that ran out once a second: one ends up to two seconds after its bound
      * ({@link #renewalBoundLateness}; measured on 8.0.15: 1.2 to 1.6 s).
      */
@@ -222,7 +222,9 @@ final class MySqlDialect extends MySqlFamilyDialect {
      * while its renewal was on its way, which a pessimistic holder then took) would keep the batch past
      * a short lease, and lose every lease in it. The renewal reads the free rows first, as a derived table
      * kept apart ({@code NO_MERGE}: merged into the {@code UPDATE}, its {@code SKIP LOCKED} would be lost
-     * and the statement would wait), then joins each to its row, which it already holds.
+     * and the statement would wait, past its client's timeout: it sets no lock wait of its own, since it
+     * never waits; {@code RenewalBatchBesideAHeldRowTest} fails so), then joins each to its row, which it
+     * already holds.
      */
     @Override
     public FreeRowsRenewal freeRowsRenewal() {
