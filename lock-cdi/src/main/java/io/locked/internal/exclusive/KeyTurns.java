@@ -33,7 +33,7 @@ public final class KeyTurns {
     private final ConcurrentHashMap<String, Queue> queues = new ConcurrentHashMap<>();
     private final TimeSource time;
     /** Whether the store passes row locks on: then one pessimistic turn goes at a time, else {@link #PESSIMISTIC_TURNS}. */
-    private final BooleanSupplier rowsHandedOver;
+    private final BooleanSupplier storePassesRows;
     /** The longest run of row hand-overs; zero: rows are not passed on. */
     private volatile long rowRunNanos = HandOvers.ROW_RUN_NANOS;
     /** A bug seeded for the model checking's negative controls only (KeyTurnsModelTest); null everywhere else. */
@@ -45,15 +45,15 @@ public final class KeyTurns {
      */
     enum SeededBug { OVERTAKING, FORGETFUL }
 
-    /** @param rowsHandedOver whether the store passes row locks on, asked at the first turn */
-    public KeyTurns(TimeSource time, BooleanSupplier rowsHandedOver) {
-        this(time, rowsHandedOver, null);
+    /** @param storePassesRows whether the store passes row locks on, asked at the first turn */
+    public KeyTurns(TimeSource time, BooleanSupplier storePassesRows) {
+        this(time, storePassesRows, null);
     }
 
     /** @param seededBug the bug a negative control seeds, or null */
-    KeyTurns(TimeSource time, BooleanSupplier rowsHandedOver, SeededBug seededBug) {
+    KeyTurns(TimeSource time, BooleanSupplier storePassesRows, SeededBug seededBug) {
         this.time = time;
-        this.rowsHandedOver = rowsHandedOver;
+        this.storePassesRows = storePassesRows;
         this.seededBug = seededBug;
     }
 
@@ -90,7 +90,7 @@ public final class KeyTurns {
 
     /** @return whether rows are passed on: the manager's run bound is not zero, and the store's answer, asked once */
     boolean rowsHandedOver() {
-        return rowRunNanos > 0 && rowsHandedOver.getAsBoolean();
+        return rowRunNanos > 0 && storePassesRows.getAsBoolean();
     }
 
     /** @param nanos the longest run of row hand-overs, zero or more: set before the first turn */
