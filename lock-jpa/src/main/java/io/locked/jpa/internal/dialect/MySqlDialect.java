@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  * releases write the holder's own row, which other statements lock only for a moment: hand-overs and
  * releases wait under the session's {@code innodb_lock_wait_timeout}, within their network timeout;
  * a lone renewal lowers it for its statements ({@link #boundRenewal}), so that none runs on after
- * its client gave up, and a batch of renewals never waits ({@link #freeRowsRenewal}). Creating a missing row (once per key) is bounded through the session's setting
- * ({@link SessionLockTimeout}).
+ * its client gave up, and a batch of renewals never waits ({@link #freeRowsRenewal}). Creating a
+ * missing row (once per key) is bounded through the session's setting ({@link SessionLockTimeout}).
  */
 final class MySqlDialect extends MySqlFamilyDialect {
     /** A duplicate (another transaction created the key meanwhile) fails, and counts as created. */

@@ -124,22 +124,22 @@ final class FreeRowsFirstRenewals {
         if (!heldElsewhere && counted == NativeRenewals.distinctLeases(free)) {
             return new Outcome(NativeRenewals.everyLeaseRenewed(free), List.of());
         }
-        Map<String, Lease> byOwner = new HashMap<>();
-        sorted.forEach(lease -> byOwner.put(lease.owner(), lease));
         Map<String, Long> renewed = new HashMap<>();
         List<Lease> alone = new ArrayList<>();
-        // this transaction's own rows as it left them, the others as last committed
+        // this transaction's own rows as it left them (live: renewed), the others as last committed
+        Map<String, Long> live;
         try (ResultSet rows = statement.executeQuery(read.with(keys))) {
-            while (rows.next()) {
-                Lease lease = byOwner.get(rows.getString(2));
-                if (lease == null || lease.token() != rows.getLong(3)) {
-                    continue;
-                }
-                if (!lockedRows.containsKey(lease.key())) {
-                    alone.add(lease);
-                } else if (free.contains(lease)) {
-                    renewed.put(lease.owner(), rows.getLong(4));
-                }
+            live = NativeRenewals.liveLeasesOf(sorted, rows);
+        }
+        for (Lease lease : sorted) {
+            Long version = live.get(lease.owner());
+            if (version == null) {
+                continue;
+            }
+            if (!lockedRows.containsKey(lease.key())) {
+                alone.add(lease);
+            } else if (free.contains(lease)) {
+                renewed.put(lease.owner(), version);
             }
         }
         return new Outcome(renewed, alone);

@@ -174,7 +174,7 @@ final class NativeRenewals {
     }
 
     /** @return the new version of each lease of the batch that the rows read show live, under its owner and token */
-    private static Map<String, Long> liveLeasesOf(List<Lease> batch, ResultSet rows) throws SQLException {
+    static Map<String, Long> liveLeasesOf(List<Lease> batch, ResultSet rows) throws SQLException {
         // by owner, the acquisition's own id: the key is read back as the column's bytes decode
         Map<String, Lease> byOwner = new HashMap<>();
         batch.forEach(lease -> byOwner.put(lease.owner(), lease));
