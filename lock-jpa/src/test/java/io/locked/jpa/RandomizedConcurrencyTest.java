@@ -6,6 +6,7 @@ import io.locked.api.LockMode;
 import io.locked.api.LockType;
 import io.locked.contract.DelegatingRepository;
 import io.locked.contract.RandomizedHistory;
+import io.locked.jpa.testing.LockLogCapture;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
@@ -40,7 +41,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * three exclusive keys and a read/write worker on two read/write keys (in each mode the store gives them
  * in), and an operator's manager on a fourth pool, for a few seconds ({@code -Dlocked.random.seconds=N}
  * for longer). Each run prints its seed and summary; a failed one names its seed
- * ({@code -Dlocked.random.seed=N} replays its operations) and writes its history under {@code target/}.
+ * ({@code -Dlocked.random.seed=N} replays its operations) and writes its history under {@code target/},
+ * and beside it the lock's own log of the run down to {@code FINE} ({@link LockLogCapture}).
  * Afterwards every pool has all its connections back. The negative controls run the same workload on a
  * store that grants without locking, one that drops minimum holds, and one that keeps reader slots it
  * was asked to release: each must be caught.
@@ -81,11 +83,16 @@ class RandomizedConcurrencyTest {
         String label = database + "-" + path + (tokens == LockTokens.CLOCK ? "-CLOCK" : "");
         List<String> failed = new ArrayList<>();
         for (int i = 0; i < RUNS; i++) {
-            RandomizedHistory.Outcome outcome = run(label, database, path, settings -> settings.tokens(tokens),
-                    UnaryOperator.identity(), history -> history, LOAD);
-            if (!outcome.kept()) {
-                Path history = RandomizedHistory.writeHistory(outcome, label);
-                failed.add(label + ", " + outcome.describe() + "\nthe history: " + history.toAbsolutePath());
+            try (LockLogCapture log = LockLogCapture.start()) {
+                RandomizedHistory.Outcome outcome = run(label, database, path, settings -> settings.tokens(tokens),
+                        UnaryOperator.identity(), history -> history, LOAD);
+                if (!outcome.kept()) {
+                    Path history = RandomizedHistory.writeHistory(outcome, label);
+                    Path written = log.writeTo(history.resolveSibling(history.getFileName().toString()
+                            .replaceFirst("\\.txt$", "-lock-log.txt")));
+                    failed.add(label + ", " + outcome.describe() + "\nthe history: " + history.toAbsolutePath()
+                            + "\nthe lock's log (FINE): " + written.toAbsolutePath());
+                }
             }
         }
         if (!failed.isEmpty()) {
