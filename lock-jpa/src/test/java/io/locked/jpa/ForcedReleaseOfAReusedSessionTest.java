@@ -20,6 +20,7 @@ import io.locked.jpa.testing.StatementHook;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.TestPool;
+import io.locked.jpa.testing.OutsideRowLocks;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -129,7 +130,7 @@ class ForcedReleaseOfAReusedSessionTest {
             holding.acquire(pessimistic(a)).close();
             LockHandle onB = holding.acquire(pessimistic(b));
             try (Connection cleanup = database.connect()) {
-                rowLock(cleanup, a);
+                OutsideRowLocks.lock(cleanup, a);
                 LockInfo seen = operator.inspect(a);
                 assertEquals(other.inspect(b).databaseSession(), seen.databaseSession(),
                         "a's row names the session that now holds b: " + seen);
@@ -155,7 +156,7 @@ class ForcedReleaseOfAReusedSessionTest {
              LockManager holding = manager(holders); LockManager operator = manager(operators)) {
             holding.acquire(pessimistic(a)).close();
             try (Connection application = holders.pool().dataSource().getConnection()) {
-                rowLock(application, a);
+                OutsideRowLocks.lock(application, a);
                 assertEquals(Optional.of(LockMode.PESSIMISTIC), operator.inspect(a).mode(), "a shows as held by that session");
                 Object answer = forceRelease(operator, a);
                 try (PreparedStatement goOn = application.prepareStatement("SELECT 1")) {
@@ -332,15 +333,6 @@ class ForcedReleaseOfAReusedSessionTest {
         };
     }
 
-    /** Row-locks the key's row in a transaction of the connection, as a non-holder would. */
-    private static void rowLock(Connection connection, String key) throws SQLException {
-        connection.setAutoCommit(false);
-        try (PreparedStatement lock = connection.prepareStatement(
-                "SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-            lock.setString(1, key);
-            lock.execute();
-        }
-    }
 
     /** The forced release's answer, or the failure it ended with. */
     private static Object forceRelease(LockManager operator, String key) {

@@ -8,11 +8,11 @@ import io.locked.api.LockMode;
 import io.locked.jpa.testing.LockWaitsAndClock;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -71,12 +71,7 @@ class HoldCountsFromTheGrantTest {
             Future<?> acquired;
             Instant beforeGrant;
             try (Connection outside = database.connect()) {
-                outside.setAutoCommit(false);
-                try (PreparedStatement lock = outside.prepareStatement(
-                        "SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-                    lock.setString(1, key);
-                    lock.execute();
-                }
+                OutsideRowLocks.lock(outside, key);
                 acquired = acquiring.submit(() -> acquireAndReleaseWithAHold(locks, key, mode));
                 LockWaitsAndClock.awaitRowLockWait(database);
                 beforeGrant = LockWaitsAndClock.clock(database);

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.locked.jpa.testing.LockWaitsAndClock;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.spi.Lease;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -49,7 +49,7 @@ class RenewalBatchBesideAHeldRowTest {
             Lease first = locks.takeLease(prefix + "b-first", "owner-first", "test", LONG, Duration.ZERO);
             Lease second = locks.takeLease(prefix + "c-second", "owner-second", "test", LONG, Duration.ZERO);
             assertTrue(locks.releaseLease(released));
-            try (Connection holder = heldElsewhere(released.key())) {
+            try (Connection holder = OutsideRowLocks.heldElsewhere(DATABASE, released.key())) {
                 // were it to wait for the held row, it would fail after its lock wait (1 s, up to 3 s)
                 List<Lease> answers = locks.renewLeases(List.of(released, first, second), SHORT);
                 assertNull(answers.get(0), "a released lease was renewed");
@@ -73,7 +73,7 @@ class RenewalBatchBesideAHeldRowTest {
             Lease other = locks.takeLease(prefix + "b-other", "owner-other", "test", LONG, Duration.ZERO);
             Instant otherUntil = locks.inspect(other.key()).orElseThrow().until();
             Future<List<Lease>> answers;
-            try (Connection holder = heldElsewhere(held.key())) {
+            try (Connection holder = OutsideRowLocks.heldElsewhere(DATABASE, held.key())) {
                 // the lease of the held row, live as last committed, is renewed alone and waits for its row
                 answers = renewing.submit(() -> locks.renewLeases(List.of(held, other), LONG.multipliedBy(2)));
                 LockWaitsAndClock.awaitRowLockWait(DATABASE);
@@ -93,14 +93,4 @@ class RenewalBatchBesideAHeldRowTest {
         }
     }
 
-    /** @return a connection whose open transaction holds the key's row, as a pessimistic holder does */
-    private static Connection heldElsewhere(String key) throws Exception {
-        Connection holder = DATABASE.connect();
-        holder.setAutoCommit(false);
-        try (PreparedStatement lock = holder.prepareStatement("SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-            lock.setString(1, key);
-            lock.execute();
-        }
-        return holder;
-    }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.spi.Lease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -55,12 +56,7 @@ class RenewalBoundOnTheServerTest {
             Lease blocked = locks.takeLease(prefix + "a-blocked", "owner-blocked", "test", RENEWED, Duration.ZERO);
             Lease other = locks.takeLease(prefix + "b-other", "owner-other", "test", RENEWED, Duration.ZERO);
             try (Connection outside = database.connect()) {
-                outside.setAutoCommit(false);
-                try (PreparedStatement lock = outside.prepareStatement(
-                        "SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-                    lock.setString(1, blocked.key());
-                    lock.execute();
-                }
+                OutsideRowLocks.lock(outside, blocked.key());
                 LockStoreUnavailableException failure = assertThrows(LockStoreUnavailableException.class,
                         () -> {
                             if (batched) {

@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.locked.jpa.testing.LockWaitsAndClock;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRowState;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -75,12 +75,7 @@ class RenewalJudgedAtTheRowTest {
             List<Lease> renewals = batched ? List.of(lease, live) : List.of(lease);
             Future<List<Lease>> answers;
             try (Connection acquirer = database.connect()) {
-                acquirer.setAutoCommit(false);
-                try (PreparedStatement lock = acquirer.prepareStatement(
-                        "SELECT lock_key FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-                    lock.setString(1, lease.key());
-                    lock.execute();
-                }
+                OutsideRowLocks.lock(acquirer, lease.key());
                 answers = renewing.submit(() -> batched ? locks.renewLeases(renewals, RENEWED)
                         : Collections.singletonList(locks.renewLease(lease, RENEWED)));
                 LockWaitsAndClock.awaitRowLockWait(database);

@@ -15,6 +15,7 @@ import io.locked.contract.HistoryChecker;
 import io.locked.contract.HistoryRecorder;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.jpa.testing.server.PrivateZonedMariaDb;
 import io.locked.jpa.testing.server.ServerProcess;
 import io.locked.spi.Lease;
@@ -160,8 +161,7 @@ class SysdateIsNowTest {
         first.release();
 
         try (Connection holder = connect()) {
-            holder.setAutoCommit(false);
-            lockRow(holder, key);
+            assertTrue(OutsideRowLocks.lock(holder, key), "the key has a row");
             AtomicInteger busyAnswers = new AtomicInteger();
             CompletableFuture<Long> acquirer = CompletableFuture.supplyAsync(
                     () -> acquireTrying(repository, key, mode, busyAnswers));
@@ -258,14 +258,6 @@ class SysdateIsNowTest {
         throw new AssertionError("never acquired " + key + " within " + LONG);
     }
 
-    private static void lockRow(Connection holder, String key) throws SQLException {
-        try (PreparedStatement lock = holder.prepareStatement("SELECT token FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-            lock.setString(1, key);
-            try (ResultSet row = lock.executeQuery()) {
-                assertTrue(row.next(), "the key has a row");
-            }
-        }
-    }
 
     private static long sessionOf(Connection connection) throws SQLException {
         try (PreparedStatement read = connection.prepareStatement("SELECT CONNECTION_ID()");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.locked.api.LockMode;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
@@ -72,8 +73,7 @@ class TokenAfterRolledBackHolderTest {
         first.release();
 
         try (Connection holder = database.connect()) {
-            holder.setAutoCommit(false);
-            lockRow(holder, key);
+            assertTrue(OutsideRowLocks.lock(holder, key), "the key has a row");
             CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> acquire(repository, key, mode));
             awaitWaiterBehind(database, sessionOf(database, holder), waiter);
             long rolledBack = drawToken(database, holder, key);
@@ -99,14 +99,6 @@ class TokenAfterRolledBackHolderTest {
         return hold.token();
     }
 
-    private static void lockRow(Connection holder, String key) throws SQLException {
-        try (PreparedStatement lock = holder.prepareStatement("SELECT token FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-            lock.setString(1, key);
-            try (ResultSet row = lock.executeQuery()) {
-                assertTrue(row.next(), "the key has a row");
-            }
-        }
-    }
 
     private static long sessionOf(TestDatabase database, Connection connection) throws SQLException {
         String sql = switch (database) {

@@ -8,6 +8,7 @@ import io.locked.jpa.LockStatements;
 import io.locked.jpa.testing.LockWaitsAndClock;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.spi.Lease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -51,11 +52,7 @@ class PostgreSqlHandOverAfterAWaitTest {
             long drawnMeanwhile;
             Future<OptionalLong> handedOver;
             try (Connection acquirer = database.connect()) {
-                acquirer.setAutoCommit(false);
-                try (PreparedStatement lock = acquirer.prepareStatement("SELECT 1 FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
-                    lock.setString(1, key);
-                    lock.execute();
-                }
+                OutsideRowLocks.lock(acquirer, key);
                 handedOver = handing.submit(() -> handOver(database, postgres, lease));
                 LockWaitsAndClock.awaitRowLockWait(database);
                 Assumptions.assumeTrue(LockWaitsAndClock.clock(database).isBefore(end),
