@@ -29,6 +29,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import io.locked.jpa.testing.OutsideRowLocks;
+import io.locked.jpa.testing.LockWaitsAndClock;
+import java.sql.Connection;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
 /**
  * What one lock cycle (acquire, then release, on a key whose row exists) sends to the database:
@@ -279,6 +287,43 @@ class StatementsPerCycleTest {
                 assertTrue(repository.releaseLease(renewed));
             }
         });
+    }
+
+    /**
+     * PostgreSQL's batch beside a row another session holds for a moment: the batch that skips it, then the
+     * batch's waiting text for the lease whose row it skipped, which renews it once the row is let go.
+     */
+    @Test
+    void aBatchBesideARowHeldElsewhereSendsOneMoreForTheLeaseItSkipped() throws Exception {
+        TestDatabase database = TestDatabase.POSTGRESQL;
+        ExecutorService renewing = Executors.newSingleThreadExecutor();
+        try {
+            onCountedStore(database, LockStatements.NATIVE, (repository, counting) -> {
+                Duration lease = Duration.ofSeconds(30);
+                String prefix = "renewal-batch-held:" + UUID.randomUUID() + ":";
+                List<Lease> batch = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    batch.add(repository.takeLease(prefix + i, "owner-" + i, "holder", lease, Duration.ZERO));
+                }
+                long before;
+                Future<List<Lease>> answers;
+                try (Connection holder = OutsideRowLocks.heldElsewhere(database, batch.get(0).key())) {
+                    before = counting.statements();
+                    List<Lease> sent = batch;
+                    answers = renewing.submit(() -> repository.renewLeases(sent, lease));
+                    LockWaitsAndClock.awaitRowLockWait(database);
+                    holder.rollback();
+                }
+                List<Lease> renewed = answers.get(30, TimeUnit.SECONDS);
+                assertEquals(2, counting.statements() - before, "statements for a batch beside a row held elsewhere");
+                for (Lease each : renewed) {
+                    assertNotNull(each, "a live lease is renewed");
+                    assertTrue(repository.releaseLease(each));
+                }
+            });
+        } finally {
+            renewing.shutdownNow();
+        }
     }
 
     /** @return the store's answers, after asserting the statements they took and that all but the first are renewed */

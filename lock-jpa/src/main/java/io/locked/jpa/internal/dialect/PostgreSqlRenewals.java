@@ -4,7 +4,8 @@ import io.locked.jpa.LockRow;
 
 /**
  * PostgreSQL's renewals ({@link RenewalStatements}): one statement of one text for any batch, a lone
- * lease included, bounded by a {@code statement_timeout} set for its transaction alone.
+ * lease included, bounded by a {@code statement_timeout} set for its transaction alone; a batch of more
+ * than one lease is first sent in a text that skips the rows other sessions hold.
  */
 final class PostgreSqlRenewals {
     static final RenewalBatch BATCH = batch();
@@ -32,7 +33,31 @@ final class PostgreSqlRenewals {
                 + " UPDATE " + table + " l SET version = l.version + 1, expires_at = GREATEST(l.expires_at,"
                 + " locked.granted_at + locked.micros * INTERVAL '1 microsecond')"
                 + " FROM locked WHERE l.lock_key = locked.lock_key AND l.expires_at > locked.granted_at"
-                + " RETURNING l.owner, l.version", null, true);
+                + " RETURNING l.owner, l.version", null, true, skippingHeldRows());
+    }
+
+    /**
+     * The batch's renewal that never waits: the rows of the batch's keys that no other session holds are
+     * locked ({@code SKIP LOCKED}, by key alone, whoever's lease they hold), the clock read for each as it
+     * comes out of its lock, as in {@link #batch()}, and the leases renewed among them where their owner and
+     * token are there and live on that reading. One row comes back per row locked: its key, and the owner
+     * and new version where its lease was renewed (nulls where the row holds another lease, or one that ran
+     * out: lost). A key that does not come back was skipped, its row held elsewhere.
+     *
+     * @return parameters as {@link #batch()}'s: lease micros, then keys, owners and tokens as arrays
+     */
+    private static String skippingHeldRows() {
+        String table = LockRow.TABLE;
+        return "WITH p AS (SELECT CAST(? AS BIGINT) AS micros), b AS (SELECT * FROM unnest(CAST(? AS VARCHAR[]),"
+                + " CAST(? AS VARCHAR[]), CAST(? AS BIGINT[])) AS b(lock_key, owner, token)),"
+                + " free AS (SELECT lock_key, clock_timestamp() AS granted_at FROM (SELECT l.lock_key FROM " + table + " l"
+                + " WHERE l.lock_key IN (SELECT lock_key FROM b) ORDER BY l.lock_key FOR NO KEY UPDATE OF l SKIP LOCKED)"
+                + " AS row_locks), renewed AS (UPDATE " + table + " l SET version = l.version + 1,"
+                + " expires_at = GREATEST(l.expires_at, free.granted_at + p.micros * INTERVAL '1 microsecond')"
+                + " FROM free, b, p WHERE l.lock_key = free.lock_key AND b.lock_key = free.lock_key AND l.owner = b.owner"
+                + " AND l.token = b.token AND l.expires_at > free.granted_at RETURNING l.lock_key, l.owner, l.version)"
+                + " SELECT free.lock_key, renewed.owner, renewed.version FROM free LEFT JOIN renewed"
+                + " ON renewed.lock_key = free.lock_key";
     }
 
     /**

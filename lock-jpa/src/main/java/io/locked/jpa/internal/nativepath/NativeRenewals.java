@@ -32,7 +32,7 @@ import java.util.Set;
  * whose statement returns no rows, every lease of the batch where it counts a row per lease (the
  * common case, one statement a batch), else those that a read after it shows live under their owner
  * and token ({@link #distinctLeases}). On MySQL 8 a batch never waits for a row held elsewhere
- * ({@link FreeRowsFirstRenewals}).
+ * ({@link FreeRowsFirstRenewals}), nor on PostgreSQL ({@link RenewalBatch#skippingHeldRows}).
  *
  * <p>A call is bounded by a third of the lease ({@link CallBounds#forRenewal}), and its statements on
  * the server by half of that ({@link CallBounds#serverMillis}): a statement that kept waiting for a
@@ -132,16 +132,63 @@ final class NativeRenewals {
                 }
             });
         }
+        if (statements.skippingHeldRows() != null && sorted.size() > 1) {
+            return renewSkippingHeldRows(sorted, duration, statements, bounds, serverMillis, what);
+        }
+        return renewReturningOwners(sorted, duration, statements.renew(), statements.byArrays(), bounds, serverMillis, what);
+    }
+
+    /**
+     * The batch in the text that skips the rows other sessions hold ({@link RenewalBatch#skippingHeldRows}), then
+     * the leases whose rows it skipped in the batch's own text, which waits for them within its bound.
+     */
+    private Map<String, Long> renewSkippingHeldRows(List<Lease> sorted, Duration duration, RenewalBatch statements,
+                                                    CallBounds bounds, long serverMillis, String what) {
+        Renewed free = renewReturningOwners(sorted, duration, statements.skippingHeldRows(), true, true, bounds,
+                serverMillis, what);
+        Map<String, Long> renewed = new HashMap<>(free.versions());
+        List<Lease> skipped = sorted.stream().filter(lease -> !free.lockedKeys().contains(lease.key())).toList();
+        if (!skipped.isEmpty()) {
+            renewed.putAll(renewReturningOwners(skipped, duration, statements.renew(), statements.byArrays(), false,
+                    bounds, serverMillis, "renewing the leases of " + skipped.size() + " keys whose rows were held").versions());
+        }
+        return renewed;
+    }
+
+    private Map<String, Long> renewReturningOwners(List<Lease> sorted, Duration duration, String statement,
+                                                   boolean byArrays, CallBounds bounds, long serverMillis, String what) {
+        return renewReturningOwners(sorted, duration, statement, byArrays, false, bounds, serverMillis, what).versions();
+    }
+
+    /**
+     * What a renewal that returns its rows answered: the new version of each lease renewed, by owner, and
+     * where it returns the key of each row it locked first (the skipping text), those keys.
+     */
+    private record Renewed(Map<String, Long> versions, Set<String> lockedKeys) {
+    }
+
+    /** @param keysFirst whether each row returned begins with the key of a row the statement locked */
+    private Renewed renewReturningOwners(List<Lease> sorted, Duration duration, String statement, boolean byArrays,
+                                         boolean keysFirst, CallBounds bounds, long serverMillis, String what) {
         SettingsThenUpdate renewal = SettingsThenUpdate.of(database.renewalSettings(serverMillis),
-                database.withRenewalBound(statements.renew(), serverMillis));
+                database.withRenewalBound(statement, serverMillis));
         return store.call(sorted.get(0).key(), what, bounds, connection -> {
-            Map<String, Long> renewed = new HashMap<>();
+            Renewed renewed = new Renewed(new HashMap<>(), new HashSet<>());
             try (SessionLockTimeout bounded = database.boundRenewal(connection, serverMillis);
                  PreparedStatement renew = connection.prepareStatement(renewal.sql())) {
                 renew.setLong(1, micros(duration));
-                bind(connection, renew, 2, sorted, statements.byArrays());
+                bind(connection, renew, 2, sorted, byArrays);
                 try (ResultSet rows = renewal.rows(renew)) {
-                    readOwners(rows, renewed);
+                    int owner = keysFirst ? 2 : 1;
+                    while (rows.next()) {
+                        if (keysFirst) {
+                            renewed.lockedKeys().add(rows.getString(1));
+                        }
+                        // null where the skipping text locked a row whose lease it did not renew: lost
+                        if (rows.getString(owner) != null) {
+                            renewed.versions().put(rows.getString(owner), rows.getLong(owner + 1));
+                        }
+                    }
                 }
             }
             return renewed;
@@ -235,12 +282,6 @@ final class NativeRenewals {
             } else {
                 statement.setLong(first + i, (Long) values[i]);
             }
-        }
-    }
-
-    private static void readOwners(ResultSet rows, Map<String, Long> renewed) throws SQLException {
-        while (rows.next()) {
-            renewed.put(rows.getString(1), rows.getLong(2));
         }
     }
 
