@@ -262,8 +262,9 @@ class StatementsPerCycleTest {
         return Stream.of(
                 Arguments.of(TestDatabase.MARIADB, 1, 2),
                 Arguments.of(TestDatabase.MYSQL8, 1, 5),
-                // the renewal returns the rows it renewed (PostgreSQL: with its settings in the same round trip)
-                Arguments.of(TestDatabase.POSTGRESQL, 1, 1),
+                // the renewal returns the rows it renewed (PostgreSQL: with its settings in the same round trip);
+                // PostgreSQL's skips the rows held elsewhere, and a lease it did not find is judged after it
+                Arguments.of(TestDatabase.POSTGRESQL, 1, 2),
                 Arguments.of(TestDatabase.H2, 1, 1));
     }
 

@@ -37,12 +37,13 @@ final class PostgreSqlRenewals {
     }
 
     /**
-     * The batch's renewal that never waits: the rows of the batch's keys that no other session holds are
-     * locked ({@code SKIP LOCKED}, by key alone, whoever's lease they hold), the clock read for each as it
-     * comes out of its lock, as in {@link #batch()}, and the leases renewed among them where their owner and
-     * token are there and live on that reading. One row comes back per row locked: its key, and the owner
-     * and new version where its lease was renewed (nulls where the row holds another lease, or one that ran
-     * out: lost). A key that does not come back was skipped, its row held elsewhere.
+     * The batch's renewal that never waits: the rows still under a lease of the batch (key, owner and token)
+     * that no other session holds are locked ({@code SKIP LOCKED}; as in {@link #batch()}, no other row is,
+     * so an acquirer of a key whose lease ended never finds its row held by this renewal), the clock read
+     * for each as it comes out of its lock, and the leases there renewed where still live on that reading.
+     * One row comes back per row locked: its key, and the owner and new version where the lease was renewed
+     * (nulls where it had run out: lost). A lease whose key does not come back is judged by {@link #batch()}
+     * after it: its row was held elsewhere (it waits for it), or holds another lease, or none (lost at once).
      *
      * @return parameters as {@link #batch()}'s: lease micros, then keys, owners and tokens as arrays
      */
@@ -51,11 +52,12 @@ final class PostgreSqlRenewals {
         return "WITH p AS (SELECT CAST(? AS BIGINT) AS micros), b AS (SELECT * FROM unnest(CAST(? AS VARCHAR[]),"
                 + " CAST(? AS VARCHAR[]), CAST(? AS BIGINT[])) AS b(lock_key, owner, token)),"
                 + " free AS (SELECT lock_key, clock_timestamp() AS granted_at FROM (SELECT l.lock_key FROM " + table + " l"
-                + " WHERE l.lock_key IN (SELECT lock_key FROM b) ORDER BY l.lock_key FOR NO KEY UPDATE OF l SKIP LOCKED)"
-                + " AS row_locks), renewed AS (UPDATE " + table + " l SET version = l.version + 1,"
-                + " expires_at = GREATEST(l.expires_at, free.granted_at + p.micros * INTERVAL '1 microsecond')"
-                + " FROM free, b, p WHERE l.lock_key = free.lock_key AND b.lock_key = free.lock_key AND l.owner = b.owner"
-                + " AND l.token = b.token AND l.expires_at > free.granted_at RETURNING l.lock_key, l.owner, l.version)"
+                + " JOIN b ON l.lock_key = b.lock_key AND l.owner = b.owner AND l.token = b.token ORDER BY l.lock_key"
+                + " FOR NO KEY UPDATE OF l SKIP LOCKED) AS row_locks), renewed AS (UPDATE " + table + " l"
+                + " SET version = l.version + 1, expires_at = GREATEST(l.expires_at, free.granted_at + p.micros"
+                + " * INTERVAL '1 microsecond') FROM free, b, p WHERE l.lock_key = free.lock_key AND b.lock_key = free.lock_key"
+                + " AND l.owner = b.owner AND l.token = b.token AND l.expires_at > free.granted_at"
+                + " RETURNING l.lock_key, l.owner, l.version)"
                 + " SELECT free.lock_key, renewed.owner, renewed.version FROM free LEFT JOIN renewed"
                 + " ON renewed.lock_key = free.lock_key";
     }

@@ -26,14 +26,16 @@ import java.util.Collections;
  *                    bound: Connector/J would scan their 500 placeholders on every batch, and write each
  *                    value into the text itself (most of a batch's CPU). Null elsewhere
  * @param byArrays    whether the leases are bound as three arrays
- * @param skippingHeldRows where a batch would wait for a row another session holds within its bound (a
- *                    fraction of a short lease, then failing the whole batch): the renewal that skips such
- *                    rows and says which it locked, bound as {@link #renew} is by arrays. It returns one row
- *                    per row of the batch's keys that it locked: the key, then the owner and new version of
- *                    the lease renewed there, or nulls where the row holds no live lease of the batch (lost).
- *                    A lease whose key does not come back was skipped (its row held elsewhere, for a moment:
- *                    an acquirer that found it live, a forced release, its holder's release) and is renewed
- *                    by {@link #renew}, which waits. Null elsewhere (and MySQL 8: {@link RenewalStatements#freeRowsRenewal})
+ * @param skippingHeldRows where a batch would wait for a row another session holds within its bound, holding
+ *                    back every lease of the batch, and then fail as a whole: the renewal that skips such rows
+ *                    and says which it locked, bound as {@link #renew} is by arrays. It locks only rows still under
+ *                    a lease of the batch, and returns one row per row it locked: the key, then the owner and
+ *                    new version of the lease renewed there, or nulls where that lease had run out (lost). A
+ *                    lease whose key does not come back (its row held elsewhere for a moment: an acquirer that
+ *                    found it live, a forced release, its holder's release; or under another lease, or none) is
+ *                    judged by {@link #renew} after it, which waits for a held row: where that fails, the whole
+ *                    batch does (the SPI tells no lease's failure apart). Null elsewhere (MySQL 8:
+ *                    {@link RenewalStatements#freeRowsRenewal})
  */
 public record RenewalBatch(String renew, String readRenewed, boolean byArrays, String skippingHeldRows) {
     /** A batch that renews in one text only. */
