@@ -16,11 +16,11 @@ import io.locked.api.LockNotAcquiredException;
 import io.locked.api.LockRequest;
 import io.locked.api.LockStoreUnavailableException;
 import io.locked.jpa.testing.CommitReplyCut;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.jpa.testing.StatementHook;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.jpa.testing.TestPool;
-import io.locked.jpa.testing.OutsideRowLocks;
 import jakarta.persistence.EntityManagerFactory;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -332,7 +332,6 @@ class ForcedReleaseOfAReusedSessionTest {
             default -> sql -> names.matcher(sql).find();
         };
     }
-
 
     /** The forced release's answer, or the failure it ended with. */
     private static Object forceRelease(LockManager operator, String key) {

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockMode;
 import io.locked.jpa.testing.LockWaitsAndClock;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
-import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRowState;
 import io.locked.spi.PessimisticHold;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockStoreUnavailableException;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
-import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.spi.Lease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -16,27 +16,27 @@ import io.locked.internal.DefaultLockManager;
 import io.locked.internal.base.LockMetrics;
 import io.locked.internal.exclusive.ModelHolds;
 import io.locked.jpa.testing.CountingDataSource;
+import io.locked.jpa.testing.LockWaitsAndClock;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.jpa.testing.TestDatabase;
 import io.locked.spi.Lease;
 import io.locked.spi.PessimisticHold;
 import jakarta.persistence.EntityManagerFactory;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.stream.Stream;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
-import io.locked.jpa.testing.OutsideRowLocks;
-import io.locked.jpa.testing.LockWaitsAndClock;
-import java.sql.Connection;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What one lock cycle (acquire, then release, on a key whose row exists) sends to the database:
@@ -310,8 +310,7 @@ class StatementsPerCycleTest {
                 Future<List<Lease>> answers;
                 try (Connection holder = OutsideRowLocks.heldElsewhere(database, batch.get(0).key())) {
                     before = counting.statements();
-                    List<Lease> sent = batch;
-                    answers = renewing.submit(() -> repository.renewLeases(sent, lease));
+                    answers = renewing.submit(() -> repository.renewLeases(batch, lease));
                     LockWaitsAndClock.awaitRowLockWait(database);
                     holder.rollback();
                 }

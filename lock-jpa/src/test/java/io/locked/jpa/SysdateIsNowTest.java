@@ -13,9 +13,9 @@ import io.locked.api.LockRequest;
 import io.locked.contract.CriticalSection;
 import io.locked.contract.HistoryChecker;
 import io.locked.contract.HistoryRecorder;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
-import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.jpa.testing.server.PrivateZonedMariaDb;
 import io.locked.jpa.testing.server.ServerProcess;
 import io.locked.spi.Lease;
@@ -257,7 +257,6 @@ class SysdateIsNowTest {
         }
         throw new AssertionError("never acquired " + key + " within " + LONG);
     }
-
 
     private static long sessionOf(Connection connection) throws SQLException {
         try (PreparedStatement read = connection.prepareStatement("SELECT CONNECTION_ID()");

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.api.LockMode;
+import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
-import io.locked.jpa.testing.OutsideRowLocks;
 import io.locked.spi.Lease;
 import io.locked.spi.LockRepository;
 import io.locked.spi.PessimisticHold;
@@ -98,7 +98,6 @@ class TokenAfterRolledBackHolderTest {
         hold.release();
         return hold.token();
     }
-
 
     private static long sessionOf(TestDatabase database, Connection connection) throws SQLException {
         String sql = switch (database) {

@@ -135,7 +135,8 @@ final class NativeRenewals {
         if (statements.skippingHeldRows() != null && sorted.size() > 1) {
             return renewSkippingHeldRows(sorted, duration, statements, bounds, serverMillis, what);
         }
-        return renewReturningOwners(sorted, duration, statements.renew(), statements.byArrays(), bounds, serverMillis, what);
+        return renewReturningOwners(sorted, duration, statements.renew(), statements.byArrays(), false, bounds, serverMillis,
+                what).versions();
     }
 
     /**
@@ -153,11 +154,6 @@ final class NativeRenewals {
                     bounds, serverMillis, "renewing the leases of " + skipped.size() + " keys whose rows were held").versions());
         }
         return renewed;
-    }
-
-    private Map<String, Long> renewReturningOwners(List<Lease> sorted, Duration duration, String statement,
-                                                   boolean byArrays, CallBounds bounds, long serverMillis, String what) {
-        return renewReturningOwners(sorted, duration, statement, byArrays, false, bounds, serverMillis, what).versions();
     }
 
     /**
@@ -185,8 +181,9 @@ final class NativeRenewals {
                             renewed.lockedKeys().add(rows.getString(1));
                         }
                         // null where the skipping text locked a row whose lease it did not renew: lost
-                        if (rows.getString(owner) != null) {
-                            renewed.versions().put(rows.getString(owner), rows.getLong(owner + 1));
+                        String renewedOwner = rows.getString(owner);
+                        if (renewedOwner != null) {
+                            renewed.versions().put(renewedOwner, rows.getLong(owner + 1));
                         }
                     }
                 }
