@@ -118,7 +118,7 @@ final class LossExplanations {
         return forced.stream().anyMatch(release -> release.ended(key, lost.token()))
                 || shortLeases.contains(hold)
                 || endedUnnamedSessionDuring(key, lost)
-                || endedNextWorkOfAReleasedSession(key, lost);
+                || endedNextWorkOfAReleasedSession(lost);
     }
 
     /** PostgreSQL ends the session that row-locks a key even before its holder published its token. */
@@ -128,24 +128,27 @@ final class LossExplanations {
     }
 
     /**
-     * The shape of {@link RandomizedHistory#endsSessionsAfterASeparateCheck()}: a forced release of another
-     * key answered "free" because that key's pessimistic holder, of the lost holder's manager (its pool),
-     * released itself during the forced release; the lost pessimistic section (of an exclusive key or a
-     * read/write key) began after that release, and its lock statement reached the server before the forced
-     * release's end. Its entry may come a moment after that end, the lock statement's reply being on its way.
-     * On a store that ends sessions by a signal ({@link RandomizedHistory#endsSessionsAnInstantAfterTheCheck()}) the answer
-     * may also be "ended" with that holder's token, and the signal meets the session's next work the same way.
+     * The shape of {@link RandomizedHistory#endsSessionsAfterASeparateCheck()}: a forced release answered for a
+     * pessimistic holder of its key, of the lost holder's manager (its pool), that released itself during the
+     * forced release ({@link #answersForAHoldThatReleasedItself}); the pooled session then took the lost
+     * pessimistic section's work (of any key, the forced one included: a waiter of that pool for that key may get
+     * that very session), which began after that release, and whose lock statement reached the server before the
+     * forced release's end. Its entry may come a moment after that end, the lock statement's reply being on its
+     * way. On a store that ends sessions by a signal ({@link RandomizedHistory#endsSessionsAnInstantAfterTheCheck()})
+     * the signal meets the session's next work the same way.
      */
-    private synchronized boolean endedNextWorkOfAReleasedSession(String key, CriticalSection lost) {
+    private synchronized boolean endedNextWorkOfAReleasedSession(CriticalSection lost) {
         if (!(endsSessionsAfterASeparateCheck || endsSessionsAnInstantAfterTheCheck) || !pessimistic(lost)) {
             return false;
         }
         long replySlack = TimeUnit.SECONDS.toNanos(1);
         // one KILL ends one session: each forced release explains one loss at most
         Optional<ForcedRelease> explaining = forced.stream()
-                .filter(release -> !release.key().equals(key) && !explainedLosses.contains(release))
+                .filter(release -> !explainedLosses.contains(release))
                 .filter(release -> exclusiveHistory.apply(release.key()).stream().anyMatch(released ->
-                        answersForAHoldThatReleasedItself(release, released) && pessimistic(released) && !released.lossSignalled()
+                        released != lost
+                                && answersForAHoldThatReleasedItself(release, released) && pessimistic(released)
+                                && !released.lossSignalled()
                                 && manager(released).equals(manager(lost))
                                 && released.exitNanos() >= release.startNanos() - replySlack
                                 && released.exitNanos() <= release.endNanos()
@@ -157,14 +160,18 @@ final class LossExplanations {
     }
 
     /**
-     * Whether the forced release's answer fits that hold's having released itself during it: "free", or on a
-     * store that ends sessions by a signal, "ended" with that hold's token (it cannot tell a rolled-back release).
+     * Whether the forced release's answer fits that hold's having released itself during it: "free", or "ended"
+     * with that hold's token. A store that ends sessions by a signal cannot tell a release rolled back in that
+     * instant from an ended hold. One that ends them after a separate check (MySQL 8) tells a committed release
+     * only by finding the released token still the row's: where a next holder committed a later token before the
+     * forced release read the row, it answers "ended" for the hold that released itself (as
+     * {@link #releasedItselfDuring} accepts on that hold's side).
      */
     private boolean answersForAHoldThatReleasedItself(ForcedRelease release, CriticalSection released) {
         if (release.ended() == null) {
             return release.outcome().equals("free");
         }
-        return endsSessionsAnInstantAfterTheCheck && release.endedToken() && release.ended().token().getAsLong() == released.token();
+        return release.endedToken() && release.ended().token().getAsLong() == released.token();
     }
 
     /**

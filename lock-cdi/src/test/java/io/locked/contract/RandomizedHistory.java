@@ -113,7 +113,8 @@ public final class RandomizedHistory {
      * For a store that checks a pessimistic hold and ends its session in two round trips (MySQL 8,
      * docs/operations.md): a hold that releases itself between them lends its pooled session to
      * new work, which the forced release ends. That loss is told, and the forced release answers
-     * "free"; the run accepts it only in exactly that shape ({@link LossExplanations}).
+     * "free", or "ended" for the released hold where a next holder committed a later token before it
+     * read the row; the run accepts it only in exactly that shape ({@link LossExplanations}).
      *
      * @return this run
      */
