@@ -121,6 +121,14 @@ final class LossExplanations {
                 || endedNextWorkOfAReleasedSession(lost);
     }
 
+    /**
+     * @return how many losses {@link #endedNextWorkOfAReleasedSession} explained: a count that grows with the runs
+     *         would say the shape is common, not the narrow window the stores document
+     */
+    synchronized int nextWorkEnded() {
+        return explainedLosses.size();
+    }
+
     /** PostgreSQL ends the session that row-locks a key even before its holder published its token. */
     private boolean endedUnnamedSessionDuring(String key, CriticalSection section) {
         return forced.stream().anyMatch(release -> release.endedUnnamed() && release.key().equals(key)

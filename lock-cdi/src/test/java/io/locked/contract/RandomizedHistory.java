@@ -323,11 +323,13 @@ public final class RandomizedHistory {
             problem("no critical section at all: the run checked nothing");
         }
         String summary = String.format("%d sections on %d keys in %d ms, %d not acquired, %d losses told"
-                        + " (%d signalled overlaps), forced releases: %d ended, %d of free keys, %d refused;"
+                        + " (%d signalled overlaps, %d the next work of a session whose hold released itself),"
+                        + " forced releases: %d ended, %d of free keys, %d refused;"
                         + " %d minimum holds (%d binding, %d with a lock-delay, %d told their lease ran out);"
                         + " %d read/write sections, at most %d readers at once;"
                         + " the longest answer came %d ms past its wait (%s)",
                 sections, keys.size(), took.toMillis(), notAcquired.get(), told, signalled,
+                explanations.nextWorkEnded(),
                 forced.stream().filter(f -> f.ended() != null).count(),
                 forced.stream().filter(f -> f.outcome().equals("free")).count(),
                 forced.stream().filter(f -> f.outcome().startsWith("refused")).count(),
