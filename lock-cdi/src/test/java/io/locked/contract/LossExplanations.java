@@ -154,11 +154,12 @@ final class LossExplanations {
         Optional<ForcedRelease> explaining = forced.stream()
                 .filter(release -> !explainedLosses.contains(release))
                 .filter(release -> exclusiveHistory.apply(release.key()).stream().anyMatch(released ->
-                        released != lost
-                                && answersForAHoldThatReleasedItself(release, released) && pessimistic(released)
+                        answersForAHoldThatReleasedItself(release, released) && pessimistic(released)
                                 && !released.lossSignalled()
                                 && manager(released).equals(manager(lost))
-                                && released.exitNanos() >= release.startNanos() - replySlack
+                                // its release committed after the check, and its close returned after that commit
+                                && releasedNanos.getOrDefault(release.key() + "#" + released.token(),
+                                        released.exitNanos()) >= release.startNanos()
                                 && released.exitNanos() <= release.endNanos()
                                 && lost.enterNanos() >= released.exitNanos()
                                 && lost.enterNanos() <= release.endNanos() + replySlack))
