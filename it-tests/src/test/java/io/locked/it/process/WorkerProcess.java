@@ -7,6 +7,7 @@ import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * A {@link LockWorker} JVM started with this test JVM's classpath. Its standard output is read on
@@ -113,10 +115,63 @@ public final class WorkerProcess implements AutoCloseable {
         commands.flush();
     }
 
-    /** SIGSTOP: the whole JVM stands still, its lease watchdog too, as in a long GC pause. */
+    /**
+     * SIGSTOP: the whole JVM stands still, its lease watchdog too, as in a long GC pause. Returns once every
+     * thread of it has stopped: {@code kill} returns as soon as the signal is queued, and the process stops only
+     * when one of its threads, woken for it, stops the others. Until then they run on: a gated holder sent its
+     * {@code open} right after the {@code kill} once wrote its counter before its pause (its late write then
+     * overwrote nothing, and the pause test's negative control saw no lost update).
+     */
     public void suspend() throws IOException, InterruptedException {
         signal("STOP");
+        awaitEveryThreadStopped();
         suspended = true;
+    }
+
+    private void awaitEveryThreadStopped() throws IOException, InterruptedException {
+        Path threads = Path.of("/proc", String.valueOf(pid()), "task");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!everyThreadStopped(threads)) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("worker " + pid() + " ended instead of stopping:\n" + logTail());
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("worker " + pid() + " did not stop within 30 s of its SIGSTOP");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /**
+     * @return whether every thread's state in {@code /proc} is stopped ({@code T}); a thread that ended meanwhile
+     *         counts as stopped. Elsewhere than Linux, where {@code /proc} has no threads, the process's state
+     *         as {@code ps} shows it.
+     */
+    private boolean everyThreadStopped(Path threads) throws IOException, InterruptedException {
+        if (!Files.isDirectory(Path.of("/proc", "self", "task"))) {
+            Process ps = new ProcessBuilder("ps", "-o", "stat=", "-p", String.valueOf(pid())).start();
+            String state = new String(ps.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            ps.waitFor();
+            return state.startsWith("T");
+        }
+        List<Path> each;
+        try (Stream<Path> listed = Files.list(threads)) {
+            each = listed.toList();
+        }
+        for (Path thread : each) {
+            String stat;
+            try {
+                stat = Files.readString(thread.resolve("stat"), StandardCharsets.UTF_8);
+            } catch (NoSuchFileException ended) {
+                continue;
+            }
+            // "tid (name) state ...": the name may hold spaces and parentheses, so the state follows the last ')'
+            char state = stat.charAt(stat.lastIndexOf(')') + 2);
+            if (state != 'T' && state != 't') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** SIGCONT after {@link #suspend()}. */
