@@ -33,6 +33,7 @@ import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -146,6 +147,31 @@ class ClockStepBackTest {
             holding.close();
             operator.close();
         }
+    }
+
+    /**
+     * A row passed to the next holder of its JVM after the clock stepped back below the holder's token: the
+     * plain hand-over finds the clock not above the row's token and writes nothing, and the lock statement draws
+     * the next token above the holder's, as one behind the clock, whose release commits it.
+     */
+    @Test
+    void aHandOverAfterAStepBackDrawsAboveTheHoldersTokenAndCommitsIt() throws Exception {
+        LockRepository clock = store("hand-over", LockStatements.NATIVE, LockTokens.CLOCK).repository();
+        String key = "hand-over-after-step:" + UUID.randomUUID();
+        // a key's first release in a store commits; the hold after it is an ordinary one
+        cycle(clock, key);
+        PessimisticHold first = clock.lockPessimistic(key, UUID.randomUUID().toString(), "first", WAIT);
+        assertNotNull(first, "nobody else holds " + key);
+        server.stepClock(STEP_BACK.negated());
+        assertTrue(serverClockMicros() < first.token(), "the scene needs the clock behind the hold's token");
+
+        PessimisticHold second = first.handOver(UUID.randomUUID().toString(), "second");
+
+        assertNotNull(second, "the hold was not handed over after the step back");
+        assertTrue(second.token() > first.token(), "the next holder drew " + second.token()
+                + ", not above the first holder's " + first.token());
+        assertTrue(second.release(), "the release of a live hold");
+        assertEquals(second.token(), committedToken(key), "a token drawn behind the clock is committed at its release");
     }
 
     private static long cycle(LockRepository repository, String key) {

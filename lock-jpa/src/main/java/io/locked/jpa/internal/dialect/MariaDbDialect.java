@@ -88,6 +88,7 @@ final class MariaDbDialect extends MySqlFamilyDialect {
     private final InlinedStatement take;
     private final InlinedStatement lockRow;
     private final String handOver;
+    private final InlinedStatement handOverRow;
     private final String tokenAfterRowLock = TOKEN_AFTER_ROW_LOCK.formatted(micros("UTC_TIMESTAMP(6)"));
 
     MariaDbDialect() {
@@ -129,6 +130,12 @@ final class MariaDbDialect extends MySqlFamilyDialect {
         // row is ours; a pessimistic acquirer may hold it for the moment it takes to find the lease
         // live, so a second is plenty of lock wait
         this.handOver = settings(1000) + " FOR " + handOverUpdate().formatted("LAST_INSERT_ID(" + nextToken() + ")");
+        // a plain UPDATE where the clock is above the token (the token then is the clock, as the lock
+        // statement would draw it): no insert tried first, no row sent back; the token comes in the OK
+        // packet. The WHERE reads the clock before the SET does, so the token drawn is above the row's
+        this.handOverRow = new InlinedStatement(settings(1000) + " FOR UPDATE " + LockRow.TABLE
+                + " SET token = LAST_INSERT_ID(" + tokenMicros + "), version = version + 1, acquired_at = " + grantedAt
+                + ", holder = " + HOLDER_VALUE + " WHERE lock_key = ? AND token < " + tokenMicros);
     }
 
     /**
@@ -149,6 +156,11 @@ final class MariaDbDialect extends MySqlFamilyDialect {
     @Override
     public String lockRowText(String holder, String key, long waitMillis, boolean galera) {
         return settings(waitMillis) + " FOR " + lockRow.with(holder, key) + (galera ? GALERA_NODE : "");
+    }
+
+    @Override
+    public String handOverRowText(String holder, String key) {
+        return handOverRow.with(holder, key);
     }
 
     @Override

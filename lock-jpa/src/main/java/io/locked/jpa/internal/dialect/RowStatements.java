@@ -127,6 +127,16 @@ public interface RowStatements {
     }
 
     /**
+     * The next holder of a row that the connection's transaction holds, as one statement with holder and
+     * key written in: the holder and a token from the clock, where the clock is above the row's token.
+     * It answers by its count (0: the clock is not above the token, so the lock statement must draw it) and
+     * the token as the insert id. Null where the lock statement is sent again instead.
+     */
+    default String handOverRowText(String holder, String key) {
+        return null;
+    }
+
+    /**
      * Whether the lock statements (a pessimistic acquisition, a lease's take) are sent as text with
      * their values written in ({@link InlinedStatement}) rather than prepared.
      */
