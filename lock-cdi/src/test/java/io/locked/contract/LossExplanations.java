@@ -26,6 +26,8 @@ final class LossExplanations {
     private final boolean endsSessionsAnInstantAfterTheCheck;
     /** The forced releases that explained a loss of {@link #endedNextWorkOfAReleasedSession}: one each. */
     private final Set<ForcedRelease> explainedLosses = new HashSet<>();
+    /** The forced releases that explained a loss of {@link #toldAfterItsCommitMetTheEnd}: one each. */
+    private final Set<ForcedRelease> commitsMet = new HashSet<>();
 
     /**
      * @param forced                          the operator's forced releases
@@ -118,7 +120,8 @@ final class LossExplanations {
         return forced.stream().anyMatch(release -> release.ended(key, lost.token()))
                 || shortLeases.contains(hold)
                 || endedUnnamedSessionDuring(key, lost)
-                || endedNextWorkOfAReleasedSession(lost);
+                || endedNextWorkOfAReleasedSession(lost)
+                || toldAfterItsCommitMetTheEnd(key, lost);
     }
 
     /**
@@ -127,6 +130,11 @@ final class LossExplanations {
      */
     synchronized int nextWorkEnded() {
         return explainedLosses.size();
+    }
+
+    /** @return how many losses {@link #toldAfterItsCommitMetTheEnd} explained, for the same reason */
+    synchronized int commitsMetByTheEnd() {
+        return commitsMet.size();
     }
 
     /** PostgreSQL ends the session that row-locks a key even before its holder published its token. */
@@ -152,7 +160,7 @@ final class LossExplanations {
         long replySlack = TimeUnit.SECONDS.toNanos(1);
         // one KILL ends one session: each forced release explains one loss at most
         Optional<ForcedRelease> explaining = forced.stream()
-                .filter(release -> !explainedLosses.contains(release))
+                .filter(release -> !explainedLosses.contains(release) && !commitsMet.contains(release))
                 .filter(release -> exclusiveHistory.apply(release.key()).stream().anyMatch(released ->
                         answersForAHoldThatReleasedItself(release, released) && pessimistic(released)
                                 && !released.lossSignalled()
@@ -165,6 +173,36 @@ final class LossExplanations {
                                 && lost.enterNanos() <= release.endNanos() + replySlack))
                 .findFirst();
         explaining.ifPresent(explainedLosses::add);
+        return explaining.isPresent();
+    }
+
+    /**
+     * A pessimistic holder whose release committed while a forced release of its key ended its session: the check
+     * found the hold open, the end met the commit under way (MariaDB's {@code KILL} flags the session, which acts at
+     * its next step), the forced release then found the released token committed and answered "free", and the end
+     * cut off the commit's reply. The holder then looks for its token among the committed ones and, where a later
+     * holder of the key had already committed a later one, is told of a loss: the safe side of a landed commit it
+     * cannot tell from a rolled-back one. Its exit, taken before the commit, came before the forced release's end; its
+     * close returned after the forced release began; a later holder of the key entered after its exit and by the
+     * forced release's end plus a reply's slack. One loss per forced release (a MariaDB run, seed
+     * -2166497939604334663).
+     */
+    private synchronized boolean toldAfterItsCommitMetTheEnd(String key, CriticalSection lost) {
+        if (!(endsSessionsAfterASeparateCheck || endsSessionsAnInstantAfterTheCheck) || !pessimistic(lost)) {
+            return false;
+        }
+        long replySlack = TimeUnit.SECONDS.toNanos(1);
+        long closed = releasedNanos.getOrDefault(key + "#" + lost.token(), lost.exitNanos());
+        Optional<ForcedRelease> explaining = forced.stream()
+                .filter(release -> !explainedLosses.contains(release) && !commitsMet.contains(release)
+                        && release.key().equals(key)
+                        && release.ended() == null && release.outcome().equals("free")
+                        && lost.exitNanos() <= release.endNanos() && closed >= release.startNanos()
+                        && exclusiveHistory.apply(key).stream().anyMatch(later -> later.token() > lost.token()
+                                && later.enterNanos() >= lost.exitNanos()
+                                && later.enterNanos() <= release.endNanos() + replySlack))
+                .findFirst();
+        explaining.ifPresent(commitsMet::add);
         return explaining.isPresent();
     }
 

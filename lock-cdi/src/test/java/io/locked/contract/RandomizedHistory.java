@@ -323,13 +323,14 @@ public final class RandomizedHistory {
             problem("no critical section at all: the run checked nothing");
         }
         String summary = String.format("%d sections on %d keys in %d ms, %d not acquired, %d losses told"
-                        + " (%d signalled overlaps, %d the next work of a session whose hold released itself),"
+                        + " (%d signalled overlaps, %d the next work of a session whose hold released itself,"
+                        + " %d holders whose commit the end of their session met),"
                         + " forced releases: %d ended, %d of free keys, %d refused;"
                         + " %d minimum holds (%d binding, %d with a lock-delay, %d told their lease ran out);"
                         + " %d read/write sections, at most %d readers at once;"
                         + " the longest answer came %d ms past its wait (%s)",
                 sections, keys.size(), took.toMillis(), notAcquired.get(), told, signalled,
-                explanations.nextWorkEnded(),
+                explanations.nextWorkEnded(), explanations.commitsMetByTheEnd(),
                 forced.stream().filter(f -> f.ended() != null).count(),
                 forced.stream().filter(f -> f.outcome().equals("free")).count(),
                 forced.stream().filter(f -> f.outcome().startsWith("refused")).count(),
