@@ -407,7 +407,7 @@ final class SimulatedStore implements LockRepository {
                     if (session.ended || row.rowLock != session) {
                         return null;
                     }
-                    // the real stores run the lock statement again, which writes the grant: the next holder's
+                    // the real stores write the grant with the next holder (MariaDB a plain UPDATE, else the lock statement): its
                     // minimum hold counts from its hand-over, not from the first holder's grant
                     row.acquiredAtNanos = dbNow();
                     row.token = ++lastToken;

@@ -2,6 +2,7 @@ package io.locked.jpa;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -162,15 +163,25 @@ class ClockStepBackTest {
         cycle(clock, key);
         PessimisticHold first = clock.lockPessimistic(key, UUID.randomUUID().toString(), "first", WAIT);
         assertNotNull(first, "nobody else holds " + key);
-        server.stepClock(STEP_BACK.negated());
-        assertTrue(serverClockMicros() < first.token(), "the scene needs the clock behind the hold's token");
+        PessimisticHold second;
+        try {
+            server.stepClock(STEP_BACK.negated());
+            assertTrue(serverClockMicros() < first.token(), "the scene needs the clock behind the hold's token");
 
-        PessimisticHold second = first.handOver(UUID.randomUUID().toString(), "second");
+            second = first.handOver(UUID.randomUUID().toString(), "second");
+        } finally {
+            first.release(); // ends the transaction where it was not passed on; a no-op where it was
+        }
 
         assertNotNull(second, "the hold was not handed over after the step back");
-        assertTrue(second.token() > first.token(), "the next holder drew " + second.token()
-                + ", not above the first holder's " + first.token());
-        assertTrue(second.release(), "the release of a live hold");
+        try {
+            assertTrue(second.token() > first.token(), "the next holder drew " + second.token()
+                    + ", not above the first holder's " + first.token());
+            // drawn behind the clock: its release must commit it, so it is passed on no further
+            assertNull(second.handOver(UUID.randomUUID().toString(), "third"), "a hold drawn behind the clock was passed on");
+        } finally {
+            assertTrue(second.release(), "the release of a live hold");
+        }
         assertEquals(second.token(), committedToken(key), "a token drawn behind the clock is committed at its release");
     }
 

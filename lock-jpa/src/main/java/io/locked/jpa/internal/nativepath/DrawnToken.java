@@ -1,13 +1,15 @@
 package io.locked.jpa.internal.nativepath;
 
+import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.dialect.Dialect;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
- * What a pessimistic lock statement drew: the token, whether the key was free, and the token clock
+ * What a pessimistic lock statement (or a hand-over's) drew: the token, whether the key was free, and the token clock
  * read after the token was drawn. A clock below the token means the clock is behind the row's
  * committed token (the token is then the row's plus one): the token is raised past what stores on
  * clock tokens may have rolled back, and committed ({@link io.locked.jpa.internal.transaction.TokenWrites}).
@@ -57,6 +59,42 @@ record DrawnToken(long token, boolean free, String node, boolean createdUnseen, 
                     throw new SQLException("The row of '" + key + "' did not answer the token's second draw");
                 }
                 return new long[] {row.getLong(1), row.getLong(2)};
+            }
+        }
+    }
+
+    /**
+     * The next holder's token by the database's plain hand-over ({@code Dialect.handOverRowText}) on a row the
+     * connection's transaction holds: the clock's reading, so never behind it.
+     *
+     * @param handOver the statement; null where the database has none
+     * @return null where there is none, or where it wrote nothing: the clock was not above the row's token
+     */
+    static DrawnToken byPlainHandOver(Connection connection, String handOver, String key) throws SQLException {
+        if (handOver == null) {
+            return null;
+        }
+        try (Statement update = connection.createStatement()) {
+            if (update.executeUpdate(handOver, Statement.RETURN_GENERATED_KEYS) != 1) {
+                return null;
+            }
+            long token;
+            try (ResultSet drawn = update.getGeneratedKeys()) {
+                // a driver that does not give the insert id as a key: the transaction reads its own write
+                token = drawn.next() ? drawn.getLong(1) : tokenWritten(connection, key);
+            }
+            return new DrawnToken(token, true, null, false, token);
+        }
+    }
+
+    private static long tokenWritten(Connection connection, String key) throws SQLException {
+        try (PreparedStatement read = connection.prepareStatement("SELECT token FROM " + LockRow.TABLE + " WHERE lock_key = ?")) {
+            read.setString(1, key);
+            try (ResultSet row = read.executeQuery()) {
+                if (!row.next()) {
+                    throw new SQLException("The row of '" + key + "' disappeared while its transaction held it");
+                }
+                return row.getLong(1);
             }
         }
     }

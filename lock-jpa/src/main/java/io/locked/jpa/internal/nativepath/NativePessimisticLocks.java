@@ -163,27 +163,15 @@ final class NativePessimisticLocks {
      * The next holder's token, in a hold's transaction, on the row held by this very transaction and free of
      * any lease: the next holder written into it and a token above the last one, from the clock read now.
      * Where the database has a plain hand-over ({@code handOverRowText}, MariaDB), that UPDATE, which writes
-     * only where the clock is above the row's token; otherwise, and where the clock was not, the lock
-     * statement again. It waits for nothing, the row being this transaction's; its bound is a second all the
-     * same, as a zero one costs PostgreSQL a statement more (a lock with NOWAIT).
+     * only where the clock is above the row's token; otherwise, and where the clock was not (it then says how
+     * far behind), the lock statement again. It waits for nothing, the row being this transaction's; its bound
+     * is a second all the same, as a zero one costs PostgreSQL a statement more (a lock with NOWAIT).
      */
     private DrawnToken drawForNextHolder(Connection connection, String key, String holder, TokenWrites writes)
             throws SQLException {
-        String plain = database.handOverRowText(holder, key);
-        if (plain != null) {
-            try (Statement handOver = connection.createStatement()) {
-                if (handOver.executeUpdate(plain, Statement.RETURN_GENERATED_KEYS) == 1) {
-                    try (ResultSet drawn = handOver.getGeneratedKeys()) {
-                        if (!drawn.next()) {
-                            throw new SQLException("The hand-over of '" + key + "' gave no token");
-                        }
-                        long token = drawn.getLong(1);
-                        // the token is the clock's reading: not behind it
-                        return new DrawnToken(token, true, null, false, token);
-                    }
-                }
-            }
-            // the clock is not above the row's token: the lock statement draws it, and says how far behind
+        DrawnToken handedOver = DrawnToken.byPlainHandOver(connection, database.handOverRowText(holder, key), key);
+        if (handedOver != null) {
+            return handedOver;
         }
         DrawnToken drawn = drawToken(connection, key, holder, HAND_OVER_WAIT_MILLIS, false);
         return drawn == null || !drawn.free() ? null : raisedWhereBehind(drawn, writes, connection, key);

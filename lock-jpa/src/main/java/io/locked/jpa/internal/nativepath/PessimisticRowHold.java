@@ -29,9 +29,10 @@ import java.util.logging.Logger;
  * clock's reading, and nothing is written that must reach the disk. A rollback whose reply was lost
  * counts as lost (the safe side): nothing in the row tells it from a session ended before it.
  *
- * <p>With clock tokens the hold may also be passed to the next holder of its JVM ({@link #handOver}): the
- * lock statement runs again in the same transaction, on the row it holds, and the new holder's hold takes
- * over the transaction, its connection and its place in the budget.
+ * <p>With clock tokens the hold may also be passed to the next holder of its JVM ({@link #handOver}): one
+ * statement in the same transaction, on the row it holds (MariaDB's plain UPDATE, else the lock statement
+ * again), writes the next holder and its token, and the new holder's hold takes over the transaction, its
+ * connection and its place in the budget.
  */
 public final class PessimisticRowHold implements PessimisticHold {
     private static final Logger LOG = Logger.getLogger(PessimisticRowHold.class.getName());
