@@ -407,8 +407,8 @@ final class SimulatedStore implements LockRepository {
                     if (session.ended || row.rowLock != session) {
                         return null;
                     }
-                    // the real stores write the grant with the next holder (MariaDB a plain UPDATE, else the lock statement): its
-                    // minimum hold counts from its hand-over, not from the first holder's grant
+                    // the real stores write the grant with the next holder (MariaDB by a plain UPDATE, the
+                    // others by the lock statement): its minimum hold counts from its hand-over
                     row.acquiredAtNanos = dbNow();
                     row.token = ++lastToken;
                     tokensDrawnAt.put(row.token, clock.nanoTime());
