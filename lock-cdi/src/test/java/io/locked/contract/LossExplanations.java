@@ -1,6 +1,8 @@
 package io.locked.contract;
 
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,16 +21,24 @@ import java.util.regex.Pattern;
  */
 final class LossExplanations {
     private static final Pattern MANAGER = Pattern.compile("^m\\d+");
+    /** How long after a statement reached the server its reply may come back. */
+    private static final long REPLY_SLACK_NANOS = TimeUnit.SECONDS.toNanos(1);
     private final List<ForcedRelease> forced;
     private final Function<String, List<CriticalSection>> exclusiveHistory;
     private final Map<String, Long> releasedNanos;
     private final Set<String> shortLeases;
     private final boolean endsSessionsAfterASeparateCheck;
     private final boolean endsSessionsAnInstantAfterTheCheck;
-    /** The forced releases that explained a loss of {@link #endedNextWorkOfAReleasedSession}: one each. */
-    private final Set<ForcedRelease> explainedLosses = new HashSet<>();
-    /** The forced releases that explained a loss of {@link #toldAfterItsCommitMetTheEnd}: one each. */
-    private final Set<ForcedRelease> commitsMet = new HashSet<>();
+    /** The forced releases that explained a loss of a shape that ends a session ({@link #claim}): one each. */
+    private final Map<ForcedRelease, SessionEnd> explainedLosses = new HashMap<>();
+
+    /** The shapes in which a forced release's end of a session explains a loss of another hold than the one it read. */
+    private enum SessionEnd {
+        /** {@link #endedNextWorkOfAReleasedSession} */
+        NEXT_WORK,
+        /** {@link #toldAfterItsCommitMetTheEnd} */
+        COMMIT_MET
+    }
 
     /**
      * @param forced                          the operator's forced releases
@@ -129,12 +140,29 @@ final class LossExplanations {
      *         would say the shape is common, not the narrow window the stores document
      */
     synchronized int nextWorkEnded() {
-        return explainedLosses.size();
+        return Collections.frequency(explainedLosses.values(), SessionEnd.NEXT_WORK);
     }
 
     /** @return how many losses {@link #toldAfterItsCommitMetTheEnd} explained, for the same reason */
     synchronized int commitsMetByTheEnd() {
-        return commitsMet.size();
+        return Collections.frequency(explainedLosses.values(), SessionEnd.COMMIT_MET);
+    }
+
+    /**
+     * Takes the first forced release that fits a shape in which the end of a session explains a pessimistic loss, on
+     * a store that ends sessions after a check; one {@code KILL} ends one session, so each forced release explains
+     * one such loss at most.
+     */
+    private synchronized boolean claim(SessionEnd shape, CriticalSection lost, Predicate<ForcedRelease> fits) {
+        if (!(endsSessionsAfterASeparateCheck || endsSessionsAnInstantAfterTheCheck) || !pessimistic(lost)) {
+            return false;
+        }
+        Optional<ForcedRelease> explaining = forced.stream()
+                .filter(release -> !explainedLosses.containsKey(release))
+                .filter(fits)
+                .findFirst();
+        explaining.ifPresent(release -> explainedLosses.put(release, shape));
+        return explaining.isPresent();
     }
 
     /** PostgreSQL ends the session that row-locks a key even before its holder published its token. */
@@ -153,27 +181,17 @@ final class LossExplanations {
      * way. On a store that ends sessions by a signal ({@link RandomizedHistory#endsSessionsAnInstantAfterTheCheck()})
      * the signal meets the session's next work the same way.
      */
-    private synchronized boolean endedNextWorkOfAReleasedSession(CriticalSection lost) {
-        if (!(endsSessionsAfterASeparateCheck || endsSessionsAnInstantAfterTheCheck) || !pessimistic(lost)) {
-            return false;
-        }
-        long replySlack = TimeUnit.SECONDS.toNanos(1);
-        // one KILL ends one session: each forced release explains one loss at most
-        Optional<ForcedRelease> explaining = forced.stream()
-                .filter(release -> !explainedLosses.contains(release) && !commitsMet.contains(release))
-                .filter(release -> exclusiveHistory.apply(release.key()).stream().anyMatch(released ->
-                        answersForAHoldThatReleasedItself(release, released) && pessimistic(released)
-                                && !released.lossSignalled()
-                                && manager(released).equals(manager(lost))
-                                // its release committed after the check, and its close returned after that commit
-                                && releasedNanos.getOrDefault(release.key() + "#" + released.token(),
-                                        released.exitNanos()) >= release.startNanos()
-                                && released.exitNanos() <= release.endNanos()
-                                && lost.enterNanos() >= released.exitNanos()
-                                && lost.enterNanos() <= release.endNanos() + replySlack))
-                .findFirst();
-        explaining.ifPresent(explainedLosses::add);
-        return explaining.isPresent();
+    private boolean endedNextWorkOfAReleasedSession(CriticalSection lost) {
+        return claim(SessionEnd.NEXT_WORK, lost, release -> exclusiveHistory.apply(release.key()).stream()
+                .anyMatch(released -> answersForAHoldThatReleasedItself(release, released) && pessimistic(released)
+                        && !released.lossSignalled()
+                        && manager(released).equals(manager(lost))
+                        // its release committed after the check, and its close returned after that commit
+                        && releasedNanos.getOrDefault(release.key() + "#" + released.token(),
+                                released.exitNanos()) >= release.startNanos()
+                        && released.exitNanos() <= release.endNanos()
+                        && lost.enterNanos() >= released.exitNanos()
+                        && lost.enterNanos() <= release.endNanos() + REPLY_SLACK_NANOS));
     }
 
     /**
@@ -187,23 +205,14 @@ final class LossExplanations {
      * forced release's end plus a reply's slack. One loss per forced release (a MariaDB run, seed
      * -2166497939604334663).
      */
-    private synchronized boolean toldAfterItsCommitMetTheEnd(String key, CriticalSection lost) {
-        if (!(endsSessionsAfterASeparateCheck || endsSessionsAnInstantAfterTheCheck) || !pessimistic(lost)) {
-            return false;
-        }
-        long replySlack = TimeUnit.SECONDS.toNanos(1);
+    private boolean toldAfterItsCommitMetTheEnd(String key, CriticalSection lost) {
         long closed = releasedNanos.getOrDefault(key + "#" + lost.token(), lost.exitNanos());
-        Optional<ForcedRelease> explaining = forced.stream()
-                .filter(release -> !explainedLosses.contains(release) && !commitsMet.contains(release)
-                        && release.key().equals(key)
-                        && release.ended() == null && release.outcome().equals("free")
-                        && lost.exitNanos() <= release.endNanos() && closed >= release.startNanos()
-                        && exclusiveHistory.apply(key).stream().anyMatch(later -> later.token() > lost.token()
-                                && later.enterNanos() >= lost.exitNanos()
-                                && later.enterNanos() <= release.endNanos() + replySlack))
-                .findFirst();
-        explaining.ifPresent(commitsMet::add);
-        return explaining.isPresent();
+        return claim(SessionEnd.COMMIT_MET, lost, release -> release.key().equals(key)
+                && release.ended() == null && release.outcome().equals("free")
+                && lost.exitNanos() <= release.endNanos() && closed >= release.startNanos()
+                && exclusiveHistory.apply(key).stream().anyMatch(later -> later.token() > lost.token()
+                        && later.enterNanos() >= lost.exitNanos()
+                        && later.enterNanos() <= release.endNanos() + REPLY_SLACK_NANOS));
     }
 
     /**
