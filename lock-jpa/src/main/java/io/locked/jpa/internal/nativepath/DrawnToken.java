@@ -64,13 +64,14 @@ record DrawnToken(long token, boolean free, String node, boolean createdUnseen, 
     }
 
     /**
-     * The next holder's token by the database's plain hand-over ({@code Dialect.handOverRowText}) on a row the
+     * The next holder's token by the database's plain hand-over ({@link Dialect#handOverRowText}) on a row the
      * connection's transaction holds: the clock's reading, so never behind it.
      *
-     * @param handOver the statement; null where the database has none
-     * @return null where there is none, or where it wrote nothing: the clock was not above the row's token
+     * @return null where the database has none, or where it wrote nothing: the clock was not above the row's token
      */
-    static DrawnToken byPlainHandOver(Connection connection, String handOver, String key) throws SQLException {
+    static DrawnToken byPlainHandOver(Dialect database, Connection connection, String holder, String key)
+            throws SQLException {
+        String handOver = database.handOverRowText(holder, key);
         if (handOver == null) {
             return null;
         }

@@ -169,7 +169,7 @@ final class NativePessimisticLocks {
      */
     private DrawnToken drawForNextHolder(Connection connection, String key, String holder, TokenWrites writes)
             throws SQLException {
-        DrawnToken handedOver = DrawnToken.byPlainHandOver(connection, database.handOverRowText(holder, key), key);
+        DrawnToken handedOver = DrawnToken.byPlainHandOver(database, connection, holder, key);
         if (handedOver != null) {
             return handedOver;
         }
