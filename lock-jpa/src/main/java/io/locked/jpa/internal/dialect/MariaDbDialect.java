@@ -86,6 +86,7 @@ final class MariaDbDialect extends MySqlFamilyDialect {
             + " VALUES (?, 0, 0) ON DUPLICATE KEY UPDATE token = GREATEST(token, %1$s) RETURNING token, %1$s AS "
             + TOKEN_CLOCK;
     private final InlinedStatement take;
+    private final InlinedStatement takeRow;
     private final InlinedStatement lockRow;
     private final String handOver;
     private final InlinedStatement handOverRow;
@@ -106,17 +107,16 @@ final class MariaDbDialect extends MySqlFamilyDialect {
         // counts from the grant, not from before the wait), and ends its length after a second reading,
         // made after the first (MariaDB computes values and assignments left to right). VALUES(...) in
         // the update would be the values computed before the wait for the row.
-        String took = "(owner = VALUES(owner) OR " + free + ")";
         this.take = new InlinedStatement("INSERT INTO " + LockRow.TABLE
                 + " (owner, holder, acquired_at, expires_at, lock_key, version, token)"
                 + " VALUES (?, ?, " + grantedAt + ", " + plus(grantedAt, "?") + ", ?, 1, " + tokenMicros + ")"
-                + " ON DUPLICATE KEY UPDATE owner = IF(" + free + ", VALUES(owner), owner),"
-                + " holder = IF(" + took + ", VALUES(holder), holder),"
-                + " version = IF(" + took + ", version + 1, version),"
-                + " token = IF(" + took + ", GREATEST(token + 1, " + tokenMicros + "), token),"
-                + " acquired_at = IF(" + took + ", " + grantedAt + ", acquired_at),"
-                + " expires_at = IF(" + took + ", " + plus(grantedAt, "?") + ", expires_at)"
+                + " ON DUPLICATE KEY UPDATE " + takeAssignments(free, "VALUES(owner)", "VALUES(holder)", "%s")
                 + " RETURNING token, version, owner");
+        // the same assignments on a row that exists: no insert tried first, no row sent back. The token
+        // comes in the OK packet (LAST_INSERT_ID is called only where the take succeeds, so none comes
+        // where a live lease holds the key), the row's existence as the count of rows found
+        this.takeRow = new InlinedStatement("UPDATE " + LockRow.TABLE + " SET "
+                + takeAssignments(free, "?", "?", "LAST_INSERT_ID(%s)") + " WHERE lock_key = ?");
         // the lease columns are only read here, never assigned, so every IF sees the row as it was in
         // either assignment order
         this.lockRow = new InlinedStatement("INSERT INTO " + LockRow.TABLE + " (holder, lock_key, version, token, acquired_at)"
@@ -139,6 +139,22 @@ final class MariaDbDialect extends MySqlFamilyDialect {
     }
 
     /**
+     * A take's assignments, the owner first (see the constructor).
+     *
+     * @param owner the new owner: each later column asks whether the owner is now that one, or the row was free
+     * @param token wraps the next token's expression
+     */
+    private String takeAssignments(String free, String owner, String holder, String token) {
+        String took = "(owner = " + owner + " OR " + free + ")";
+        return "owner = IF(" + free + ", " + owner + ", owner),"
+                + " holder = IF(" + took + ", " + holder + ", holder),"
+                + " version = IF(" + took + ", version + 1, version),"
+                + " token = IF(" + took + ", " + token.formatted("GREATEST(token + 1, " + tokenMicros + ")") + ", token),"
+                + " acquired_at = IF(" + took + ", " + grantedAt + ", acquired_at),"
+                + " expires_at = IF(" + took + ", " + plus(grantedAt, "?") + ", expires_at)";
+    }
+
+    /**
      * MariaDB's settings for one statement: its lock wait (innodb_lock_wait_timeout counts whole
      * seconds, and 0 does not wait at all) and UTC for the SYSDATE its tokens are drawn from.
      */
@@ -151,6 +167,13 @@ final class MariaDbDialect extends MySqlFamilyDialect {
                                 boolean galera) {
         return settings(waitMillis) + (galera ? NO_AUTOCOMMIT_RETRY : "") + " FOR "
                 + take.with(owner, holder, leaseMicros, key, leaseMicros);
+    }
+
+    @Override
+    public String takeRowText(String owner, String holder, long leaseMicros, String key, long waitMillis) {
+        // the owner, then "is the owner now the caller's" in each later column
+        return settings(waitMillis) + " FOR " + takeRow.with(owner, owner, holder, owner, owner, owner, owner,
+                leaseMicros, key);
     }
 
     @Override

@@ -137,6 +137,16 @@ public interface RowStatements {
     }
 
     /**
+     * A lease's take as an {@code UPDATE} of a row that exists, with its values written in (as
+     * {@link #takeLeaseText}, which also creates a missing row): it answers as a take does where
+     * {@link #answersByInsertId()} says so (0 rows found: no row; the token as the insert id; none: a live lease
+     * holds the key). Null where the database has none.
+     */
+    default String takeRowText(String owner, String holder, long leaseMicros, String key, long waitMillis) {
+        return null;
+    }
+
+    /**
      * Whether the lock statements (a pessimistic acquisition, a lease's take) are sent as text with
      * their values written in ({@link InlinedStatement}) rather than prepared.
      */

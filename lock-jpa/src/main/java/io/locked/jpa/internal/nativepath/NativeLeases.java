@@ -29,6 +29,8 @@ final class NativeLeases {
     private final KeyRows keyRows;
     private final Duration connectionWait;
     private final KnownTokenClock tokenClock;
+    /** MySQL's takes, and MariaDB's of the keys whose rows were met. */
+    private final InsertIdTakes insertIdTakes;
     /** The plain release, after the settings the database sends with it. */
     private final SettingsThenUpdate release;
     /** The release that leaves a minimum hold: its commit waits for the disk, and the standbys where asked. */
@@ -46,6 +48,7 @@ final class NativeLeases {
         this.keyRows = keyRows;
         this.connectionWait = connectionWait;
         this.tokenClock = tokenClock;
+        this.insertIdTakes = new InsertIdTakes(database);
         this.release = SettingsThenUpdate.of(database.releaseSettings(), database.releaseLease);
         this.hold = SettingsThenUpdate.of(database.durableWriteSettings(), database.holdLease);
     }
@@ -55,7 +58,7 @@ final class NativeLeases {
         // and each needs a connection; together they wait no longer than the bounds allow
         CallBounds bounds = CallBounds.forWait(dbWait, connectionWait);
         try {
-            Take take = tryTake(key, owner, holder, lease, bounds);
+            LeaseTake take = tryTake(key, owner, holder, lease, bounds);
             if (take.noRow() && (database.takeTellsMissingRow() || !rowExists(key, bounds))) {
                 if (!ensureRow(key, bounds)) {
                     return null;
@@ -72,50 +75,50 @@ final class NativeLeases {
         }
     }
 
-    /** A take's answer: the lease if taken, else whether the statement returned no row at all. */
-    private record Take(Lease lease, boolean noRow) {
-        static final Take HELD = new Take(null, false);
-        static final Take NO_ROW = new Take(null, true);
-    }
-
-    private Take tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {
+    private LeaseTake tryTake(String key, String owner, String holder, Duration lease, CallBounds bounds) {
         boolean galera = this.galera.forLockCall(key, bounds) != null;
         // a take that queued for a pessimistic holder's row lock would draw its token from a clock read
         // before that holder's grant: where the server reads it so, the take does not queue (busy at once)
         boolean queues = !tokenClock.atStatementStart(key, bounds);
         try {
             return store.callTake(key, bounds, connection -> {
-                Take took = takeOn(connection, key, owner, holder, lease, queues ? bounds.remainingWaitMillis() : 0, galera);
-                return queues || took.lease() == null ? took : new Take(redrawnAfterGrant(connection, took.lease()), false);
+                LeaseTake took = takeOn(connection, key, owner, holder, lease, queues ? bounds.remainingWaitMillis() : 0, galera);
+                return queues || took.lease() == null ? took : new LeaseTake(redrawnAfterGrant(connection, took.lease()), false);
             });
         } catch (LockStoreUnavailableException failure) {
             // the wait for a pessimistic holder's row lock ran out: busy, like a live lease
             if (LockConflicts.isBusy(failure)) {
-                return Take.HELD;
+                return LeaseTake.HELD;
             }
             throw failure;
         }
     }
 
-    private Take takeOn(Connection connection, String key, String owner, String holder, Duration lease, long waitMillis,
-                        boolean galera) throws SQLException {
-        if (database.answersByInsertId()) {
-            return takeByInsertId(connection, key, owner, holder, lease);
+    private LeaseTake takeOn(Connection connection, String key, String owner, String holder, Duration lease,
+                             long waitMillis, boolean galera) throws SQLException {
+        LeaseTake byCount = galera ? null : insertIdTakes.take(connection, key, owner, holder, micros(lease), waitMillis);
+        if (byCount != null) {
+            return byCount;
         }
+        LeaseTake took;
         if (database.inlinesLockStatements()) {
             try (Statement take = connection.createStatement()) {
                 take.execute(database.takeLeaseText(owner, holder, micros(lease), key, waitMillis, galera));
                 try (ResultSet taken = take.getResultSet()) {
-                    return take(taken, key, owner);
+                    took = take(taken, key, owner);
                 }
             }
-        }
-        try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
-             PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis)) {
-            try (ResultSet taken = ReturnedRows.ofTake(take, database)) {
-                return take(taken, key, owner);
+        } else {
+            try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
+                 PreparedStatement take = database.takeLease(connection, owner, holder, micros(lease), key, waitMillis);
+                 ResultSet taken = ReturnedRows.ofTake(take, database)) {
+                took = take(taken, key, owner);
             }
         }
+        if (!took.noRow()) {
+            insertIdTakes.rowMet(key);
+        }
+        return took;
     }
 
     /**
@@ -130,28 +133,13 @@ final class NativeLeases {
     }
 
     /** A take's rows: the caller's lease, a held key, or no row at all. */
-    private static Take take(ResultSet taken, String key, String owner) throws SQLException {
+    private static LeaseTake take(ResultSet taken, String key, String owner) throws SQLException {
         if (!taken.next()) {
-            return Take.NO_ROW;
+            return LeaseTake.NO_ROW;
         }
         // another owner's row, or the existence marker: the key is held
         return owner.equals(taken.getString(3))
-                ? new Take(new Lease(key, owner, taken.getLong(1), taken.getLong(2)), false) : Take.HELD;
-    }
-
-    /** MySQL's take: it tells a missing row by the rows it found, and the token by the insert id. */
-    private Take takeByInsertId(Connection connection, String key, String owner, String holder, Duration lease)
-            throws SQLException {
-        try (Statement take = connection.createStatement()) {
-            if (take.executeUpdate(database.takeLeaseText(owner, holder, micros(lease), key, 0, false),
-                    Statement.RETURN_GENERATED_KEYS) == 0) {
-                return Take.NO_ROW;
-            }
-            try (ResultSet token = take.getGeneratedKeys()) {
-                // the statement does not read the row's version back: 0, a diagnostic only
-                return token.next() ? new Take(new Lease(key, owner, token.getLong(1), 0), false) : Take.HELD;
-            }
-        }
+                ? new LeaseTake(new Lease(key, owner, taken.getLong(1), taken.getLong(2)), false) : LeaseTake.HELD;
     }
 
     private boolean rowExists(String key, CallBounds bounds) {

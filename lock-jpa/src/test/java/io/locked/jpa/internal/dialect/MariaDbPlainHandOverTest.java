@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.jpa.LockDatabase;
-import io.locked.jpa.testing.Store;
 import io.locked.jpa.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,10 +11,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * MariaDB's plain hand-over ({@link RowStatements#handOverRowText}) on a row its transaction holds: where the
@@ -23,21 +20,12 @@ import org.junit.jupiter.api.TestInstance;
  * (given as the insert id) and a new version; where the clock is not, it writes nothing, so that the lock
  * statement draws instead.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MariaDbPlainHandOverTest {
     private static final Dialect MARIADB = Dialects.of(LockDatabase.MARIADB);
-    private Store store;
-
+    /** A store made once makes the lock table; the statements run on connections of their own. */
     @BeforeAll
-    void openStore() {
-        store = TestDatabase.MARIADB.open(2);
-    }
-
-    @AfterAll
-    void closeStore() {
-        if (store != null) {
-            store.close();
-        }
+    static void makeTheTable() {
+        TestDatabase.MARIADB.open(1).close();
     }
 
     @Test
