@@ -16,7 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * row it sends back, which were about a tenth of a one-thread optimistic cycle there (docs/performance.md).
  * A key met first goes through the upsert, which creates a missing row, so that a key used once costs no
  * statement more; a remembered key whose row a cleanup deleted costs one more, once. At most
- * {@value #KEYS_REMEMBERED} keys are remembered: past that the memory starts again.
+ * {@value #KEYS_REMEMBERED} keys are remembered: past that the memory starts again. A driver set to count changed
+ * rows rather than found ones ({@code useAffectedRows=true}) counts none for a busy take, which then goes to the
+ * upsert as for a missing row: one statement more, the right answer.
  */
 final class InsertIdTakes {
     static final int KEYS_REMEMBERED = 4096;

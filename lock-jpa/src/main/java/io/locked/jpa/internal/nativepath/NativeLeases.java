@@ -95,11 +95,14 @@ final class NativeLeases {
     }
 
     private LeaseTake takeOn(Connection connection, String key, String owner, String holder, Duration lease,
-                             long waitMillis, boolean galera) throws SQLException {
-        LeaseTake byCount = galera ? null : insertIdTakes.take(connection, key, owner, holder, micros(lease), waitMillis);
+                             long givenWaitMillis, boolean galera) throws SQLException {
+        long sentNanos = System.nanoTime();
+        LeaseTake byCount = galera ? null : insertIdTakes.take(connection, key, owner, holder, micros(lease), givenWaitMillis);
         if (byCount != null) {
             return byCount;
         }
+        // the upsert waits for what the row take left of the wait, never the whole wait again
+        long waitMillis = Math.max(0, givenWaitMillis - (System.nanoTime() - sentNanos) / 1_000_000);
         LeaseTake took;
         if (database.inlinesLockStatements()) {
             try (Statement take = connection.createStatement()) {

@@ -3,9 +3,11 @@ package io.locked.jpa.internal.dialect;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.locked.jpa.LockDatabase;
+import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,6 +16,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -21,7 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * MariaDB's take of an existing row as an {@code UPDATE} ({@link RowStatements#takeRowText}) answers as its
  * upsert does, by the rows found and the insert id: a free row, an expired lease and the caller's own lease are
  * taken with a token above the row's, written with owner, holder, version and lease; a live lease of another owner
- * is left as it was, with no token given; a missing row is found as none. In both of MariaDB's orders of
+ * is left as it was, with no token given; a missing row is found as none; a row another transaction locks is busy
+ * once the wait runs out. In both of MariaDB's orders of
  * assignment: each assignment seeing the ones before it (the default), and all seeing the row as it was
  * ({@code SIMULTANEOUS_ASSIGNMENT}).
  */
@@ -45,6 +49,12 @@ class MariaDbRowTakeTest {
             assertTaken(connection, expired, 7, simultaneous);
             String own = newRow(connection, "me", "UTC_TIMESTAMP(6) + INTERVAL 1 HOUR", 9);
             assertTaken(connection, own, 9, simultaneous);
+            // a token ahead of the clock (a clock stepped back): the next is the row's plus one
+            String ahead = newRow(connection, null, "NULL", 13);
+            long aheadToken = clockMicros(connection) + 3_600_000_000L;
+            setToken(connection, ahead, aheadToken);
+            assertEquals(1, take(connection, ahead), "rows found");
+            assertEquals(aheadToken + 1, lastToken, "the token after one ahead of the clock");
 
             String live = newRow(connection, "other-owner", "UTC_TIMESTAMP(6) + INTERVAL 1 HOUR", 11);
             Object[] before = row(connection, live);
@@ -59,12 +69,36 @@ class MariaDbRowTakeTest {
         }
     }
 
+    @Test
+    void aRowLockedByAnotherTransactionIsBusyOnceTheWaitRunsOut() throws SQLException {
+        try (Connection holder = TestDatabase.MARIADB.connect(); Connection taker = TestDatabase.MARIADB.connect()) {
+            String key = newRow(holder, null, "NULL", 1);
+            holder.setAutoCommit(false);
+            try (PreparedStatement lock = holder.prepareStatement("SELECT 1 FROM locked_lock WHERE lock_key = ? FOR UPDATE")) {
+                lock.setString(1, key);
+                lock.executeQuery().close();
+            }
+            try {
+                SQLException busy = assertThrows(SQLException.class, () -> take(taker, key, 0));
+                assertTrue(LockConflicts.isBusy(busy), "not told as busy: " + busy);
+            } finally {
+                holder.rollback();
+            }
+            assertEquals(1, take(taker, key, 0), "rows found once the row is free");
+            assertTrue(lastToken != null, "not taken once the row is free");
+        }
+    }
+
     private Long lastToken;
 
     private int take(Connection connection, String key) throws SQLException {
+        return take(connection, key, 1000);
+    }
+
+    private int take(Connection connection, String key, long waitMillis) throws SQLException {
         lastToken = null;
         try (Statement take = connection.createStatement()) {
-            int found = take.executeUpdate(MARIADB.takeRowText("me", "my holder", LEASE_MICROS, key, 1000),
+            int found = take.executeUpdate(MARIADB.takeRowText("me", "my holder", LEASE_MICROS, key, waitMillis),
                     Statement.RETURN_GENERATED_KEYS);
             try (ResultSet token = take.getGeneratedKeys()) {
                 if (token.next()) {
@@ -109,8 +143,20 @@ class MariaDbRowTakeTest {
 
     private static void assignInOrder(Connection connection, boolean simultaneous) throws SQLException {
         try (Statement set = connection.createStatement()) {
-            set.execute(simultaneous ? "SET SESSION sql_mode = CONCAT(@@sql_mode, ',SIMULTANEOUS_ASSIGNMENT')"
-                    : "SET SESSION sql_mode = REPLACE(@@sql_mode, 'SIMULTANEOUS_ASSIGNMENT', '')");
+            set.execute(simultaneous ? "SET SESSION sql_mode = CONCAT_WS(',', NULLIF(@@sql_mode, ''), 'SIMULTANEOUS_ASSIGNMENT')"
+                    : "SET SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(@@sql_mode, 'SIMULTANEOUS_ASSIGNMENT', ''))");
+            try (ResultSet mode = set.executeQuery("SELECT FIND_IN_SET('SIMULTANEOUS_ASSIGNMENT', @@sql_mode) > 0")) {
+                assertTrue(mode.next());
+                assertEquals(simultaneous, mode.getBoolean(1), "SIMULTANEOUS_ASSIGNMENT in the session's sql_mode");
+            }
+        }
+    }
+
+    private static void setToken(Connection connection, String key, long token) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE locked_lock SET token = ? WHERE lock_key = ?")) {
+            update.setLong(1, token);
+            update.setString(2, key);
+            update.executeUpdate();
         }
     }
 

@@ -72,7 +72,7 @@ class InsertIdTakesTest {
             assertNotNull(stillMet, "the first of " + InsertIdTakes.KEYS_REMEMBERED + " keys was forgotten");
             takes.rowMet(first + "/past the bound");
             assertNull(takes.take(connection, first, "me", "my holder", LEASE_MICROS, 1000),
-                    "a key met before the bound was passed is still remembered");
+                    "a key met before the bound was passed should be forgotten once it is passed");
         }
     }
 
