@@ -8,6 +8,7 @@ import io.locked.jpa.internal.connection.LockConflicts;
 import io.locked.jpa.internal.connection.LockConnections;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.FenceStatements;
+import io.locked.jpa.internal.dialect.HeldRowToken;
 import io.locked.jpa.internal.fence.FenceDetection;
 import io.locked.jpa.internal.fence.JdbcFenceTransaction;
 import io.locked.jpa.internal.transaction.LockTransaction;
@@ -203,15 +204,7 @@ public final class ForcedRelease {
             update.setString(next, key);
             update.executeUpdate();
         }
-        try (PreparedStatement read = connection.prepareStatement("SELECT token FROM " + LockRow.TABLE + " WHERE lock_key = ?")) {
-            read.setString(1, key);
-            try (ResultSet row = read.executeQuery()) {
-                if (!row.next()) {
-                    throw new SQLException("The row of '" + key + "' disappeared while it was row-locked");
-                }
-                return row.getLong(1);
-            }
-        }
+        return HeldRowToken.read(connection, key);
     }
 
     private boolean fenceTableExists(String key) {

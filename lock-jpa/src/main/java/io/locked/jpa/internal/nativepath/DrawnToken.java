@@ -1,7 +1,7 @@
 package io.locked.jpa.internal.nativepath;
 
-import io.locked.jpa.LockRow;
 import io.locked.jpa.internal.dialect.Dialect;
+import io.locked.jpa.internal.dialect.HeldRowToken;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -82,21 +82,9 @@ record DrawnToken(long token, boolean free, String node, boolean createdUnseen, 
             long token;
             try (ResultSet drawn = update.getGeneratedKeys()) {
                 // a driver that does not give the insert id as a key: the transaction reads its own write
-                token = drawn.next() ? drawn.getLong(1) : tokenWritten(connection, key);
+                token = drawn.next() ? drawn.getLong(1) : HeldRowToken.read(connection, key);
             }
             return new DrawnToken(token, true, null, false, token);
-        }
-    }
-
-    private static long tokenWritten(Connection connection, String key) throws SQLException {
-        try (PreparedStatement read = connection.prepareStatement("SELECT token FROM " + LockRow.TABLE + " WHERE lock_key = ?")) {
-            read.setString(1, key);
-            try (ResultSet row = read.executeQuery()) {
-                if (!row.next()) {
-                    throw new SQLException("The row of '" + key + "' disappeared while its transaction held it");
-                }
-                return row.getLong(1);
-            }
         }
     }
 
