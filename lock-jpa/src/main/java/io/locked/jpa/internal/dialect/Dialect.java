@@ -32,9 +32,10 @@ import java.util.function.BinaryOperator;
  *
  * <p>Statements per operation (round trips), on every database: an optimistic take, renewal,
  * hand-over or release is one autocommit statement (a release of a lease that had expired: two);
- * a pessimistic acquisition is one statement in the lock's own transaction, which MariaDB and
- * MySQL start with {@code START TRANSACTION} and end with {@code COMMIT} (so a pessimistic cycle is
- * three round trips, an optimistic one two). Settings sent first in the same round trip (PostgreSQL's:
+ * a pessimistic acquisition is one statement in the lock's own transaction, which MySQL starts with
+ * {@code START TRANSACTION} and MariaDB with the lock statement itself ({@link #transactionStartWith()}),
+ * both ending it with {@code COMMIT} (so a pessimistic cycle is three round trips on MySQL, two on MariaDB,
+ * an optimistic one two). Settings sent first in the same round trip (PostgreSQL's:
  * {@link #settingsFirst()}, {@link #releaseSettings()}) add no round trip. A batch of renewals ({@link #renewalBatch()}) is one
  * statement on PostgreSQL and H2, two on MariaDB and MySQL. Creating a missing row adds statements on H2, MySQL and
  * PostgreSQL (which commits a row its lock statement created, so that other sessions see the hold),

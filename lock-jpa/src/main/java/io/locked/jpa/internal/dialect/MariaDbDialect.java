@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Locale;
+import java.util.function.UnaryOperator;
 
 /**
  * MariaDB 10.6+ (Galera included, {@link GaleraNode}), through mysql-connector-j or the MariaDB
@@ -179,6 +180,11 @@ final class MariaDbDialect extends MySqlFamilyDialect {
     @Override
     public String lockRowText(String holder, String key, long waitMillis, boolean galera) {
         return settings(waitMillis) + " FOR " + lockRow.with(holder, key) + (galera ? GALERA_NODE : "");
+    }
+
+    @Override
+    public UnaryOperator<String> transactionStartWith() {
+        return statement -> "BEGIN NOT ATOMIC START TRANSACTION; " + statement + "; END";
     }
 
     @Override

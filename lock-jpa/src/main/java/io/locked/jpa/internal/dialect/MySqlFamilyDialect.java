@@ -16,7 +16,8 @@ import java.util.List;
  * What MariaDB ({@link MariaDbDialect}) and MySQL ({@link MySqlDialect}) share: InnoDB, Connector/J,
  * lock statements sent as text with their values written in ({@link InlinedStatement}), a
  * transaction started by {@code START TRANSACTION} (the driver sends each autocommit change as a
- * statement of its own, so this saves a round trip per lock), the session id {@code CONNECTION_ID()},
+ * statement of its own, so this saves a round trip per lock; MariaDB sends it in its lock statement's
+ * round trip, {@link #transactionStartWith()}), the session id {@code CONNECTION_ID()},
  * and lock tables whose collation decides whether two keys are one lock.
  */
 abstract class MySqlFamilyDialect extends Dialect {

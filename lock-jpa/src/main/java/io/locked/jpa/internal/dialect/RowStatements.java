@@ -4,6 +4,7 @@ import io.locked.jpa.StandbyCommits;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.function.UnaryOperator;
 
 /**
  * The statements that differ per database for one key's row: a lease's take and hand-over, and the
@@ -124,6 +125,16 @@ public interface RowStatements {
      */
     default String lockRowText(String holder, String key, long waitMillis, boolean galera) {
         throw new IllegalStateException(this + " prepares its lock statement: lockRow");
+    }
+
+    /**
+     * @return how a statement is sent so that it first starts the transaction it runs in, in one round trip
+     *         (MariaDB's anonymous compound statement): a pessimistic acquisition that starts its transaction
+     *         by {@code START TRANSACTION} sends it with its lock statement; null where the database has no such
+     *         form, or sends no {@code START TRANSACTION} ({@link Dialect#startsTransactionsBySql()})
+     */
+    default UnaryOperator<String> transactionStartWith() {
+        return null;
     }
 
     /**

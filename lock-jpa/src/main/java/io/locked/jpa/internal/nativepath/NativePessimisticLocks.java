@@ -11,7 +11,6 @@ import io.locked.jpa.internal.connection.NoFreeConnection;
 import io.locked.jpa.internal.connection.PoolShortage;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.jpa.internal.dialect.GaleraNode;
-import io.locked.jpa.internal.dialect.SessionLockTimeout;
 import io.locked.jpa.internal.transaction.LockTransaction;
 import io.locked.jpa.internal.transaction.TokenWrites;
 import io.locked.spi.NoConnectionException;
@@ -20,8 +19,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 
 /**
  * Pessimistic acquisition on the native path: one statement that row-locks the key and draws its
@@ -48,8 +47,10 @@ final class NativePessimisticLocks {
     private final KnownTokenClock tokenClock;
     /** The statement that leaves a minimum hold at release, after the settings the database sends with it. */
     private final SettingsThenUpdate holdRow;
-    /** Reads what a lock statement drew from its row. */
-    private final LockStatementRows lockRows;
+    /** Sends the lock statement and reads what it drew from its row. */
+    private final LockStatement lockStatement;
+    /** The dialect's form of a lock statement that starts its transaction, or null ({@link LockTransaction#started}). */
+    private final UnaryOperator<String> transactionStartWith;
 
     /**
      * @param connectionWait how long an acquisition may wait for a connection, whatever its own wait
@@ -69,7 +70,8 @@ final class NativePessimisticLocks {
         this.tokenWrites = tokenWrites;
         this.tokenClock = tokenClock;
         this.holdRow = SettingsThenUpdate.of(database.holdRowSettings(), database.holdRow);
-        this.lockRows = new LockStatementRows(database);
+        this.lockStatement = new LockStatement(database);
+        this.transactionStartWith = database.transactionStartWith();
     }
 
     /** @return whether holds may be handed over: with clock tokens, whose releases roll back */
@@ -173,7 +175,8 @@ final class NativePessimisticLocks {
         if (handedOver != null) {
             return handedOver;
         }
-        DrawnToken drawn = drawToken(connection, key, holder, HAND_OVER_WAIT_MILLIS, false);
+        DrawnToken drawn = lockStatement.draw(connection, UnaryOperator.identity(), key, holder, HAND_OVER_WAIT_MILLIS,
+                false);
         return drawn == null || !drawn.free() ? null : raisedWhereBehind(drawn, writes, connection, key);
     }
 
@@ -228,7 +231,9 @@ final class NativePessimisticLocks {
 
     /** Begins a lock transaction and row-locks the key in it; the transaction is closed if that fails. */
     private LockedRow lockRow(String key, String holder, CallBounds bounds, boolean galera) throws SQLException {
-        LockTransaction transaction = LockTransaction.begin(connections, database.startsTransactionsBySql(), bounds);
+        // off Galera, MariaDB's lock statement starts the transaction, in its round trip (LockTransaction.started)
+        LockTransaction transaction = LockTransaction.begin(connections, database.startsTransactionsBySql(),
+                galera ? null : transactionStartWith, bounds);
         try {
             return new LockedRow(transaction, lockRow(transaction, key, holder, bounds, galera));
         } catch (SQLException | RuntimeException failure) {
@@ -245,7 +250,8 @@ final class NativePessimisticLocks {
             throws SQLException {
         // each statement waits for what is left of the caller's wait, never the whole wait again
         Connection connection = transaction.connection();
-        DrawnToken drawn = drawToken(connection, key, holder, bounds.remainingWaitMillis(), galera);
+        DrawnToken drawn = lockStatement.draw(connection, transaction::started, key, holder, bounds.remainingWaitMillis(),
+                galera);
         if (drawn == null && (database.answersByInsertId() || !keyRows.exists(connection, key))) {
             // H2 and MySQL only: create the row in a short transaction of its own on this connection (a
             // second connection could wait forever on a pool that holders have drained), then lock it.
@@ -255,45 +261,16 @@ final class NativePessimisticLocks {
             keyRows.insertIfAbsent(connection, key, bounds.remainingWaitMillis());
             transaction.commit();
             transaction.beginAgain();
-            drawn = drawToken(connection, key, holder, bounds.remainingWaitMillis(), galera);
+            drawn = lockStatement.draw(connection, transaction::started, key, holder, bounds.remainingWaitMillis(),
+                    galera);
         }
         if (drawn != null && drawn.createdUnseen()) {
             // PostgreSQL: other sessions would see no row, and so no hold, until this one ends
             transaction.commit();
             transaction.beginAgain();
-            drawn = drawToken(connection, key, holder, bounds.remainingWaitMillis(), galera);
+            drawn = lockStatement.draw(connection, transaction::started, key, holder, bounds.remainingWaitMillis(),
+                    galera);
         }
         return drawn != null && drawn.free() ? drawn : null;
-    }
-
-    /** The lock statement's answer: null when it returned no row (MySQL: found no row). */
-    private DrawnToken drawToken(Connection connection, String key, String holder, long waitMillis, boolean galera)
-            throws SQLException {
-        if (database.inlinesLockStatements()) {
-            try (Statement lock = connection.createStatement()) {
-                String sql = database.lockRowText(holder, key, waitMillis, galera);
-                if (database.answersByInsertId()) {
-                    if (lock.executeUpdate(sql, Statement.RETURN_GENERATED_KEYS) == 0) {
-                        return null;
-                    }
-                    try (ResultSet drawn = lock.getGeneratedKeys()) {
-                        if (!drawn.next()) {
-                            return DrawnToken.BUSY; // no token drawn: a live lease holds the key
-                        }
-                        return DrawnToken.withoutClock(drawn.getLong(1));
-                    }
-                }
-                // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
-                lock.execute(sql);
-                try (ResultSet row = lock.getResultSet()) {
-                    return lockRows.drawn(row, galera);
-                }
-            }
-        }
-        try (SessionLockTimeout bounded = database.boundLockWait(connection, waitMillis);
-             PreparedStatement lock = database.lockRow(connection, holder, key, waitMillis);
-             ResultSet row = ReturnedRows.ofLock(lock, database, waitMillis)) {
-            return lockRows.drawn(row, galera);
-        }
     }
 }

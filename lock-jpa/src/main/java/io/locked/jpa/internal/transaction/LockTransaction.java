@@ -7,6 +7,7 @@ import io.locked.jpa.internal.connection.NetworkTimeouts;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.function.UnaryOperator;
 
 /**
  * The lock's own transaction on a pooled connection, never the caller's; {@link #close()} gives the
@@ -15,7 +16,9 @@ import java.sql.Statement;
  * <p>On MariaDB and MySQL an autocommit connection gets an explicit {@code START TRANSACTION} and
  * {@code COMMIT} instead of {@code setAutoCommit(false)} and back: the driver sends each autocommit
  * change as a statement of its own, so this saves a round trip per lock (see docs/performance.md,
- * "What a cycle costs"). Elsewhere the driver starts the transaction with the first statement.
+ * "What a cycle costs"). Where the database can send a statement so that it starts the transaction first
+ * (MariaDB), {@code START TRANSACTION} goes with the first statement, in its round trip ({@link #started}).
+ * Elsewhere the driver starts the transaction with the first statement.
  *
  * <p>The connection is borrowed within the call's wait, and its statements run under the call's
  * network timeout ({@link CallBounds}); the pool's timeout is put back at close.
@@ -28,6 +31,8 @@ public final class LockTransaction implements AutoCloseable {
     private final int pooledNetworkTimeout;
     private int networkTimeout;
     private boolean open;
+    /** How the first statement is sent so that it starts the transaction; null once it is started. */
+    private UnaryOperator<String> startWith;
 
     /** Work on a connection, which may fail with a SQLException. */
     @FunctionalInterface
@@ -55,6 +60,18 @@ public final class LockTransaction implements AutoCloseable {
      */
     public static LockTransaction begin(LockConnections connections, boolean startsBySql, CallBounds bounds)
             throws SQLException {
+        return begin(connections, startsBySql, null, bounds);
+    }
+
+    /**
+     * As {@link #begin(LockConnections, boolean, CallBounds)}; where it would send {@code START TRANSACTION}
+     * and the database has a form that starts the transaction with a statement ({@code startWith}), it sends
+     * nothing: the first statement, sent as {@link #started} says, starts it.
+     *
+     * @param startWith the database's form of a statement that starts the transaction first, or null for none
+     */
+    public static LockTransaction begin(LockConnections connections, boolean startsBySql, UnaryOperator<String> startWith,
+                                        CallBounds bounds) throws SQLException {
         Connection connection = connections.open(bounds.borrowNanos());
         LockTransaction transaction;
         try {
@@ -78,7 +95,12 @@ public final class LockTransaction implements AutoCloseable {
             throw failure;
         }
         try {
-            transaction.beginAgain();
+            if (transaction.bySql && startWith != null) {
+                transaction.startWith = startWith;
+                transaction.open = true; // a rollback at close ends whatever the first statement started
+            } else {
+                transaction.beginAgain();
+            }
             return transaction;
         } catch (SQLException failure) {
             if (LockConflicts.isSessionGone(failure)) {
@@ -133,8 +155,20 @@ public final class LockTransaction implements AutoCloseable {
         networkTimeout = bounds.statementMillis();
     }
 
+    /**
+     * @param statement a statement to send on the transaction's connection as text
+     * @return the statement as it must be sent: where it is the transaction's first and nothing started the
+     *         transaction yet, in the form that starts it first (after this, the statement is returned as it is)
+     */
+    public String started(String statement) {
+        UnaryOperator<String> form = startWith;
+        startWith = null;
+        return form == null ? statement : form.apply(statement);
+    }
+
     /** Starts the next transaction on the same connection, after a {@link #commit()} or {@link #rollback()}. */
     public void beginAgain() throws SQLException {
+        startWith = null;
         if (bySql) {
             execute("START TRANSACTION");
         } else if (connection.getAutoCommit()) {
