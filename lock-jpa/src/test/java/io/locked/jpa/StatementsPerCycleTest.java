@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * What one lock cycle (acquire, then release, on a key whose row exists) sends to the database:
  * statements, and commits, rollbacks and autocommit switches, counted under the pool, so that the
  * pool's own resets count too. The speed of a cycle is mostly its round trips (docs/performance.md,
- * "What a cycle costs"): a change that adds one shows here, not only as a slower benchmark.
+ * "Statements per cycle"): a change that adds one shows here, not only as a slower benchmark.
  */
 class StatementsPerCycleTest {
     private static final int CYCLES = 20;

@@ -176,7 +176,7 @@ final class ReadSide {
                 shared = request.mode() == LockMode.PESSIMISTIC
                         ? readHolding(() -> lockAnotherRow(slot, sharedRow, true), slot)
                         : PessimisticHold.AnotherRow.LOCKED;
-                LockRowState writerRow = shared != PessimisticHold.AnotherRow.LOCKED ? null
+                LockRowState writerRow = shared != PessimisticHold.AnotherRow.LOCKED || writerOfThisJvm(state) ? null
                         : readHolding(() -> rows.inspect(LockRows.writer(key)), slot);
                 if (rows.closing()) {
                     giveBack(slot); // the close began during the look: the drain grants nothing new
@@ -187,7 +187,9 @@ final class ReadSide {
                     long token = writerRow.token() == null ? 0 : writerRow.token();
                     formed = new ReaderGroup(slot.handOver(), token, time.nanoTime());
                 } else {
-                    // a writer holds the key or waits for it: give the slot back, wait until its row is free
+                    // a writer holds the key or waits for it (one of this JVM that came since this reader began to
+                    // form is not looked for: it would find this slot held and wait for it): give the slot back,
+                    // wait until its row is free
                     giveBack(slot);
                     writerSeen = shared != PessimisticHold.AnotherRow.ABSENT;
                 }
@@ -221,6 +223,12 @@ final class ReadSide {
         return new FormedOrNot(read, false);
     }
 
+    private static boolean writerOfThisJvm(KeyState state) {
+        synchronized (state) {
+            return state.writers > 0;
+        }
+    }
+
     /** @return a free reader slot of the key, tried from a random one on, or null when all 32 are taken */
     private static LockHandle takeAFreeSlot(String key, RowAccess rows, TimeSource time) {
         List<String> slots = RowKeys.readerSlotKeys(key); // the rows a writer looks at
@@ -236,9 +244,11 @@ final class ReadSide {
 
     /**
      * Waits for a writer seen in the writer row, of another JVM or of this one, to leave. Meanwhile this
-     * reader does not count as arriving: a group parked for it would keep its slot from that writer.
+     * reader does not count as arriving: a group parked for it would keep its slot from that writer. While a
+     * writer of this JVM is there, the row is not looked at: the reader waits in this JVM for that writer's end,
+     * which it is told of ({@link #readIn}), rather than read the row again and again meanwhile.
      *
-     * @return true once the writer row is free; false when the wait ran out first
+     * @return true once the writer row is free, or a writer of this JVM is there; false when the wait ran out first
      */
     private boolean awaitWriterRowFree(KeyState state, String writer, long deadline, Backoff backoff,
                                        RowAccess rows) {
@@ -248,6 +258,9 @@ final class ReadSide {
                 long seen;
                 synchronized (state) {
                     seen = state.changes();
+                    if (state.writers > 0) {
+                        return true;
+                    }
                 }
                 if (!readHolding(() -> rows.inspect(writer), null).held()) {
                     return true;

@@ -16,7 +16,7 @@ import java.util.function.UnaryOperator;
  * <p>On MariaDB and MySQL an autocommit connection gets an explicit {@code START TRANSACTION} and
  * {@code COMMIT} instead of {@code setAutoCommit(false)} and back: the driver sends each autocommit
  * change as a statement of its own, so this saves a round trip per lock (see docs/performance.md,
- * "What a cycle costs"). Where the database can send a statement so that it starts the transaction first
+ * "Statements per cycle"). Where the database can send a statement so that it starts the transaction first
  * (MariaDB), {@code START TRANSACTION} goes with the first statement, in its round trip ({@link #started}).
  * Elsewhere the driver starts the transaction with the first statement.
  *
