@@ -248,7 +248,8 @@ final class ReadSide {
      * writer of this JVM is there, the row is not looked at: the reader waits in this JVM for that writer's end,
      * which it is told of ({@link #readIn}), rather than read the row again and again meanwhile.
      *
-     * @return true once the writer row is free, or a writer of this JVM is there; false when the wait ran out first
+     * @return true once the writer row is free, or a writer of this JVM is there within the wait; false when the
+     *         wait ran out first
      */
     private boolean awaitWriterRowFree(KeyState state, String writer, long deadline, Backoff backoff,
                                        RowAccess rows) {
@@ -259,7 +260,7 @@ final class ReadSide {
                 synchronized (state) {
                     seen = state.changes();
                     if (state.writers > 0) {
-                        return true;
+                        return deadline - time.nanoTime() > 0;
                     }
                 }
                 if (!readHolding(() -> rows.inspect(writer), null).held()) {

@@ -71,7 +71,8 @@ final class NativePessimisticLocks {
         this.tokenClock = tokenClock;
         this.holdRow = SettingsThenUpdate.of(database.holdRowSettings(), database.holdRow);
         this.lockStatement = new LockStatement(database);
-        this.transactionStartWith = database.transactionStartWith();
+        // only a statement sent as text can be wrapped so: a prepared one would run in autocommit, its lock gone at once
+        this.transactionStartWith = database.inlinesLockStatements() ? database.transactionStartWith() : null;
     }
 
     /** @return whether holds may be handed over: with clock tokens, whose releases roll back */

@@ -209,6 +209,9 @@ public final class LockTransaction implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (startWith != null) {
+            open = false; // its start was left to a first statement never sent: no transaction to end
+        }
         if (open) {
             try {
                 rollback();
