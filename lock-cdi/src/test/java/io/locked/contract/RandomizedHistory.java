@@ -63,6 +63,8 @@ public final class RandomizedHistory {
     private final Map<String, String> lossReasons = new ConcurrentHashMap<>();
     /** When each hold ({@code key#token}) was seen released by its holder: its close had returned. */
     private final Map<String, Long> releasedNanos = new ConcurrentHashMap<>();
+    /** When each hold ({@code key#token}) was told of its loss by its close, or by the call that held it. */
+    private final Map<String, Long> toldNanos = new ConcurrentHashMap<>();
     private final AtomicInteger notAcquired = new AtomicInteger();
     private final AtomicLong longestOverWaitNanos = new AtomicLong();
     /** What the acquisition that answered most past its wait asked for. */
@@ -193,6 +195,7 @@ public final class RandomizedHistory {
     }
 
     void told(String key, long token, String reason) {
+        toldNanos.put(key + "#" + token, System.nanoTime());
         lossReasons.put(key + "#" + token, reason);
     }
 
@@ -289,7 +292,7 @@ public final class RandomizedHistory {
     private Outcome outcome(Duration took) {
         List<ForcedRelease> forced = operator.releases();
         LossExplanations explanations = new LossExplanations(forced, key -> histories.get(key).sections(), releasedNanos,
-                shortLeases, endsSessionsAfterASeparateCheck, endsSessionsAnInstantAfterTheCheck);
+                toldNanos, shortLeases, endsSessionsAfterASeparateCheck, endsSessionsAnInstantAfterTheCheck);
         List<String> silent = new ArrayList<>();
         int sections = 0;
         int told = 0;
