@@ -79,10 +79,9 @@ record DrawnToken(long token, boolean free, String node, boolean createdUnseen, 
             if (update.executeUpdate(handOver, Statement.RETURN_GENERATED_KEYS) != 1) {
                 return null;
             }
-            long token;
-            try (ResultSet drawn = update.getGeneratedKeys()) {
-                // a driver that does not give the insert id as a key: the transaction reads its own write
-                token = drawn.next() ? drawn.getLong(1) : HeldRowToken.read(connection, key);
+            long token = InsertIds.of(update);
+            if (token == 0) { // a driver that does not give the insert id: the transaction reads its own write
+                token = HeldRowToken.read(connection, key);
             }
             return new DrawnToken(token, true, null, false, token);
         }

@@ -3,7 +3,6 @@ package io.locked.jpa.internal.nativepath;
 import io.locked.jpa.internal.dialect.Dialect;
 import io.locked.spi.Lease;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Set;
@@ -81,10 +80,9 @@ final class InsertIdTakes {
             if (take.executeUpdate(sql, Statement.RETURN_GENERATED_KEYS) == 0) {
                 return LeaseTake.NO_ROW;
             }
-            try (ResultSet token = take.getGeneratedKeys()) {
-                // the statement does not read the row's version back: 0, a diagnostic only
-                return token.next() ? new LeaseTake(new Lease(key, owner, token.getLong(1), 0), false) : LeaseTake.HELD;
-            }
+            long token = InsertIds.of(take);
+            // the statement does not read the row's version back: 0, a diagnostic only
+            return token != 0 ? new LeaseTake(new Lease(key, owner, token, 0), false) : LeaseTake.HELD;
         }
     }
 }

@@ -44,12 +44,9 @@ final class LockStatement {
                     if (lock.executeUpdate(sql, Statement.RETURN_GENERATED_KEYS) == 0) {
                         return null;
                     }
-                    try (ResultSet drawn = lock.getGeneratedKeys()) {
-                        if (!drawn.next()) {
-                            return DrawnToken.BUSY; // no token drawn: a live lease holds the key
-                        }
-                        return DrawnToken.withoutClock(drawn.getLong(1));
-                    }
+                    long drawn = InsertIds.of(lock);
+                    // 0, no token drawn: a live lease holds the key
+                    return drawn == 0 ? DrawnToken.BUSY : DrawnToken.withoutClock(drawn);
                 }
                 // execute, not executeQuery: Connector/J refuses an INSERT there, even one that returns rows
                 lock.execute(sql);

@@ -218,13 +218,9 @@ final class NativeLeases {
                     if (handOver.executeUpdate() != 1) {
                         return null;
                     }
-                    try (ResultSet keys = handOver.getGeneratedKeys()) {
-                        if (keys.next()) {
-                            return keys.getLong(1);
-                        }
-                    }
-                    // a driver that does not report the insert id: the row is the new owner's now
-                    return ownersToken(connection, lease.key(), newOwner);
+                    long token = InsertIds.of(handOver);
+                    // 0: a driver that does not report the insert id, and the row is the new owner's now
+                    return token != 0 ? token : ownersToken(connection, lease.key(), newOwner);
                 }
                 handOver.execute();
                 if (database.settingsFirst()) {
