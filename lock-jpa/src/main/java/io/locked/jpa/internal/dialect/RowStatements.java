@@ -158,7 +158,7 @@ public interface RowStatements {
     }
 
     /**
-     * Whether the lock statements (a pessimistic acquisition, a lease's take) are sent as text with
+     * Whether the lock statements (a pessimistic acquisition, a lease's take and release) are sent as text with
      * their values written in ({@link InlinedStatement}) rather than prepared.
      */
     default boolean inlinesLockStatements() {

@@ -49,8 +49,9 @@ final class NativeLeases {
         this.connectionWait = connectionWait;
         this.tokenClock = tokenClock;
         this.insertIdTakes = new InsertIdTakes(database);
-        this.release = SettingsThenUpdate.of(database.releaseSettings(), database.releaseLease);
-        this.hold = SettingsThenUpdate.of(database.durableWriteSettings(), database.holdLease);
+        boolean inline = database.inlinesLockStatements();
+        this.release = SettingsThenUpdate.of(database.releaseSettings(), database.releaseLease, inline);
+        this.hold = SettingsThenUpdate.of(database.durableWriteSettings(), database.holdLease, inline);
     }
 
     Lease takeLease(String key, String owner, String holder, Duration lease, Duration dbWait) {
@@ -249,19 +250,11 @@ final class NativeLeases {
      */
     boolean releaseLease(Lease lease, Duration holdAtLeast) {
         return store.call(lease.key(), "releasing the lease", CallBounds.brief(), connection -> {
-            boolean freeing = holdAtLeast == null;
-            SettingsThenUpdate sent = freeing ? this.release : this.hold;
-            try (PreparedStatement release = connection.prepareStatement(sent.sql())) {
-                int next = 1;
-                if (!freeing) {
-                    release.setLong(next++, micros(holdAtLeast));
-                }
-                release.setString(next++, lease.key());
-                release.setString(next++, lease.owner());
-                release.setLong(next, lease.token());
-                if (sent.run(release) == 1) {
-                    return true;
-                }
+            int count = holdAtLeast == null
+                    ? release.update(connection, lease.key(), lease.owner(), lease.token())
+                    : hold.update(connection, micros(holdAtLeast), lease.key(), lease.owner(), lease.token());
+            if (count == 1) {
+                return true;
             }
             // expired but not taken over: still ours to free, though the holder must learn it was lost.
             // A transaction of its own that waits for the disk as ever: rare, and its lease has run out anyway
