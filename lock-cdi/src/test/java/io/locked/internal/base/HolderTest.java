@@ -8,7 +8,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
-/** The holder text is written as it always was, though its seconds are kept per thread. */
+/** The holder text is written as it always was, though the last second's text is kept for the next. */
 class HolderTest {
 
     @Test
