@@ -13,7 +13,7 @@ import java.sql.Statement;
  *
  * <p>Why not always {@link Statement#getGeneratedKeys()}: Connector/J builds a result set for it, with a
  * calendar and a dozen look-ups of its connection properties, about an eighth of the library's own CPU in an
- * optimistic cycle (a profile of 2026-12-03, docs/performance.md). Connector/J's statement hands out the same
+ * optimistic cycle (it-tests/reports/2026-12-03-driver-cpu.md). Connector/J's statement hands out the same
  * value of the same packet without a result set ({@code StatementImpl.getLastInsertID}). It is asked where the
  * statement unwraps to Connector/J's (a Hikari pool's does); any other driver or wrapper is asked through
  * {@code getGeneratedKeys}, which gives no row where the id is 0.
