@@ -13,7 +13,6 @@ import io.locked.internal.base.Holder;
 import io.locked.internal.base.KeepTimer;
 import io.locked.internal.base.LockLog;
 import io.locked.internal.base.LockMeter;
-import io.locked.internal.base.Owners;
 import io.locked.internal.base.SeededBug;
 import io.locked.internal.base.TimeSource;
 import io.locked.internal.lease.LeaseWatchdog;
@@ -21,6 +20,7 @@ import io.locked.spi.LockRepository;
 import io.locked.spi.NoConnectionException;
 import io.locked.spi.PessimisticHold;
 import java.time.Duration;
+import java.util.UUID;
 
 /**
  * One row taken as an exclusive lock, for every primitive: reentrancy first (no database trip for a key
@@ -131,7 +131,7 @@ public final class ExclusiveLocks {
         }
         long waitNanos = saturatedNanos(wait);
         long deadline = time.nanoTime() + waitNanos;
-        String owner = Owners.next();
+        String owner = UUID.randomUUID().toString();
         String holder = Holder.describe(time.wallClock());
         boolean optimistic = request.mode() == LockMode.OPTIMISTIC;
         KeyTurns.Turn turn;
