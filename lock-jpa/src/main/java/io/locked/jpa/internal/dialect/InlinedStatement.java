@@ -13,7 +13,9 @@ import java.nio.charset.StandardCharsets;
  * connections cache that scan only with {@code cachePrepStmts=true}, and then only for statements
  * shorter than {@code prepStmtCacheSqlLimit} (256 characters by default). The lock statements are
  * 600-900 characters: the scan was about a third of the library's own CPU in a pessimistic cycle
- * (docs/performance.md). Here the text is split at its placeholders once, and each call joins the
+ * (docs/performance.md); for a short statement sent every cycle (a lease's release) the scan and the
+ * statement it builds were still an eighth of an optimistic cycle's client CPU
+ * (it-tests/reports/2026-12-03-driver-cpu.md). Here the text is split at its placeholders once, and each call joins the
  * parts with the values. The server gets the same kind of text that a client-side prepare sends.
  *
  * <p>A string is written as the hexadecimal digits of its UTF-8 bytes behind a character set

@@ -122,7 +122,7 @@ final class MySqlDialect extends MySqlFamilyDialect {
     private static final String ROW_LOCKED_AT_ONCE = "EXISTS (SELECT /*+ NO_SEMIJOIN() */ 1 FROM (SELECT 1 FROM "
             + LockRow.TABLE + " WHERE lock_key = ? FOR UPDATE NOWAIT) AS row_lock)";
 
-    /** Never waits (see the class): run with {@code executeUpdate()} and generated keys. */
+    /** Never waits (see the class): run with {@code executeUpdate()}, the token read as the insert id. */
     @Override
     public String takeLeaseText(String owner, String holder, long leaseMicros, String key, long waitMillis,
                                 boolean galera) {

@@ -167,7 +167,7 @@ public interface RowStatements {
 
     /**
      * Whether a take and a pessimistic acquisition answer by counts and the insert id rather than
-     * by rows: 0 rows found means the key has no row; a generated key is the token; none, a live
+     * by rows: 0 rows found means the key has no row; the insert id is the token; 0, a live
      * lease holds the key.
      */
     default boolean answersByInsertId() {

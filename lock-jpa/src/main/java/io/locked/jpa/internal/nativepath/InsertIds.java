@@ -51,13 +51,18 @@ final class InsertIds {
         Statement driver = driverStatement(statement);
         MethodHandle lastInsertId = driver == null ? null : LAST_INSERT_ID.get(driver.getClass());
         if (lastInsertId != null) {
+            long id;
             try {
-                return (long) lastInsertId.invokeExact((Object) driver);
+                id = (long) lastInsertId.invokeExact((Object) driver);
             } catch (RuntimeException | Error failed) {
                 throw failed;
             } catch (Throwable undeclared) {
                 throw new SQLException("Reading the statement's insert id failed", undeclared);
             }
+            if (id < 0) { // -1: the statement returned rows; below that, an id past 2^63 no token reaches
+                throw new SQLException("The statement's insert id is no token: " + Long.toUnsignedString(id));
+            }
+            return id;
         }
         try (ResultSet keys = statement.getGeneratedKeys()) {
             return keys.next() ? keys.getLong(1) : 0;

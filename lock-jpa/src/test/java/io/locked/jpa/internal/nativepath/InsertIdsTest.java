@@ -8,8 +8,10 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -31,6 +33,11 @@ class InsertIdsTest {
             assertIds(direct, true);
         }
         try (HikariDataSource pool = database.pool(1); Connection pooled = pool.getConnection()) {
+            assertIds(pooled, true);
+        }
+        // the driver's server-side prepared statement is another subclass of its statement
+        try (HikariDataSource pool = database.pool(1, Map.of("useServerPrepStmts", "true"));
+             Connection pooled = pool.getConnection()) {
             assertIds(pooled, true);
         }
     }
@@ -62,7 +69,7 @@ class InsertIdsTest {
                     + " WHERE k = 'a'", unwraps, keysAsked), "a row found, no id drawn: the session's last id is not this statement's");
             assertEquals(0, idOf(connection, "UPDATE " + table + " SET t = LAST_INSERT_ID(t + 1) WHERE k = 'none'",
                     unwraps, keysAsked), "no row");
-            assertEquals(unwraps ? 0 : 4, keysAsked.get(), "asks for the keys");
+            assertEquals(unwraps ? 0 : 8, keysAsked.get(), "asks for the keys");
         } finally {
             try (Statement tearDown = connection.createStatement()) {
                 tearDown.execute("DROP TABLE " + table);
@@ -70,16 +77,28 @@ class InsertIdsTest {
         }
     }
 
+    /** @return the id read from a statement and from a prepared statement of the same update: the same, or the test fails */
     private static long idOf(Connection connection, String update, boolean unwraps, AtomicInteger keysAsked)
             throws SQLException {
-        try (Statement statement = counting(connection.createStatement(), unwraps, keysAsked)) {
+        long sent;
+        try (Statement statement = counting(connection.createStatement(), Statement.class, unwraps, keysAsked)) {
             statement.executeUpdate(update, Statement.RETURN_GENERATED_KEYS);
-            return InsertIds.of(statement);
+            sent = InsertIds.of(statement);
         }
+        // the same update again draws the next id where it draws one: t + 1 moved on, a constant stays
+        long prepared;
+        try (PreparedStatement statement = counting(connection.prepareStatement(update, Statement.RETURN_GENERATED_KEYS),
+                PreparedStatement.class, unwraps, keysAsked)) {
+            statement.executeUpdate();
+            prepared = InsertIds.of(statement);
+        }
+        boolean drawsFromTheRow = update.contains("LAST_INSERT_ID(t + 1)") && sent != 0;
+        assertEquals(drawsFromTheRow ? sent + 1 : sent, prepared, "the prepared statement's id: " + update);
+        return sent;
     }
 
     /** A wrapper, as an application server's pool has, that counts getGeneratedKeys and may refuse to unwrap */
-    private static Statement counting(Statement statement, boolean unwraps, AtomicInteger keysAsked) {
+    private static <S extends Statement> S counting(S statement, Class<S> type, boolean unwraps, AtomicInteger keysAsked) {
         InvocationHandler handler = (proxy, method, arguments) -> {
             if (method.getName().equals("getGeneratedKeys")) {
                 keysAsked.incrementAndGet();
@@ -93,7 +112,6 @@ class InsertIdsTest {
                 throw thrown.getCause();
             }
         };
-        return (Statement) Proxy.newProxyInstance(InsertIdsTest.class.getClassLoader(), new Class<?>[] {Statement.class},
-                handler);
+        return type.cast(Proxy.newProxyInstance(InsertIdsTest.class.getClassLoader(), new Class<?>[] {type}, handler));
     }
 }
